@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Idempotent set-up: system packages, npm dependencies, native addon and TypeScript build.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+need=()
+command -v nft >/dev/null || need+=(nftables)
+command -v conntrack >/dev/null || need+=(conntrack)
+command -v ip >/dev/null || need+=(iproute2)
+command -v g++ >/dev/null || need+=(g++)
+command -v make >/dev/null || need+=(make)
+command -v python3 >/dev/null || need+=(python3)
+if [ ${#need[@]} -gt 0 ]; then
+  echo "setup: installing ${need[*]}" >&2
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  npm ci --no-audit --no-fund
+fi
+if [ ! -f build/Release/kube_proxy_native.node ] || [ -n "$(find native binding.gyp -newer build/Release/kube_proxy_native.node 2>/dev/null | head -1)" ]; then
+  npm run -s build:native
+fi
+npm run -s build:ts

@@ -1,0 +1,89 @@
+// The mode-independent service model: what every proxy mode is given to program.
+// Plain data only; the functions that build it live beside this file.
+
+export type Protocol = 'TCP' | 'UDP' | 'SCTP';
+export type IPFamily = 'IPv4' | 'IPv6';
+
+/** One port of one Service in one IP family: the unit every proxy mode programs. */
+export interface ServicePort {
+  /** Stable identity: `namespace/name:portName/protocol` (portName may be empty). */
+  key: string;
+  namespace: string;
+  name: string;
+  portName: string;
+  protocol: Protocol;
+  family: IPFamily;
+  clusterIP: string;
+  port: number;
+  /** 0 when the Service has no NodePort. */
+  nodePort: number;
+  externalIPs: string[];
+  /** LoadBalancer ingress IPs of this family whose ipMode is not `Proxy`. */
+  loadBalancerIPs: string[];
+  loadBalancerSourceRanges: string[];
+  /** 0 when session affinity is None; else ClientIP timeout in seconds. */
+  affinityTimeoutSeconds: number;
+  externalPolicyLocal: boolean;
+  internalPolicyLocal: boolean;
+  /** 0 when none. */
+  healthCheckNodePort: number;
+}
+
+export interface Endpoint {
+  ip: string;
+  port: number;
+  ready: boolean;
+  serving: boolean;
+  terminating: boolean;
+  /** The endpoint runs on this node. */
+  isLocal: boolean;
+  nodeName?: string;
+  zone?: string;
+  zoneHints?: string[];
+  nodeHints?: string[];
+}
+
+/** Endpoints of one ServicePort after upstream's selection rules (core/endpoint-selection). */
+export interface SelectedEndpoints {
+  /** Used for traffic with Cluster policy. */
+  cluster: Endpoint[];
+  /** Used for traffic with Local policy. */
+  local: Endpoint[];
+  /** cluster ∪ local: every endpoint a rule may send to (one chain each). */
+  allReachable: Endpoint[];
+  /** Whether any endpoint exists at all, ready or not (reject vs drop). */
+  hasAny: boolean;
+}
+
+export interface NodeInfo {
+  name: string;
+  labels: Record<string, string>;
+  /** Node's primary IPs by family (for nodePortAddresses `primary`). */
+  ips: string[];
+  podCIDRs: string[];
+}
+
+/** What a proxy mode receives at each sync. */
+export interface ProxySnapshot {
+  services: ReadonlyMap<string, ServicePort>;
+  endpoints: ReadonlyMap<string, SelectedEndpoints>;
+  node: NodeInfo;
+}
+
+/** Keys of ServicePorts whose Service or endpoints changed since the last applied sync. */
+export interface ChangeSet {
+  services: ReadonlySet<string>;
+  /** Endpoints removed per ServicePort key, for conntrack cleanup. */
+  removedEndpoints: ReadonlyMap<string, Endpoint[]>;
+}
+
+export interface SyncResult {
+  full: boolean;
+  ok: boolean;
+  error?: Error;
+}
+
+/** Implemented by each proxy mode (src/proxier/<mode>/). */
+export interface Proxier {
+  sync(snapshot: ProxySnapshot, changes: ChangeSet, full: boolean): Promise<SyncResult>;
+}
