@@ -1,0 +1,84 @@
+// Plain C++ form of one decoded transaction (docs/wire-format.md). No N-API, no sockets: the
+// decoder fills these and the nftables encoder reads them.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace kpn {
+
+using Bytes = std::vector<uint8_t>;
+
+enum class OpCode : uint8_t {
+  kAddTable = 1, kDelTable, kFlushTable, kAddChain, kFlushChain, kDelChain, kAddRule,
+  kAddSet, kDelSet, kFlushSet, kAddElems, kDelElems, kDelRule,
+};
+constexpr uint8_t kOpCodeMax = 13;
+constexpr uint8_t kOpFlagCreate = 1;
+
+struct Verdict { int32_t code = 0; std::string chain; };
+
+struct PayloadExpr { uint8_t base; uint32_t offset, len, dreg; };
+struct MetaExpr { uint8_t dir; uint32_t key, reg; };
+struct CmpExpr { uint32_t sreg, op; Bytes data; };
+struct BitwiseExpr { uint32_t sreg, dreg, len; Bytes mask, xorv; };
+struct LookupExpr { uint32_t sreg; std::string set; uint32_t setId; bool hasDreg; uint32_t dreg, flags; };
+struct ImmediateExpr { uint32_t dreg; Verdict verdict; Bytes data; };
+struct NatExpr { uint32_t natType, family, regAddrMin, regAddrMax, regProtoMin, regProtoMax, flags; };
+struct MasqExpr { uint32_t flags, regProtoMin, regProtoMax; };
+struct RejectExpr { uint32_t type; uint8_t code; };
+struct NumgenExpr { uint32_t dreg, mod, type, offset; };
+struct CtExpr { uint8_t dir; uint32_t key; uint8_t ctDir; uint32_t reg; };
+struct CounterExpr {};
+struct FibExpr { uint32_t dreg, result, flags; };
+struct DynsetExpr { uint32_t op; std::string set; uint32_t setId, sregKey, sregData; uint64_t timeoutMs; uint32_t flags; };
+struct NotrackExpr {};
+
+// Variant index + 1 == the wire expression type.
+using Expr = std::variant<PayloadExpr, MetaExpr, CmpExpr, BitwiseExpr, LookupExpr, ImmediateExpr,
+                          NatExpr, MasqExpr, RejectExpr, NumgenExpr, CtExpr, CounterExpr, FibExpr,
+                          DynsetExpr, NotrackExpr>;
+
+enum class DataKind : uint8_t { kNone = 0, kVerdict = 1, kData = 2 };
+
+struct Element {
+  Bytes key, keyEnd;
+  uint32_t flags = 0;
+  DataKind dataKind = DataKind::kNone;
+  Verdict verdict;
+  Bytes data;
+  uint64_t timeoutMs = 0;
+};
+
+struct ChainBase { uint32_t hook = 0; int32_t priority = 0; std::string type; uint8_t policy = 0; };
+
+struct SetSpec {
+  uint32_t flags = 0, keyType = 0, keyLen = 0, dataType = 0, dataLen = 0;
+  uint64_t timeoutMs = 0;
+  uint32_t gcIntervalMs = 0;
+  std::vector<uint8_t> concat;
+  uint32_t sizeHint = 0;
+};
+
+struct Op {
+  OpCode code = OpCode::kAddTable;
+  uint8_t flags = 0;
+  uint8_t family = 0;
+  std::string table;
+  std::string chain;        // chain ops, ADD_RULE, DEL_RULE
+  std::string set;          // set ops
+  uint32_t setId = 0;
+  uint32_t tableFlags = 0;  // ADD_TABLE
+  bool isBase = false;      // ADD_CHAIN
+  ChainBase base;
+  Bytes userdata;           // ADD_RULE
+  std::vector<Expr> exprs;  // ADD_RULE
+  SetSpec setSpec;          // ADD_SET
+  std::vector<Element> elements;  // ADD_ELEMS / DEL_ELEMS
+  uint64_t handle = 0;      // DEL_RULE
+};
+
+struct Transaction { std::vector<Op> ops; };
+
+}  // namespace kpn
