@@ -1,0 +1,112 @@
+// A small cluster in network namespaces for traffic tests and the demo:
+//
+//   client (198.18.0.2, 2001:db8:18::2) --veth-- node (198.18.0.1, 2001:db8:18::1)
+//   node --veth-- pod-i (100.96.1.i+1, 2001:db8:96::i+1), routed /32 (/128) like a ptp CNI
+//
+// The proxy programs the `node` namespace. Every address lives only inside namespaces made here.
+import { ChildProcess, spawn } from 'node:child_process';
+import * as path from 'node:path';
+import { createNetns, TestNetns } from './netns';
+
+export const REPO_ROOT = path.resolve(__dirname, '..', '..', '..');
+const ECHO_SERVER = path.join(REPO_ROOT, 'test', 'helpers', 'echo-server.js');
+const PROBE_CLIENT = path.join(REPO_ROOT, 'test', 'helpers', 'probe-client.js');
+
+export const NODE_IP = '198.18.0.1';
+export const CLIENT_IP = '198.18.0.2';
+export const NODE_IP6 = '2001:db8:18::1';
+export const CLIENT_IP6 = '2001:db8:18::2';
+export const POD_CIDR = '100.96.0.0/16';
+export const POD_CIDR6 = '2001:db8:96::/64';
+/** Virtual IPs (cluster, external, load-balancer) the client routes to the node. */
+export const VIP_RANGES = ['100.100.0.0/16', '203.0.113.0/24'];
+export const VIP_RANGES6 = ['2001:db8:100::/64'];
+
+export interface Pod {
+  name: string;
+  ns: TestNetns;
+  ip: string;
+  ip6: string;
+}
+
+export class Topology {
+  readonly pods: Pod[] = [];
+  private readonly servers: ChildProcess[] = [];
+
+  constructor(readonly node: TestNetns, readonly client: TestNetns) {}
+
+  static create(podCount: number, prefix = 'kpt'): Topology {
+    const node = createNetns(`${prefix}-node`);
+    const client = createNetns(`${prefix}-cli`);
+    const topo = new Topology(node, client);
+    try {
+      topo.wireClient();
+      for (let i = 0; i < podCount; i++) topo.addPod(i, prefix);
+    } catch (e) {
+      topo.destroy();
+      throw e;
+    }
+    return topo;
+  }
+
+  private wireClient(): void {
+    const { node, client } = this;
+    node.exec('ip', ['link', 'add', 'eth0', 'type', 'veth', 'peer', 'name', 'eth0c', 'netns', client.name]);
+    node.exec('ip', ['addr', 'add', `${NODE_IP}/24`, 'dev', 'eth0']);
+    node.exec('ip', ['-6', 'addr', 'add', `${NODE_IP6}/64`, 'dev', 'eth0', 'nodad']);
+    node.exec('ip', ['link', 'set', 'eth0', 'up']);
+    client.exec('ip', ['link', 'set', 'eth0c', 'name', 'eth0']);
+    client.exec('ip', ['addr', 'add', `${CLIENT_IP}/24`, 'dev', 'eth0']);
+    client.exec('ip', ['-6', 'addr', 'add', `${CLIENT_IP6}/64`, 'dev', 'eth0', 'nodad']);
+    client.exec('ip', ['link', 'set', 'eth0', 'up']);
+    for (const r of [...VIP_RANGES, POD_CIDR]) client.exec('ip', ['route', 'add', r, 'via', NODE_IP]);
+    for (const r of [...VIP_RANGES6, POD_CIDR6]) client.exec('ip', ['-6', 'route', 'add', r, 'via', NODE_IP6]);
+    for (const key of ['net.ipv4.ip_forward=1', 'net.ipv6.conf.all.forwarding=1']) node.exec('sysctl', ['-qw', key]);
+  }
+
+  private addPod(i: number, prefix: string): void {
+    const ns = createNetns(`${prefix}-pod${i}`);
+    const pod: Pod = { name: `pod${i}`, ns, ip: `100.96.1.${i + 2}`, ip6: `2001:db8:96::${(i + 2).toString(16)}` };
+    this.pods.push(pod);
+    const hostIf = `veth${i}`;
+    this.node.exec('ip', ['link', 'add', hostIf, 'type', 'veth', 'peer', 'name', 'eth0p', 'netns', ns.name]);
+    this.node.exec('ip', ['link', 'set', hostIf, 'up']);
+    this.node.exec('ip', ['addr', 'add', '100.96.1.1/32', 'dev', hostIf]);
+    this.node.exec('ip', ['-6', 'addr', 'add', 'fe80::1/64', 'dev', hostIf, 'nodad']);
+    this.node.exec('ip', ['route', 'add', `${pod.ip}/32`, 'dev', hostIf]);
+    this.node.exec('ip', ['-6', 'route', 'add', `${pod.ip6}/128`, 'dev', hostIf]);
+    ns.exec('ip', ['link', 'set', 'eth0p', 'name', 'eth0']);
+    ns.exec('ip', ['addr', 'add', `${pod.ip}/32`, 'dev', 'eth0']);
+    ns.exec('ip', ['-6', 'addr', 'add', `${pod.ip6}/128`, 'dev', 'eth0', 'nodad']);
+    ns.exec('ip', ['link', 'set', 'eth0', 'up']);
+    ns.exec('ip', ['route', 'add', '100.96.1.1/32', 'dev', 'eth0']);
+    ns.exec('ip', ['route', 'add', 'default', 'via', '100.96.1.1', 'dev', 'eth0']);
+    ns.exec('ip', ['-6', 'route', 'add', 'default', 'via', 'fe80::1', 'dev', 'eth0']);
+  }
+
+  /** Starts an echo server in every pod on the given ports; resolves once all listen. */
+  async startServers(ports: number[]): Promise<void> {
+    await Promise.all(this.pods.map((pod) => new Promise<void>((resolve, reject) => {
+      const child = spawn('ip', ['netns', 'exec', pod.ns.name, process.execPath, ECHO_SERVER, pod.name, ...ports.map(String)],
+        { stdio: ['ignore', 'pipe', 'inherit'] });
+      this.servers.push(child);
+      child.once('error', reject);
+      child.stdout!.once('data', () => resolve());
+    })));
+  }
+
+  /** Sends `count` requests from `from` (default: the client) and returns the reply lines. */
+  probe(proto: 'tcp' | 'udp', host: string, port: number, count = 1, opts: { from?: TestNetns; timeoutMs?: number; sourcePort?: number } = {}): string[] {
+    const ns = opts.from ?? this.client;
+    const args = [PROBE_CLIENT, proto, host, String(port), String(count), String(opts.timeoutMs ?? 1500)];
+    if (opts.sourcePort) args.push(String(opts.sourcePort));
+    return ns.exec(process.execPath, args).trim().split('\n');
+  }
+
+  destroy(): void {
+    for (const s of this.servers) s.kill('SIGKILL');
+    for (const pod of this.pods) pod.ns.destroy();
+    this.client.destroy();
+    this.node.destroy();
+  }
+}
