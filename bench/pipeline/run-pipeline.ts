@@ -1,0 +1,3 @@
+export async function runPipeline(_opts: { quick: boolean; sizes?: number[]; repeats?: number }): Promise<void> {
+  throw new Error('pipeline bench: not written yet');
+}

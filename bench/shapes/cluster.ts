@@ -1,0 +1,98 @@
+// A synthetic cluster: N Services x E endpoints, plain data shared by every bench. Addresses are
+// laid out arithmetically so any N up to a few million gets unique, valid IPv4 addresses.
+import { createHash } from 'node:crypto';
+
+export interface SynthEndpoint { ip: string; port: number }
+export interface SynthService {
+  index: number;
+  namespace: string;
+  name: string;
+  clusterIP: string;
+  port: number;
+  /** 0 when the Service has no NodePort. */
+  nodePort: number;
+  endpoints: SynthEndpoint[];
+}
+
+export interface ClusterSpec {
+  services: number;
+  endpointsPerService: number;
+  /** Share of Services with a NodePort, 0..1 (every round(1/share)-th Service). */
+  nodePortShare: number;
+}
+
+export const CLUSTER_CIDR = '10.128.0.0/9';
+const SERVICE_BASE = ip4ToInt('10.96.0.0');
+const POD_BASE = ip4ToInt('10.128.0.0');
+const NODEPORT_BASE = 30000;
+
+export function ip4ToInt(ip: string): number {
+  return ip.split('.').reduce((acc, octet) => acc * 256 + Number(octet), 0);
+}
+
+export function intToIp4(n: number): string {
+  return [n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255].join('.');
+}
+
+export function hasNodePort(index: number, share: number): boolean {
+  if (share <= 0) return false;
+  return index % Math.max(1, Math.round(1 / share)) === 0;
+}
+
+/** Endpoint IPs of Service `index`, generation `gen` (a new generation = every pod replaced). */
+export function endpointIp(index: number, slot: number, perService: number, gen = 0): string {
+  return intToIp4(POD_BASE + 1 + gen * 4_000_000 + index * perService + slot);
+}
+
+export function syntheticService(index: number, spec: ClusterSpec): SynthService {
+  const e = spec.endpointsPerService;
+  // NodePorts past 32767 are outside the API server's default range, but the kernel does not care
+  // and a 50k-Service bench needs 5,000 of them.
+  const nodePort = hasNodePort(index, spec.nodePortShare)
+    ? NODEPORT_BASE + Math.floor(index / Math.max(1, Math.round(1 / spec.nodePortShare)))
+    : 0;
+  return {
+    index,
+    namespace: `ns-${index % 100}`,
+    name: `svc-${index}`,
+    clusterIP: intToIp4(SERVICE_BASE + 1 + index),
+    port: 80,
+    nodePort,
+    endpoints: Array.from({ length: e }, (_, slot) => ({ ip: endpointIp(index, slot, e), port: 8080 })),
+  };
+}
+
+export function syntheticCluster(spec: ClusterSpec): SynthService[] {
+  if (!Number.isInteger(spec.services) || spec.services < 1) {
+    throw new RangeError(`services must be a positive integer, got ${spec.services}`);
+  }
+  if (!Number.isInteger(spec.endpointsPerService) || spec.endpointsPerService < 1) {
+    throw new RangeError(`endpointsPerService must be a positive integer, got ${spec.endpointsPerService}`);
+  }
+  return Array.from({ length: spec.services }, (_, i) => syntheticService(i, spec));
+}
+
+// Upstream-style chain names: a short hash (so names stay unique after truncation) then the readable
+// service-port name.
+function hash8(s: string): string {
+  return createHash('sha256').update(s).digest('base64url').slice(0, 8).toUpperCase().replace(/[-_]/g, 'X');
+}
+
+export function servicePortName(s: SynthService): string {
+  return `${s.namespace}/${s.name}/tcp/http`;
+}
+
+export function serviceChain(s: SynthService): string {
+  const n = servicePortName(s);
+  return `service-${hash8(n)}-${n}`;
+}
+
+export function externalChain(s: SynthService): string {
+  const n = servicePortName(s);
+  return `external-${hash8(n)}-${n}`;
+}
+
+export function endpointChain(s: SynthService, ep: SynthEndpoint): string {
+  const n = `${servicePortName(s)}__${ep.ip}/${ep.port}`;
+  return `endpoint-${hash8(n)}-${n}`;
+}
