@@ -6,7 +6,11 @@ export type IPFamily = 'IPv4' | 'IPv6';
 
 /** One port of one Service in one IP family: the unit every proxy mode programs. */
 export interface ServicePort {
-  /** Stable identity: `namespace/name:portName/protocol` (portName may be empty). */
+  /**
+   * Stable identity: `namespace/name:portName/protocol/family` (portName may be empty). The family
+   * is part of the key because a dual-stack Service yields one ServicePort per family and both
+   * live in the same snapshot map. Build it with `servicePortKey()` (core/keys).
+   */
   key: string;
   namespace: string;
   name: string;
@@ -27,6 +31,8 @@ export interface ServicePort {
   internalPolicyLocal: boolean;
   /** 0 when none. */
   healthCheckNodePort: number;
+  /** `spec.trafficDistribution` as given (informational: selection follows the slices' hints). */
+  trafficDistribution?: string;
 }
 
 export interface Endpoint {
@@ -51,7 +57,11 @@ export interface SelectedEndpoints {
   local: Endpoint[];
   /** cluster ∪ local: every endpoint a rule may send to (one chain each). */
   allReachable: Endpoint[];
-  /** Whether any endpoint exists at all, ready or not (reject vs drop). */
+  /**
+   * Whether the Service has a usable endpoint anywhere in the cluster (ready, or serving and
+   * terminating), as upstream's CategorizeEndpoints: false means reject; true with an empty
+   * `local` under a Local policy means drop.
+   */
   hasAny: boolean;
 }
 
@@ -73,8 +83,27 @@ export interface ProxySnapshot {
 /** Keys of ServicePorts whose Service or endpoints changed since the last applied sync. */
 export interface ChangeSet {
   services: ReadonlySet<string>;
-  /** Endpoints removed per ServicePort key, for conntrack cleanup. */
+  /**
+   * Endpoints removed per ServicePort key, for conntrack cleanup: endpoints that were serving at
+   * the previous sync and are now gone or no longer serving.
+   */
   removedEndpoints: ReadonlyMap<string, Endpoint[]>;
+  /** ServicePort keys that went from no usable endpoint to at least one (stale "reject" flows). Always set by ProxyState; optional so hand-built ChangeSets in tests stay valid. */
+  newlyActive?: ReadonlySet<string>;
+  /** ServicePorts that no longer exist, as they were at the previous sync (their IPs, for cleanup). */
+  removedServices?: ReadonlyMap<string, ServicePort>;
+}
+
+/** Where the model's warnings go; pino's logger satisfies it. `obj` names the offending object. */
+export interface ModelLogger {
+  warn(obj: ObjectRef, msg: string): void;
+}
+
+export interface ObjectRef {
+  kind: string;
+  namespace?: string;
+  name?: string;
+  [detail: string]: unknown;
 }
 
 export interface SyncResult {

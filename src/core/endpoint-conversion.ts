@@ -1,0 +1,201 @@
+// V1EndpointSlice -> endpoints per ServicePort key, following upstream's endpointslicecache.go.
+// A slice is parsed once on arrival (ParsedSlice); a Service's slices are merged on demand.
+import type { V1EndpointSlice } from '@kubernetes/client-node';
+import { endpointKey, serviceName, servicePortKey } from './keys';
+import { ipFamilyOf, isIPFamily } from './ip';
+import { isPortNumber, isProtocol } from './service-conversion';
+import type { Endpoint, IPFamily, ModelLogger, ObjectRef, Protocol } from './types';
+
+export const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
+export const TRIGGER_TIME_ANNOTATION = 'endpoints.kubernetes.io/last-change-trigger-time';
+
+/** An endpoint before it is paired with a port number. */
+export type SliceEndpoint = Omit<Endpoint, 'port'>;
+
+export interface SlicePort {
+  portName: string;
+  protocol: Protocol;
+  port: number;
+}
+
+export interface ParsedSlice {
+  namespace: string;
+  serviceName: string;
+  name: string;
+  family: IPFamily;
+  ports: SlicePort[];
+  endpoints: SliceEndpoint[];
+  triggerTime?: Date;
+}
+
+export interface SliceIdentity {
+  /** `namespace/serviceName` of the owning Service. */
+  service: string;
+  namespace: string;
+  serviceName: string;
+  name: string;
+}
+
+export function sliceRef(slice: V1EndpointSlice): ObjectRef {
+  return { kind: 'EndpointSlice', namespace: slice.metadata?.namespace, name: slice.metadata?.name };
+}
+
+/** Which Service a slice belongs to (label `kubernetes.io/service-name`); undefined when unknowable. */
+export function sliceIdentity(slice: V1EndpointSlice, log: ModelLogger): SliceIdentity | undefined {
+  const namespace = slice.metadata?.namespace;
+  const name = slice.metadata?.name;
+  const svc = slice.metadata?.labels?.[SERVICE_NAME_LABEL];
+  if (!namespace || !name) {
+    log.warn(sliceRef(slice), 'EndpointSlice without metadata.namespace/metadata.name; skipped');
+    return undefined;
+  }
+  if (!svc) {
+    log.warn(sliceRef(slice), `EndpointSlice without the ${SERVICE_NAME_LABEL} label; skipped`);
+    return undefined;
+  }
+  return { service: serviceName(namespace, svc), namespace, serviceName: svc, name };
+}
+
+/**
+ * Parse a slice for a node named `nodeName`. Undefined when the slice carries nothing we can use
+ * (FQDN address type, no identity); bad ports and endpoints inside it are dropped one by one.
+ */
+export function parseEndpointSlice(
+  slice: V1EndpointSlice,
+  nodeName: string,
+  log: ModelLogger,
+): ParsedSlice | undefined {
+  const id = sliceIdentity(slice, log);
+  if (!id) return undefined;
+  const ref = sliceRef(slice);
+  const family = slice.addressType;
+  if (!isIPFamily(family)) {
+    if (family !== 'FQDN') log.warn({ ...ref, addressType: family }, 'unknown addressType; slice skipped');
+    return undefined;
+  }
+  const parsed: ParsedSlice = {
+    namespace: id.namespace,
+    serviceName: id.serviceName,
+    name: id.name,
+    family,
+    ports: slicePorts(slice, ref, log),
+    endpoints: sliceEndpoints(slice, family, nodeName, ref, log),
+  };
+  const trigger = triggerTime(slice, ref, log);
+  if (trigger) parsed.triggerTime = trigger;
+  return parsed;
+}
+
+function slicePorts(slice: V1EndpointSlice, ref: ObjectRef, log: ModelLogger): SlicePort[] {
+  const out: SlicePort[] = [];
+  for (const [i, p] of (slice.ports ?? []).entries()) {
+    const at = { ...ref, field: `ports[${i}]` };
+    const protocol = p.protocol ?? 'TCP';
+    if (!isProtocol(protocol)) {
+      log.warn({ ...at, protocol }, 'unknown protocol; port skipped');
+    } else if (!isPortNumber(p.port)) {
+      log.warn({ ...at, port: p.port }, 'port must be an integer in 1..65535; port skipped');
+    } else {
+      out.push({ portName: p.name ?? '', protocol, port: p.port });
+    }
+  }
+  return out;
+}
+
+function sliceEndpoints(
+  slice: V1EndpointSlice,
+  family: IPFamily,
+  nodeName: string,
+  ref: ObjectRef,
+  log: ModelLogger,
+): SliceEndpoint[] {
+  const seen = new Set<string>();
+  const out: SliceEndpoint[] = [];
+  for (const [i, ep] of (slice.endpoints ?? []).entries()) {
+    const at = { ...ref, field: `endpoints[${i}]` };
+    // Upstream uses the first address only; the API allows exactly one for IP address types.
+    const ip = ep.addresses?.[0];
+    if (!ip) {
+      log.warn(at, 'endpoint without addresses; skipped');
+      continue;
+    }
+    if (ipFamilyOf(ip) !== family) {
+      log.warn({ ...at, address: ip, addressType: family }, 'endpoint address is not a valid address of the slice addressType; skipped');
+      continue;
+    }
+    if (seen.has(ip)) {
+      log.warn({ ...at, address: ip }, 'duplicate endpoint address in slice; skipped');
+      continue;
+    }
+    seen.add(ip);
+    out.push(sliceEndpoint(ip, ep, nodeName));
+  }
+  return out;
+}
+
+function sliceEndpoint(ip: string, ep: NonNullable<V1EndpointSlice['endpoints']>[number], nodeName: string): SliceEndpoint {
+  const c = ep.conditions ?? {};
+  // Upstream's nil defaults (newEndpointSliceInfo): ready and serving default to true, terminating to false.
+  const out: SliceEndpoint = {
+    ip,
+    ready: c.ready ?? true,
+    serving: c.serving ?? true,
+    terminating: c.terminating ?? false,
+    isLocal: nodeName !== '' && ep.nodeName === nodeName,
+  };
+  if (ep.nodeName) out.nodeName = ep.nodeName;
+  if (ep.zone) out.zone = ep.zone;
+  const zoneHints = names(ep.hints?.forZones);
+  if (zoneHints) out.zoneHints = zoneHints;
+  const nodeHints = names(ep.hints?.forNodes);
+  if (nodeHints) out.nodeHints = nodeHints;
+  return out;
+}
+
+function names(list: { name: string }[] | undefined): string[] | undefined {
+  const out = [...new Set((list ?? []).map((h) => h.name).filter((n) => !!n))].sort();
+  return out.length > 0 ? out : undefined;
+}
+
+function triggerTime(slice: V1EndpointSlice, ref: ObjectRef, log: ModelLogger): Date | undefined {
+  const raw = slice.metadata?.annotations?.[TRIGGER_TIME_ANNOTATION];
+  if (raw === undefined) return undefined;
+  const t = new Date(raw);
+  if (!Number.isNaN(t.getTime())) return t;
+  log.warn({ ...ref, annotation: TRIGGER_TIME_ANNOTATION, value: raw }, 'unparseable trigger time; ignored');
+  return undefined;
+}
+
+/**
+ * Merge the slices of one Service into endpoints per ServicePort key, sorted by `ip:port`. An
+ * endpoint listed by several slices (normal while the controller moves it) is kept once,
+ * preferring the local, then the ready, then the serving copy, so the result is deterministic.
+ */
+export function mergeSlices(slices: Iterable<ParsedSlice>): Map<string, Endpoint[]> {
+  const byKey = new Map<string, Map<string, Endpoint>>();
+  const ordered = [...slices].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const s of ordered) {
+    for (const p of s.ports) {
+      const key = servicePortKey(s.namespace, s.serviceName, p.portName, p.protocol, s.family);
+      let set = byKey.get(key);
+      if (!set) byKey.set(key, (set = new Map()));
+      for (const base of s.endpoints) addPreferred(set, { ...base, port: p.port });
+    }
+  }
+  const out = new Map<string, Endpoint[]>();
+  for (const [key, set] of byKey) {
+    if (set.size === 0) continue;
+    out.set(key, [...set.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, ep]) => ep));
+  }
+  return out;
+}
+
+function addPreferred(set: Map<string, Endpoint>, ep: Endpoint): void {
+  const k = endpointKey(ep.ip, ep.port);
+  const old = set.get(k);
+  if (!old || rank(ep) > rank(old)) set.set(k, ep);
+}
+
+function rank(ep: Endpoint): number {
+  return (ep.isLocal ? 4 : 0) + (ep.ready ? 2 : 0) + (ep.serving ? 1 : 0);
+}

@@ -1,0 +1,132 @@
+// Turns EndpointSlice events into "which ServicePorts' endpoints changed". Slices are parsed on
+// arrival and kept per Service; a Service's slices are re-merged on each of its events (cost:
+// that Service's endpoints, never the cluster's) and compared with what was last applied.
+import type { V1EndpointSlice } from '@kubernetes/client-node';
+import { endpointListEqual } from './equality';
+import { mergeSlices, parseEndpointSlice, sliceIdentity, type ParsedSlice } from './endpoint-conversion';
+import { endpointKey } from './keys';
+import type { EventKind } from './service-change-tracker';
+import type { Endpoint, ModelLogger } from './types';
+
+export interface EndpointsApplyResult {
+  changed: Set<string>;
+  /** Per ServicePort key: endpoints that were serving and are now gone or not serving. */
+  removed: Map<string, Endpoint[]>;
+  /** ServicePort keys that went from no usable endpoint to at least one. */
+  newlyActive: Set<string>;
+  /** `last-change-trigger-time` values of the slices behind the applied changes. */
+  triggerTimes: Date[];
+  events: number;
+}
+
+type EndpointsByKey = Map<string, Endpoint[]>;
+
+export interface EndpointsChangeTrackerOptions {
+  nodeName: string;
+  log: ModelLogger;
+  /** Trigger times before this are ignored: after a restart they would report the downtime. */
+  startTime?: Date;
+}
+
+export class EndpointsChangeTracker {
+  /** ServicePort key -> endpoints as of the last apply(). Mutated in place only by apply(). */
+  readonly applied = new Map<string, Endpoint[]>();
+  private readonly appliedByService = new Map<string, EndpointsByKey>();
+  private readonly slices = new Map<string, Map<string, ParsedSlice>>();
+  private readonly pending = new Map<string, EndpointsByKey>();
+  private readonly triggerTimes = new Map<string, Date[]>();
+  private events = 0;
+
+  constructor(private readonly opts: EndpointsChangeTrackerOptions) {}
+
+  /** Record an event; true when the slice's Service now has a pending change. */
+  update(kind: EventKind, slice: V1EndpointSlice): boolean {
+    const id = sliceIdentity(slice, this.opts.log);
+    if (!id) return false;
+    this.events++;
+    const parsed = kind === 'delete' ? undefined : parseEndpointSlice(slice, this.opts.nodeName, this.opts.log);
+    this.storeSlice(id.service, id.name, parsed);
+    const merged = mergeSlices(this.slices.get(id.service)?.values() ?? []);
+    if (sameEndpoints(merged, this.appliedByService.get(id.service))) {
+      this.pending.delete(id.service);
+      this.triggerTimes.delete(id.service);
+      return false;
+    }
+    this.pending.set(id.service, merged);
+    this.recordTrigger(id.service, parsed?.triggerTime);
+    return true;
+  }
+
+  /** Number of Services with pending endpoint changes (upstream's endpoint_changes_pending). */
+  pendingCount(): number {
+    return this.pending.size;
+  }
+
+  apply(): EndpointsApplyResult {
+    const result: EndpointsApplyResult = {
+      changed: new Set(),
+      removed: new Map(),
+      newlyActive: new Set(),
+      triggerTimes: [...this.triggerTimes.values()].flat(),
+      events: this.events,
+    };
+    for (const [service, merged] of this.pending) {
+      const previous = this.appliedByService.get(service) ?? new Map<string, Endpoint[]>();
+      for (const key of new Set([...previous.keys(), ...merged.keys()])) {
+        this.applyKey(key, previous.get(key) ?? [], merged.get(key) ?? [], result);
+      }
+      if (merged.size > 0) this.appliedByService.set(service, merged);
+      else this.appliedByService.delete(service);
+    }
+    this.pending.clear();
+    this.triggerTimes.clear();
+    this.events = 0;
+    return result;
+  }
+
+  private applyKey(key: string, before: Endpoint[], after: Endpoint[], result: EndpointsApplyResult): void {
+    if (endpointListEqual(before, after)) return;
+    result.changed.add(key);
+    const gone = noLongerServing(before, after);
+    if (gone.length > 0) result.removed.set(key, gone);
+    if (!before.some(usable) && after.some(usable)) result.newlyActive.add(key);
+    if (after.length > 0) this.applied.set(key, after);
+    else this.applied.delete(key);
+  }
+
+  private storeSlice(service: string, name: string, parsed: ParsedSlice | undefined): void {
+    let bySlice = this.slices.get(service);
+    if (parsed) {
+      if (!bySlice) this.slices.set(service, (bySlice = new Map()));
+      bySlice.set(name, parsed);
+    } else if (bySlice) {
+      bySlice.delete(name);
+      if (bySlice.size === 0) this.slices.delete(service);
+    }
+  }
+
+  private recordTrigger(service: string, t: Date | undefined): void {
+    if (!t || (this.opts.startTime && t < this.opts.startTime)) return;
+    const list = this.triggerTimes.get(service);
+    if (list) list.push(t);
+    else this.triggerTimes.set(service, [t]);
+  }
+}
+
+/** Ready, or serving while terminating: what selection may send traffic to. */
+function usable(ep: Endpoint): boolean {
+  return ep.ready || (ep.serving && ep.terminating);
+}
+
+function noLongerServing(before: readonly Endpoint[], after: readonly Endpoint[]): Endpoint[] {
+  const stillServing = new Set(after.filter((ep) => ep.serving).map((ep) => endpointKey(ep.ip, ep.port)));
+  return before.filter((ep) => ep.serving && !stillServing.has(endpointKey(ep.ip, ep.port)));
+}
+
+function sameEndpoints(a: EndpointsByKey, b: EndpointsByKey | undefined): boolean {
+  if (a.size !== (b?.size ?? 0)) return false;
+  for (const [key, list] of a) {
+    if (!endpointListEqual(list, b?.get(key))) return false;
+  }
+  return true;
+}

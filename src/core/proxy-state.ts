@@ -1,0 +1,169 @@
+// The model's facade: events in, snapshot + change set out. See docs/model.md for the cost model.
+import type { V1EndpointSlice, V1Node, V1Service } from '@kubernetes/client-node';
+import { selectEndpoints } from './endpoint-selection';
+import { EndpointsChangeTracker } from './endpoints-change-tracker';
+import { emptyNodeInfo, nodeInfoFromNode, zoneOf } from './node-info';
+import { ServiceChangeTracker, type EventKind } from './service-change-tracker';
+import type {
+  ChangeSet,
+  Endpoint,
+  IPFamily,
+  ModelLogger,
+  NodeInfo,
+  ProxySnapshot,
+  SelectedEndpoints,
+  ServicePort,
+} from './types';
+
+export interface ProxyStateOptions {
+  nodeName: string;
+  /** Families this proxy programs; ServicePorts of other families are not produced. */
+  ipFamilies: IPFamily[];
+  log: ModelLogger;
+  maxPortsPerService?: number;
+  /** Trigger-time annotations older than this are ignored (default: construction time). */
+  startTime?: Date;
+}
+
+export interface TakenChanges {
+  /** Live, read-only views: valid until the next takeChanges() (see docs/model.md). */
+  snapshot: ProxySnapshot;
+  changes: ChangeSet;
+  /** Slice trigger times behind this change set, for network_programming_duration_seconds. */
+  endpointTriggerTimes: Date[];
+  /** Service / EndpointSlice events received since the previous take (for *_changes_total). */
+  serviceChanges: number;
+  endpointChanges: number;
+  /** The node's zone changed: every selection was recomputed; the caller should sync fully. */
+  topologyChanged: boolean;
+}
+
+export interface PendingCounts {
+  services: number;
+  endpoints: number;
+}
+
+export class ProxyState {
+  private readonly services: ServiceChangeTracker;
+  private readonly endpoints: EndpointsChangeTracker;
+  private readonly selected = new Map<string, SelectedEndpoints>();
+  private node: NodeInfo;
+  private appliedZone = '';
+  private requeued: { changes: ChangeSet; triggerTimes: Date[] } | undefined;
+
+  constructor(private readonly opts: ProxyStateOptions) {
+    if (!opts.nodeName) throw new Error('ProxyState: nodeName must not be empty');
+    if (opts.ipFamilies.length === 0) throw new Error('ProxyState: ipFamilies must name at least one family');
+    this.services = new ServiceChangeTracker(opts.ipFamilies, opts.log, { maxPortsPerService: opts.maxPortsPerService });
+    this.endpoints = new EndpointsChangeTracker({
+      nodeName: opts.nodeName,
+      log: opts.log,
+      startTime: opts.startTime ?? new Date(),
+    });
+    this.node = emptyNodeInfo(opts.nodeName);
+  }
+
+  /** True when the Service now has a pending change (a no-op update returns false). */
+  onService(kind: EventKind, svc: V1Service): boolean {
+    return this.services.update(kind, svc);
+  }
+
+  /** True when the slice's Service now has a pending endpoint change. */
+  onEndpointSlice(kind: EventKind, slice: V1EndpointSlice): boolean {
+    return this.endpoints.update(kind, slice);
+  }
+
+  /** This node's object (undefined when deleted). True when the topology zone differs from the last sync's. */
+  onNode(node: V1Node | undefined): boolean {
+    this.node = nodeInfoFromNode(this.opts.nodeName, node, this.opts.ipFamilies);
+    return zoneOf(this.node) !== this.appliedZone;
+  }
+
+  pending(): PendingCounts {
+    return { services: this.services.pendingCount(), endpoints: this.endpoints.pendingCount() };
+  }
+
+  /**
+   * Apply pending events and return what a sync needs. Call it only when no sync is reading the
+   * previous snapshot: its maps are updated in place here.
+   */
+  takeChanges(): TakenChanges {
+    const svc = this.services.apply();
+    const eps = this.endpoints.apply();
+    const zone = zoneOf(this.node);
+    const topologyChanged = zone !== this.appliedZone;
+    this.appliedZone = zone;
+    const changed = new Set([...svc.changed, ...eps.changed]);
+    const reselect = topologyChanged ? new Set([...changed, ...this.services.applied.keys()]) : changed;
+    for (const key of reselect) this.reselect(key);
+    const changes: ChangeSet = {
+      services: topologyChanged ? reselect : changed,
+      removedEndpoints: eps.removed,
+      newlyActive: eps.newlyActive,
+      removedServices: svc.removed,
+    };
+    const taken: TakenChanges = {
+      snapshot: this.snapshot(),
+      changes,
+      endpointTriggerTimes: eps.triggerTimes,
+      serviceChanges: svc.events,
+      endpointChanges: eps.events,
+      topologyChanged,
+    };
+    return this.mergeRequeued(taken);
+  }
+
+  /**
+   * Hand back the changes of a sync that failed, so the next takeChanges() reports them again
+   * (conntrack cleanup and trigger times are not lost). The caller still syncs fully after a failure.
+   */
+  requeue(taken: Pick<TakenChanges, 'changes' | 'endpointTriggerTimes'>): void {
+    const prev = this.requeued;
+    this.requeued = {
+      changes: prev ? mergeChangeSets(prev.changes, taken.changes) : taken.changes,
+      triggerTimes: [...(prev?.triggerTimes ?? []), ...taken.endpointTriggerTimes],
+    };
+  }
+
+  /** The current applied state (same live maps takeChanges returns). */
+  snapshot(): ProxySnapshot {
+    return { services: this.services.applied, endpoints: this.selected, node: this.node };
+  }
+
+  private reselect(key: string): void {
+    const sp: ServicePort | undefined = this.services.applied.get(key);
+    if (!sp) {
+      this.selected.delete(key);
+      return;
+    }
+    const eps: Endpoint[] = this.endpoints.applied.get(key) ?? [];
+    this.selected.set(key, selectEndpoints(eps, sp, { nodeName: this.opts.nodeName, zone: this.appliedZone }));
+  }
+
+  private mergeRequeued(taken: TakenChanges): TakenChanges {
+    const old = this.requeued;
+    if (!old) return taken;
+    this.requeued = undefined;
+    return {
+      ...taken,
+      changes: mergeChangeSets(old.changes, taken.changes),
+      endpointTriggerTimes: [...old.triggerTimes, ...taken.endpointTriggerTimes],
+    };
+  }
+}
+
+/** `a` then `b`: later facts win where both speak of the same key. */
+function mergeChangeSets(a: ChangeSet, b: ChangeSet): ChangeSet {
+  const removedEndpoints = new Map(a.removedEndpoints);
+  for (const [key, list] of b.removedEndpoints) removedEndpoints.set(key, [...(removedEndpoints.get(key) ?? []), ...list]);
+  const removedServices = new Map(a.removedServices ?? []);
+  // A ServicePort removed by `a` and changed but not removed by `b` exists again.
+  for (const key of b.services) removedServices.delete(key);
+  for (const [key, sp] of b.removedServices ?? []) removedServices.set(key, sp);
+  return {
+    services: new Set([...a.services, ...b.services]),
+    removedEndpoints,
+    newlyActive: new Set([...(a.newlyActive ?? []), ...(b.newlyActive ?? [])]),
+    removedServices,
+  };
+}

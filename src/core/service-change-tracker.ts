@@ -1,0 +1,95 @@
+// Turns Service events into "which ServicePorts changed". Events only touch `pending`; the
+// applied map changes only in apply(), so a sync reading it is never disturbed by events.
+import type { V1Service } from '@kubernetes/client-node';
+import { servicePortEqual } from './equality';
+import { serviceName } from './keys';
+import { servicePortsFromService, type ServiceConversionOptions } from './service-conversion';
+import type { IPFamily, ModelLogger, ServicePort } from './types';
+
+export type EventKind = 'add' | 'update' | 'delete';
+
+export interface ServiceApplyResult {
+  changed: Set<string>;
+  /** ServicePorts that disappeared, as they were. */
+  removed: Map<string, ServicePort>;
+  /** Events received since the previous apply(). */
+  events: number;
+}
+
+type PortsByKey = Map<string, ServicePort>;
+
+export class ServiceChangeTracker {
+  /** ServicePort key -> ServicePort as of the last apply(). Mutated in place only by apply(). */
+  readonly applied = new Map<string, ServicePort>();
+  private readonly appliedByService = new Map<string, PortsByKey>();
+  /** Service name -> its desired ServicePorts, only for Services that differ from `applied`. */
+  private readonly pending = new Map<string, PortsByKey>();
+  private events = 0;
+
+  constructor(
+    private readonly families: readonly IPFamily[],
+    private readonly log: ModelLogger,
+    private readonly opts: ServiceConversionOptions = {},
+  ) {}
+
+  /** Record an event; true when the Service now has a pending change. */
+  update(kind: EventKind, svc: V1Service): boolean {
+    const ns = svc.metadata?.namespace;
+    const name = svc.metadata?.name;
+    if (!ns || !name) {
+      this.log.warn({ kind: 'Service', namespace: ns, name }, 'Service event without namespace/name; ignored');
+      return false;
+    }
+    this.events++;
+    const id = serviceName(ns, name);
+    const desired = kind === 'delete' ? new Map() : byKey(servicePortsFromService(svc, this.families, this.log, this.opts));
+    if (samePorts(desired, this.appliedByService.get(id))) {
+      this.pending.delete(id);
+      return false;
+    }
+    this.pending.set(id, desired);
+    return true;
+  }
+
+  /** Number of Services with a pending change (upstream's service_changes_pending). */
+  pendingCount(): number {
+    return this.pending.size;
+  }
+
+  apply(): ServiceApplyResult {
+    const result: ServiceApplyResult = { changed: new Set(), removed: new Map(), events: this.events };
+    for (const [id, desired] of this.pending) {
+      const previous = this.appliedByService.get(id) ?? new Map<string, ServicePort>();
+      for (const [key, sp] of previous) {
+        if (desired.has(key)) continue;
+        result.changed.add(key);
+        result.removed.set(key, sp);
+        this.applied.delete(key);
+      }
+      for (const [key, sp] of desired) {
+        const old = previous.get(key);
+        if (old && servicePortEqual(old, sp)) continue;
+        result.changed.add(key);
+        this.applied.set(key, sp);
+      }
+      if (desired.size > 0) this.appliedByService.set(id, desired);
+      else this.appliedByService.delete(id);
+    }
+    this.pending.clear();
+    this.events = 0;
+    return result;
+  }
+}
+
+function byKey(ports: ServicePort[]): PortsByKey {
+  return new Map(ports.map((sp) => [sp.key, sp]));
+}
+
+function samePorts(a: PortsByKey, b: PortsByKey | undefined): boolean {
+  if (a.size !== (b?.size ?? 0)) return false;
+  for (const [key, sp] of a) {
+    const other = b?.get(key);
+    if (!other || !servicePortEqual(sp, other)) return false;
+  }
+  return true;
+}

@@ -1,0 +1,254 @@
+// V1Service -> ServicePorts: one per (port x IP family served by this node), following upstream's
+// newBaseServiceInfo / serviceToServiceMap (pkg/proxy/service.go). Broken input is logged and skipped.
+import type { V1Service, V1ServicePort } from '@kubernetes/client-node';
+import { servicePortKey } from './keys';
+import { cidrFamilyOf, ipFamilyOf } from './ip';
+import type { IPFamily, ModelLogger, ObjectRef, Protocol, ServicePort } from './types';
+
+export const DEFAULT_AFFINITY_TIMEOUT_SECONDS = 10800;
+const MAX_AFFINITY_TIMEOUT_SECONDS = 86400;
+/** Above this many ports a Service is treated as hostile input and skipped (upstream has no cap). */
+export const DEFAULT_MAX_PORTS_PER_SERVICE = 4096;
+export const SOURCE_RANGES_ANNOTATION = 'service.beta.kubernetes.io/load-balancer-source-ranges';
+
+export interface ServiceConversionOptions {
+  maxPortsPerService?: number;
+}
+
+/** What every port of one Service shares within one family. */
+type FamilyFields = Pick<
+  ServicePort,
+  'externalIPs' | 'loadBalancerIPs' | 'loadBalancerSourceRanges'
+>;
+
+type SharedFields = Pick<
+  ServicePort,
+  | 'affinityTimeoutSeconds'
+  | 'externalPolicyLocal'
+  | 'internalPolicyLocal'
+  | 'healthCheckNodePort'
+  | 'trafficDistribution'
+>;
+
+interface ValidPort {
+  portName: string;
+  protocol: Protocol;
+  port: number;
+  nodePort: number;
+}
+
+export function serviceRef(svc: V1Service): ObjectRef {
+  return { kind: 'Service', namespace: svc.metadata?.namespace, name: svc.metadata?.name };
+}
+
+/**
+ * The ServicePorts of `svc` for the families this node serves. Empty for ExternalName and headless
+ * Services, Services without a cluster IP, and broken ones (logged).
+ */
+export function servicePortsFromService(
+  svc: V1Service,
+  families: readonly IPFamily[],
+  log: ModelLogger,
+  opts: ServiceConversionOptions = {},
+): ServicePort[] {
+  const namespace = svc.metadata?.namespace;
+  const name = svc.metadata?.name;
+  const ref = serviceRef(svc);
+  if (!namespace || !name) {
+    log.warn(ref, 'Service without metadata.namespace/metadata.name; skipped');
+    return [];
+  }
+  if (shouldSkip(svc)) return [];
+  const ports = validPorts(svc, ref, log, opts.maxPortsPerService ?? DEFAULT_MAX_PORTS_PER_SERVICE);
+  if (ports.length === 0) return [];
+  const shared = sharedFields(svc, ref, log);
+  const byFamily = familyFields(svc, ref, log);
+  const out: ServicePort[] = [];
+  for (const family of families) {
+    const clusterIP = clusterIPByFamily(svc, family);
+    if (clusterIP === undefined) continue;
+    if (ipFamilyOf(clusterIP) !== family) {
+      log.warn({ ...ref, clusterIP, family }, 'cluster IP is not a valid address of its family; family skipped');
+      continue;
+    }
+    for (const p of ports) {
+      out.push({
+        key: servicePortKey(namespace, name, p.portName, p.protocol, family),
+        namespace,
+        name,
+        portName: p.portName,
+        protocol: p.protocol,
+        family,
+        clusterIP,
+        port: p.port,
+        nodePort: p.nodePort,
+        ...byFamily[family],
+        ...shared,
+      });
+    }
+  }
+  return out;
+}
+
+function shouldSkip(svc: V1Service): boolean {
+  const spec = svc.spec;
+  if (!spec || spec.type === 'ExternalName') return true;
+  return spec.clusterIP === 'None' || (!spec.clusterIP && !(spec.clusterIPs?.length));
+}
+
+/** Upstream's GetClusterIPByFamily: clusterIPs[i] for ipFamilies[i]; clusterIP alone for old objects. */
+export function clusterIPByFamily(svc: V1Service, family: IPFamily): string | undefined {
+  const spec = svc.spec ?? {};
+  const families = spec.ipFamilies ?? [];
+  if (families.length === 0) {
+    const ip = spec.clusterIP;
+    if (!ip || ip === 'None') return undefined;
+    return (family === 'IPv6') === ip.includes(':') ? ip : undefined;
+  }
+  const i = families.indexOf(family);
+  if (i < 0) return undefined;
+  const ip = spec.clusterIPs?.[i] ?? (i === 0 ? spec.clusterIP : undefined);
+  return ip && ip !== 'None' ? ip : undefined;
+}
+
+function validPorts(svc: V1Service, ref: ObjectRef, log: ModelLogger, max: number): ValidPort[] {
+  const ports = svc.spec?.ports ?? [];
+  if (ports.length === 0) {
+    log.warn(ref, 'Service has no ports; skipped');
+    return [];
+  }
+  if (ports.length > max) {
+    log.warn({ ...ref, ports: ports.length, max }, 'Service has too many ports; skipped');
+    return [];
+  }
+  const seen = new Set<string>();
+  const out: ValidPort[] = [];
+  for (const [i, p] of ports.entries()) {
+    const valid = validPort(p, { ...ref, field: `spec.ports[${i}]` }, log);
+    if (!valid) continue;
+    const id = `${valid.portName}/${valid.protocol}`;
+    if (seen.has(id)) {
+      log.warn({ ...ref, field: `spec.ports[${i}]`, port: id }, 'duplicate port name and protocol; port skipped');
+      continue;
+    }
+    seen.add(id);
+    out.push(valid);
+  }
+  return out;
+}
+
+function validPort(p: V1ServicePort, ref: ObjectRef, log: ModelLogger): ValidPort | undefined {
+  const protocol = p.protocol ?? 'TCP';
+  if (!isProtocol(protocol)) {
+    log.warn({ ...ref, protocol }, 'unknown protocol; port skipped');
+    return undefined;
+  }
+  if (!isPortNumber(p.port)) {
+    log.warn({ ...ref, port: p.port }, 'port must be an integer in 1..65535; port skipped');
+    return undefined;
+  }
+  const nodePort = p.nodePort ?? 0;
+  if (nodePort !== 0 && !isPortNumber(nodePort)) {
+    log.warn({ ...ref, nodePort }, 'nodePort must be an integer in 1..65535; port skipped');
+    return undefined;
+  }
+  return { portName: p.name ?? '', protocol, port: p.port, nodePort };
+}
+
+export function isProtocol(value: unknown): value is Protocol {
+  return value === 'TCP' || value === 'UDP' || value === 'SCTP';
+}
+
+export function isPortNumber(value: unknown): value is number {
+  return Number.isInteger(value) && (value as number) >= 1 && (value as number) <= 65535;
+}
+
+/** Upstream's apiservice.ExternallyAccessible. */
+function externallyAccessible(svc: V1Service): boolean {
+  const type = svc.spec?.type ?? 'ClusterIP';
+  if (type === 'LoadBalancer' || type === 'NodePort') return true;
+  return type === 'ClusterIP' && (svc.spec?.externalIPs?.length ?? 0) > 0;
+}
+
+function sharedFields(svc: V1Service, ref: ObjectRef, log: ModelLogger): SharedFields {
+  const spec = svc.spec ?? {};
+  const externalPolicyLocal = externallyAccessible(svc) && spec.externalTrafficPolicy === 'Local';
+  return {
+    affinityTimeoutSeconds: affinityTimeout(svc, ref, log),
+    externalPolicyLocal,
+    internalPolicyLocal: spec.internalTrafficPolicy === 'Local',
+    healthCheckNodePort: healthCheckNodePort(svc, externalPolicyLocal, ref, log),
+    ...(spec.trafficDistribution ? { trafficDistribution: spec.trafficDistribution } : {}),
+  };
+}
+
+function affinityTimeout(svc: V1Service, ref: ObjectRef, log: ModelLogger): number {
+  if (svc.spec?.sessionAffinity !== 'ClientIP') return 0;
+  const t = svc.spec.sessionAffinityConfig?.clientIP?.timeoutSeconds;
+  if (t === undefined) return DEFAULT_AFFINITY_TIMEOUT_SECONDS;
+  if (Number.isInteger(t) && t >= 1 && t <= MAX_AFFINITY_TIMEOUT_SECONDS) return t;
+  log.warn(
+    { ...ref, field: 'spec.sessionAffinityConfig.clientIP.timeoutSeconds', value: t },
+    `session affinity timeout must be in 1..${MAX_AFFINITY_TIMEOUT_SECONDS}; using the default`,
+  );
+  return DEFAULT_AFFINITY_TIMEOUT_SECONDS;
+}
+
+/** Upstream's NeedsHealthCheck: LoadBalancer with externalTrafficPolicy Local. */
+function healthCheckNodePort(svc: V1Service, localPolicy: boolean, ref: ObjectRef, log: ModelLogger): number {
+  if (svc.spec?.type !== 'LoadBalancer' || !localPolicy) return 0;
+  const p = svc.spec.healthCheckNodePort ?? 0;
+  if (isPortNumber(p)) return p;
+  log.warn({ ...ref, field: 'spec.healthCheckNodePort', value: p }, 'Service has no valid health check node port');
+  return 0;
+}
+
+function familyFields(svc: V1Service, ref: ObjectRef, log: ModelLogger): Record<IPFamily, FamilyFields> {
+  const externalIPs = splitByFamily(svc.spec?.externalIPs ?? [], ipFamilyOf, { ...ref, field: 'spec.externalIPs' }, log);
+  const lbIPs = splitByFamily(loadBalancerVIPs(svc), ipFamilyOf, { ...ref, field: 'status.loadBalancer.ingress' }, log);
+  const ranges = sourceRanges(svc);
+  const cidrs = splitByFamily(ranges.values, cidrFamilyOf, { ...ref, field: ranges.field }, log);
+  const pick = (f: IPFamily): FamilyFields => ({
+    externalIPs: externalIPs[f],
+    loadBalancerIPs: lbIPs[f],
+    loadBalancerSourceRanges: cidrs[f],
+  });
+  return { IPv4: pick('IPv4'), IPv6: pick('IPv6') };
+}
+
+/** Ingress IPs in VIP mode: `ipMode: Proxy` load balancers deliver to the node themselves. */
+function loadBalancerVIPs(svc: V1Service): string[] {
+  const out: string[] = [];
+  for (const ing of svc.status?.loadBalancer?.ingress ?? []) {
+    if (!ing.ip) continue;
+    if (ing.ipMode === undefined || ing.ipMode === 'VIP') out.push(ing.ip);
+  }
+  return out;
+}
+
+/**
+ * `spec.loadBalancerSourceRanges`, else the legacy annotation (comma-separated), as upstream's
+ * GetLoadBalancerSourceRanges; whitespace trimmed since validation lets padding through.
+ */
+function sourceRanges(svc: V1Service): { values: string[]; field: string } {
+  const spec = (svc.spec?.loadBalancerSourceRanges ?? []).map((s) => s.trim()).filter((s) => s !== '');
+  if (spec.length > 0) return { values: spec, field: 'spec.loadBalancerSourceRanges' };
+  const annotation = svc.metadata?.annotations?.[SOURCE_RANGES_ANNOTATION] ?? '';
+  const values = annotation.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  return { values, field: `metadata.annotations[${SOURCE_RANGES_ANNOTATION}]` };
+}
+
+function splitByFamily(
+  values: readonly string[],
+  familyOf: (v: string) => IPFamily | undefined,
+  ref: ObjectRef,
+  log: ModelLogger,
+): Record<IPFamily, string[]> {
+  const out: Record<IPFamily, string[]> = { IPv4: [], IPv6: [] };
+  for (const v of values) {
+    const f = familyOf(v);
+    if (f === undefined) log.warn({ ...ref, value: v }, 'invalid address; ignored');
+    else if (!out[f].includes(v)) out[f].push(v);
+  }
+  return out;
+}
