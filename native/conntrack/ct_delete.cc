@@ -1,0 +1,131 @@
+#include "ct_delete.h"
+
+#include <linux/netfilter/nfnetlink.h>
+#include <linux/netfilter/nfnetlink_conntrack.h>
+#include <linux/netlink.h>
+
+#include <cerrno>
+#include <cstring>
+#include <string>
+#include <unordered_set>
+
+#include "../nl_builder.h"
+#include "ct_messages.h"
+#include "ct_socket.h"
+
+namespace kpn::ct {
+
+namespace {
+
+constexpr size_t kSendChunk = 32 * 1024;
+constexpr uint16_t kCtNew = (NFNL_SUBSYS_CTNETLINK << 8) | IPCTNL_MSG_CT_NEW;
+
+int ErrorCode(const uint8_t* body, size_t len) {
+  int32_t err = 0;
+  if (len >= sizeof err) std::memcpy(&err, body, sizeof err);
+  return err;
+}
+
+std::string EntryKey(const Entry& e) {
+  std::string k(reinterpret_cast<const char*>(e.origAttr.data()), e.origAttr.size());
+  k.push_back(static_cast<char>(e.family));
+  k.push_back(static_cast<char>(e.hasZone ? 1 : 0));
+  k.push_back(static_cast<char>(e.zone >> 8));
+  k.push_back(static_cast<char>(e.zone & 0xff));
+  return k;
+}
+
+bool Fail(DeleteFailure* f, const std::string& msg, int err) {
+  f->message = msg;
+  f->errnum = err;
+  return false;
+}
+
+// One filtered dump; appends matching entries not seen before.
+bool DumpOne(CtSocket& sock, const Filter& filter, uint32_t seq, std::unordered_set<std::string>& seen,
+             std::vector<Entry>& out, DeleteStats* stats, DeleteFailure* failure) {
+  NlBuilder b;
+  AppendDumpRequest(b, filter, seq);
+  if (!b.ok()) return Fail(failure, "conntrack dump request too large", EMSGSIZE);
+  if (!sock.Send(b.data())) return Fail(failure, sock.error(), sock.errnum());
+  int kernelErr = 0;
+  bool parseErr = false;
+  bool ok = sock.Receive([&](uint16_t type, uint32_t s, const uint8_t* body, size_t len) {
+    if (s != seq) return true;  // a late reply to something earlier: not ours
+    if (type == NLMSG_DONE || type == NLMSG_ERROR) {
+      int e = ErrorCode(body, len);
+      if (e < 0) kernelErr = -e;
+      return false;
+    }
+    if (type != kCtNew) return true;
+    Entry e;
+    if (!ParseEntry(body, len, &e)) { parseErr = true; return true; }
+    stats->received++;
+    if (!Matches(filter, e)) return true;
+    if (seen.insert(EntryKey(e)).second) out.push_back(std::move(e));
+    return true;
+  });
+  if (!ok) return Fail(failure, sock.error(), sock.errnum());
+  if (kernelErr) return Fail(failure, std::string("conntrack dump refused by the kernel: ") + std::strerror(kernelErr), kernelErr);
+  if (parseErr) return Fail(failure, "malformed conntrack entry in the kernel's reply", EPROTO);
+  return true;
+}
+
+// Sends `count` deletes (seq firstSeq..) as one datagram and counts their acks.
+bool DeleteChunk(CtSocket& sock, const NlBuilder& b, uint32_t firstSeq, uint32_t count,
+                 DeleteStats* stats, DeleteFailure* failure) {
+  if (!sock.Send(b.data())) return Fail(failure, sock.error(), sock.errnum());
+  uint32_t acked = 0;
+  bool ok = sock.Receive([&](uint16_t type, uint32_t s, const uint8_t* body, size_t blen) {
+    if (type != NLMSG_ERROR || s - firstSeq >= count) return true;  // unsigned: wraps safely
+    int e = ErrorCode(body, blen);
+    if (e == 0) {
+      stats->deleted++;
+    } else if (e == -ENOENT) {
+      stats->notFound++;
+    } else {
+      stats->failed++;
+      if (!stats->firstFailErrno) stats->firstFailErrno = -e;
+    }
+    return ++acked < count;
+  });
+  if (!ok) return Fail(failure, sock.error(), sock.errnum());
+  return true;
+}
+
+bool DeleteAll(CtSocket& sock, const std::vector<Entry>& entries, DeleteStats* stats,
+               DeleteFailure* failure) {
+  size_t i = 0;
+  while (i < entries.size()) {
+    size_t end = i;
+    size_t bytes = 0;
+    while (end < entries.size() && (end == i || bytes < kSendChunk)) bytes += entries[end++].origAttr.size() + 64;
+    uint32_t count = static_cast<uint32_t>(end - i);
+    uint32_t first = sock.ReserveSeq(count);
+    NlBuilder b;
+    for (uint32_t k = 0; k < count; k++) AppendDelete(b, entries[i + k], first + k);
+    if (!b.ok()) return Fail(failure, "conntrack delete message too large", EMSGSIZE);
+    if (!DeleteChunk(sock, b, first, count, stats, failure)) return false;
+    i = end;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool DeleteMatching(const std::string& netnsPath, const std::vector<Filter>& filters,
+                    DeleteStats* stats, DeleteFailure* failure) {
+  if (filters.empty()) return true;
+  CtSocket sock;
+  if (!sock.Open(netnsPath)) return Fail(failure, sock.error(), sock.errnum());
+  std::unordered_set<std::string> seen;
+  std::vector<Entry> entries;
+  for (const Filter& f : filters) {
+    if (!DumpOne(sock, f, sock.ReserveSeq(1), seen, entries, stats, failure)) return false;
+    stats->dumps++;
+  }
+  stats->matched = static_cast<uint32_t>(entries.size());
+  return DeleteAll(sock, entries, stats, failure);
+}
+
+}  // namespace kpn::ct

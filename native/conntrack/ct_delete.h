@@ -1,0 +1,21 @@
+// The delete itself: for each filter a kernel-filtered dump, then every distinct matching entry
+// deleted by its exact tuple, the deletes batched many per sendmsg. Runs on a worker thread.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "ct_types.h"
+
+namespace kpn::ct {
+
+struct DeleteFailure {
+  std::string message;
+  int errnum = 0;  // positive
+};
+
+// False (with *failure set) when the socket cannot be opened or the kernel refuses a dump; DELETE
+// errors are counted in stats instead, since the other deletes still happened.
+bool DeleteMatching(const std::string& netnsPath, const std::vector<Filter>& filters,
+                    DeleteStats* stats, DeleteFailure* failure);
+
+}  // namespace kpn::ct

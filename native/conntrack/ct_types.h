@@ -1,0 +1,48 @@
+// Plain data for the conntrack delete: what the caller asks for (Filter) and what the kernel
+// reports (Entry). Addresses are kept in network byte order, 4 or 16 bytes used.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+namespace kpn::ct {
+
+struct Filter {
+  uint8_t family = 0;  // AF_INET or AF_INET6
+  uint8_t proto = 0;   // IPPROTO_UDP, IPPROTO_TCP or IPPROTO_SCTP
+  bool hasOrigDst = false, hasOrigDstPort = false, hasReplySrc = false, hasReplySrcPort = false;
+  uint8_t origDst[16] = {};
+  uint16_t origDstPort = 0;
+  uint8_t replySrc[16] = {};
+  uint16_t replySrcPort = 0;
+};
+
+struct Tuple {
+  uint8_t src[16] = {}, dst[16] = {};
+  bool hasSrc = false, hasDst = false;
+  uint8_t proto = 0;
+  bool hasProto = false;
+  uint16_t srcPort = 0, dstPort = 0;
+  bool hasSrcPort = false, hasDstPort = false;
+};
+
+struct Entry {
+  uint8_t family = 0;
+  Tuple orig, reply;
+  std::vector<uint8_t> origAttr;  // the CTA_TUPLE_ORIG payload as the kernel sent it
+  bool hasZone = false;
+  uint16_t zone = 0;
+  bool hasId = false;
+  uint32_t id = 0;
+};
+
+struct DeleteStats {
+  uint32_t dumps = 0;      // filtered dump requests sent
+  uint32_t received = 0;   // entries the kernel returned (its filter already applied)
+  uint32_t matched = 0;    // distinct entries of those that match a filter
+  uint32_t deleted = 0;    // DELETE acknowledged
+  uint32_t notFound = 0;   // DELETE answered ENOENT: the entry went away on its own meanwhile
+  uint32_t failed = 0;     // DELETE answered with another error
+  int firstFailErrno = 0;  // positive errno of the first failure, 0 when none
+};
+
+}  // namespace kpn::ct
