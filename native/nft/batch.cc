@@ -1,0 +1,127 @@
+#include "batch.h"
+
+#include <linux/netfilter/nf_tables.h>
+#include <linux/netfilter/nfnetlink.h>
+#include <linux/netlink.h>
+
+#include <arpa/inet.h>
+#include <cstring>
+
+#include "../nl_builder.h"
+#include "encode.h"
+
+namespace kpn {
+namespace nft {
+
+namespace {
+
+// Keeps NFTA_SET_ELEM_LIST_ELEMENTS (u16 nla_len) well under 64 KiB with room for the header.
+constexpr size_t kElemNestBudget = 60000;
+
+uint16_t OpFlags(const Op& op) {
+  bool adds = op.code == OpCode::kAddTable || op.code == OpCode::kAddChain ||
+              op.code == OpCode::kAddRule || op.code == OpCode::kAddSet || op.code == OpCode::kAddElems;
+  uint16_t f = adds ? NLM_F_CREATE : 0;
+  if (op.flags & kOpFlagCreate) f |= NLM_F_EXCL;
+  return f;
+}
+
+void EncodeElemOp(NlBuilder& b, const Op& op, long opIndex, uint16_t flags, EncodedBatch* out) {
+  size_t first = 0;
+  while (first < op.elements.size()) {
+    size_t last = first, bytes = 0;
+    while (last < op.elements.size()) {
+      size_t sz = ElementAttrSize(op.elements[last]);
+      if (last > first && bytes + sz > kElemNestBudget) break;
+      bytes += sz;
+      last++;
+    }
+    uint32_t seq = uint32_t(out->seqToOp.size());
+    out->seqToOp.push_back(opIndex);
+    EncodeElemsMsg(b, op, first, last, seq, flags);
+    first = last;
+  }
+}
+
+void EncodeOp(NlBuilder& b, const Op& op, long opIndex, uint16_t flags, EncodedBatch* out) {
+  if (op.code == OpCode::kAddElems || op.code == OpCode::kDelElems) {
+    EncodeElemOp(b, op, opIndex, flags, out);
+    return;
+  }
+  uint32_t seq = uint32_t(out->seqToOp.size());
+  out->seqToOp.push_back(opIndex);
+  switch (op.code) {
+    case OpCode::kAddTable: case OpCode::kDelTable: case OpCode::kFlushTable:
+      EncodeTableOp(b, op, seq, flags); break;
+    case OpCode::kAddChain: case OpCode::kDelChain: case OpCode::kFlushChain:
+      EncodeChainOp(b, op, seq, flags); break;
+    case OpCode::kAddRule: case OpCode::kDelRule:
+      EncodeRuleOp(b, op, seq, flags); break;
+    default:
+      EncodeSetOp(b, op, seq, flags); break;
+  }
+}
+
+void PutBatchMarker(NlBuilder& b, uint16_t type, EncodedBatch* out) {
+  uint32_t seq = uint32_t(out->seqToOp.size());
+  out->seqToOp.push_back(kBatchOpIndex);
+  size_t m = b.BeginMsg(type, NLM_F_REQUEST, seq, AF_UNSPEC, htons(NFNL_SUBSYS_NFTABLES));
+  b.EndMsg(m);
+}
+
+// Sets NLM_F_ACK on the message at byte offset `off`.
+void SetAck(std::vector<uint8_t>& bytes, size_t off) {
+  nlmsghdr h;
+  std::memcpy(&h, bytes.data() + off, sizeof h);
+  h.nlmsg_flags |= NLM_F_ACK;
+  std::memcpy(bytes.data() + off, &h, sizeof h);
+}
+
+size_t LastMessageFrom(const std::vector<uint8_t>& bytes, size_t off) {
+  size_t last = off;
+  while (bytes.size() - off >= NLMSG_HDRLEN) {
+    nlmsghdr h;
+    std::memcpy(&h, bytes.data() + off, sizeof h);
+    last = off;
+    off += NLMSG_ALIGN(h.nlmsg_len);
+  }
+  return last;
+}
+
+}  // namespace
+
+bool EncodeBatch(const Transaction& txn, EncodedBatch* out, std::string* what) {
+  NlBuilder b;
+  PutBatchMarker(b, NFNL_MSG_BATCH_BEGIN, out);
+  size_t lastOpMsg = 0;
+  for (size_t i = 0; i < txn.ops.size(); i++) {
+    const Op& op = txn.ops[i];
+    lastOpMsg = b.size();
+    EncodeOp(b, op, long(i), OpFlags(op), out);
+    if (!b.ok()) {
+      *what = "op " + std::to_string(i) + " does not fit netlink attribute limits";
+      return false;
+    }
+  }
+  out->opMessages = uint32_t(out->seqToOp.size() - 1);
+  out->ackedSeq = uint32_t(out->seqToOp.size() - 1);
+  // The last op may be an element op split into several messages: ack the very last message.
+  if (!txn.ops.empty()) SetAck(b.mutable_data(), LastMessageFrom(b.data(), lastOpMsg));
+  PutBatchMarker(b, NFNL_MSG_BATCH_END, out);
+  out->bytes = std::move(b.mutable_data());
+  return true;
+}
+
+void Rebase(std::vector<uint8_t>* bytes, uint32_t base) {
+  size_t off = 0;
+  while (bytes->size() - off >= NLMSG_HDRLEN) {
+    nlmsghdr h;
+    std::memcpy(&h, bytes->data() + off, sizeof h);
+    h.nlmsg_seq += base;
+    std::memcpy(bytes->data() + off, &h, sizeof h);
+    off += NLMSG_ALIGN(h.nlmsg_len);
+  }
+}
+
+}  // namespace nft
+}  // namespace kpn

@@ -1,0 +1,31 @@
+// Turns a decoded transaction into one nfnetlink batch: BATCH_BEGIN, one message per op (element
+// ops split into several), BATCH_END. Sequence numbers are written relative (0..n-1) and rebased
+// by Rebase() once the socket hands out a range.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "../txn_types.h"
+
+namespace kpn {
+namespace nft {
+
+constexpr long kBatchOpIndex = -1;  // seq of BATCH_BEGIN/END: errors about the batch as a whole
+
+struct EncodedBatch {
+  std::vector<uint8_t> bytes;
+  std::vector<long> seqToOp;  // relative seq -> op index (kBatchOpIndex for begin/end)
+  uint32_t ackedSeq = 0;      // relative seq of the last op message (the one with NLM_F_ACK)
+  uint32_t opMessages = 0;    // messages excluding BATCH_BEGIN/END
+};
+
+// Returns false (with *what) only if an attribute would overflow netlink's u16 lengths, which the
+// decoder's limits should make impossible.
+bool EncodeBatch(const Transaction& txn, EncodedBatch* out, std::string* what);
+
+// Adds `base` to every message's nlmsg_seq.
+void Rebase(std::vector<uint8_t>* bytes, uint32_t base);
+
+}  // namespace nft
+}  // namespace kpn

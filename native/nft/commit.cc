@@ -1,0 +1,88 @@
+#include "commit.h"
+
+#include <linux/netlink.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "../nl_attr.h"
+#include "batch.h"
+
+namespace kpn {
+namespace nft {
+
+namespace {
+
+// Room for every reply even if each message fails (an error skb costs ~1 KiB of rcvbuf).
+size_t RecvBufferFor(uint32_t messages) {
+  size_t want = (size_t(4) << 20) + size_t(messages) * 1024;
+  return std::min(want, size_t(256) << 20);
+}
+
+struct ReplyState {
+  const EncodedBatch& batch;
+  uint32_t base;
+  bool done = false;
+};
+
+void HandleReply(const nlmsghdr& h, const uint8_t* payload, size_t len, ReplyState& st, CommitResult* res) {
+  if (h.nlmsg_type != NLMSG_ERROR) return;
+  NlAck ack;
+  if (!ParseAck(h, payload, len, &ack)) return;
+  uint32_t rel = ack.seq - st.base;
+  if (rel >= st.batch.seqToOp.size()) return;  // stale reply from an earlier operation
+  long opIndex = st.batch.seqToOp[rel];
+  if (ack.error != 0) res->errors.push_back(CommitError{ack.error, opIndex, ack.seq, ack.extack});
+  if (rel == st.batch.ackedSeq || (opIndex == kBatchOpIndex && ack.error != 0)) st.done = true;
+}
+
+void CollectReplies(NetlinkSocket& sock, ReplyState& st, CommitResult* res) {
+  std::vector<uint8_t> buf;
+  while (!st.done) {
+    int e = sock.RecvOne(&buf);
+    if (e != 0) {
+      std::string what = e == ENOBUFS ? "kernel dropped replies (receive queue overflow); the batch failed"
+                       : e == EAGAIN ? "timed out waiting for the kernel's reply to the batch"
+                                     : std::string("receiving batch replies: ") + std::strerror(e);
+      res->errors.push_back(CommitError{e, kBatchOpIndex, 0, what});
+      return;
+    }
+    bool ok = ForEachMsg(buf.data(), buf.size(), [&](const nlmsghdr& h, const uint8_t* p, size_t n) {
+      HandleReply(h, p, n, st, res);
+      return true;
+    });
+    if (!ok) {
+      res->errors.push_back(CommitError{EPROTO, kBatchOpIndex, 0, "malformed netlink reply"});
+      return;
+    }
+  }
+}
+
+}  // namespace
+
+CommitResult Commit(NetlinkSocket& sock, const Transaction& txn) {
+  CommitResult res;
+  if (txn.ops.empty()) return res;
+  EncodedBatch batch;
+  if (!EncodeBatch(txn, &batch, &res.localFailure)) return res;
+  uint32_t base = sock.ReserveSeq(uint32_t(batch.seqToOp.size()));
+  Rebase(&batch.bytes, base);
+  res.messages = uint32_t(batch.seqToOp.size());
+  res.bytes = batch.bytes.size();
+  if (int e = sock.EnsureRecvBuffer(RecvBufferFor(res.messages))) {
+    res.localFailure = std::string("SO_RCVBUFFORCE: ") + std::strerror(e);
+    return res;
+  }
+  if (int e = sock.SendOne(batch.bytes.data(), batch.bytes.size())) {
+    res.errors.push_back(CommitError{e, kBatchOpIndex, base, std::string("sendmsg: ") + std::strerror(e)});
+    return res;
+  }
+  res.sends = 1;
+  ReplyState st{batch, base};
+  CollectReplies(sock, st, &res);
+  return res;
+}
+
+}  // namespace nft
+}  // namespace kpn

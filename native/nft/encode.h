@@ -1,0 +1,48 @@
+// nftables netlink encoding of decoded ops and expressions (kernel UAPI attribute layouts).
+#pragma once
+#include <cstdint>
+
+#include "../nl_builder.h"
+#include "../txn_types.h"
+
+namespace kpn {
+namespace nft {
+
+// Starts an nf_tables message (type NFNL_SUBSYS_NFTABLES << 8 | msg).
+size_t BeginNftMsg(NlBuilder& b, uint8_t msg, uint16_t flags, uint32_t seq, uint8_t family);
+
+// Data helpers: nest(type){NFTA_DATA_VALUE} and nest(type){NFTA_DATA_VERDICT{code, chain}}.
+void PutDataValue(NlBuilder& b, uint16_t type, const Bytes& value);
+void PutVerdictData(NlBuilder& b, uint16_t type, const Verdict& v);
+
+// One message per op except element ops (see elements.cc). flags carry NLM_F_* to add.
+void EncodeTableOp(NlBuilder& b, const Op& op, uint32_t seq, uint16_t flags);
+void EncodeChainOp(NlBuilder& b, const Op& op, uint32_t seq, uint16_t flags);
+void EncodeRuleOp(NlBuilder& b, const Op& op, uint32_t seq, uint16_t flags);
+void EncodeSetOp(NlBuilder& b, const Op& op, uint32_t seq, uint16_t flags);
+
+// Element ops: encodes elements [first, last) of op as one message.
+void EncodeElemsMsg(NlBuilder& b, const Op& op, size_t first, size_t last, uint32_t seq, uint16_t flags);
+// Bytes one element occupies inside NFTA_SET_ELEM_LIST_ELEMENTS (for splitting under 64 KiB).
+size_t ElementAttrSize(const Element& e);
+
+// Appends NFTA_LIST_ELEM{NFTA_EXPR_NAME, NFTA_EXPR_DATA{...}} for one expression.
+void EncodeExpr(NlBuilder& b, const Expr& e);
+
+// Per-expression NFTA_EXPR_DATA contents.
+void EncodePayload(NlBuilder& b, const PayloadExpr& e);
+void EncodeMeta(NlBuilder& b, const MetaExpr& e);
+void EncodeCmp(NlBuilder& b, const CmpExpr& e);
+void EncodeBitwise(NlBuilder& b, const BitwiseExpr& e);
+void EncodeLookup(NlBuilder& b, const LookupExpr& e);
+void EncodeImmediate(NlBuilder& b, const ImmediateExpr& e);
+void EncodeNat(NlBuilder& b, const NatExpr& e);
+void EncodeMasq(NlBuilder& b, const MasqExpr& e);
+void EncodeReject(NlBuilder& b, const RejectExpr& e);
+void EncodeNumgen(NlBuilder& b, const NumgenExpr& e);
+void EncodeCt(NlBuilder& b, const CtExpr& e);
+void EncodeFib(NlBuilder& b, const FibExpr& e);
+void EncodeDynset(NlBuilder& b, const DynsetExpr& e);
+
+}  // namespace nft
+}  // namespace kpn

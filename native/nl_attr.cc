@@ -1,0 +1,53 @@
+#include "nl_attr.h"
+
+namespace kpn {
+
+bool ParseAttrs(const uint8_t* p, size_t n, AttrView* tb, uint16_t maxType) {
+  for (uint16_t i = 0; i <= maxType; i++) tb[i] = AttrView{};
+  return ForEachAttr(p, n, [&](uint16_t type, AttrView v) {
+    if (type <= maxType) tb[type] = v;
+  });
+}
+
+uint32_t AttrBe32(const AttrView& a, uint32_t dflt) {
+  if (a.len < 4) return dflt;
+  return (uint32_t(a.data[0]) << 24) | (uint32_t(a.data[1]) << 16) | (uint32_t(a.data[2]) << 8) | a.data[3];
+}
+
+uint64_t AttrBe64(const AttrView& a, uint64_t dflt) {
+  if (a.len < 8) return dflt;
+  uint64_t v = 0;
+  for (int i = 0; i < 8; i++) v = (v << 8) | a.data[i];
+  return v;
+}
+
+uint8_t AttrU8(const AttrView& a, uint8_t dflt) { return a.len < 1 ? dflt : a.data[0]; }
+
+std::string AttrStr(const AttrView& a) {
+  if (!a.present()) return std::string();
+  const void* nul = std::memchr(a.data, 0, a.len);
+  size_t n = nul ? size_t(static_cast<const uint8_t*>(nul) - a.data) : a.len;
+  return std::string(reinterpret_cast<const char*>(a.data), n);
+}
+
+bool ParseAck(const nlmsghdr& h, const uint8_t* payload, size_t len, NlAck* out) {
+  if (len < sizeof(nlmsgerr)) return false;
+  nlmsgerr e;
+  std::memcpy(&e, payload, sizeof e);
+  out->seq = h.nlmsg_seq;
+  out->error = e.error < 0 ? -e.error : e.error;
+  out->extack.clear();
+  if (!(h.nlmsg_flags & NLM_F_ACK_TLVS)) return true;
+  // Without NLM_F_CAPPED the whole offending message is echoed before the TLVs.
+  size_t tlvOff = sizeof(nlmsgerr);
+  if (!(h.nlmsg_flags & NLM_F_CAPPED)) {
+    if (e.msg.nlmsg_len < NLMSG_HDRLEN) return true;
+    tlvOff = sizeof(int) + NLMSG_ALIGN(e.msg.nlmsg_len);
+  }
+  if (tlvOff > len) return true;
+  AttrView tb[NLMSGERR_ATTR_MAX + 1];
+  if (ParseAttrs(payload + tlvOff, len - tlvOff, tb, NLMSGERR_ATTR_MAX)) out->extack = AttrStr(tb[NLMSGERR_ATTR_MSG]);
+  return true;
+}
+
+}  // namespace kpn

@@ -1,0 +1,69 @@
+// Bounds-checked parsing of netlink messages and attributes received from the kernel. Nothing
+// read from a socket is trusted: every length is checked before use.
+#pragma once
+#include <linux/netlink.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+namespace kpn {
+
+struct AttrView {
+  const uint8_t* data = nullptr;
+  size_t len = 0;
+  bool present() const { return data != nullptr; }
+};
+
+// Fills tb[0..maxType] with the attributes found in [p, p+n) (later duplicates win, unknown types
+// ignored). Returns false if any attribute header or length is malformed.
+bool ParseAttrs(const uint8_t* p, size_t n, AttrView* tb, uint16_t maxType);
+
+// Calls fn(type, view) for each attribute in [p, p+n); returns false on malformed data.
+template <typename F>
+bool ForEachAttr(const uint8_t* p, size_t n, F fn) {
+  size_t off = 0;
+  while (n - off >= NLA_HDRLEN) {
+    uint16_t len, type;
+    std::memcpy(&len, p + off, 2);
+    std::memcpy(&type, p + off + 2, 2);
+    if (len < NLA_HDRLEN || len > n - off) return false;
+    fn(uint16_t(type & NLA_TYPE_MASK), AttrView{p + off + NLA_HDRLEN, size_t(len - NLA_HDRLEN)});
+    size_t step = NLA_ALIGN(len);
+    if (step > n - off) break;
+    off += step;
+  }
+  return true;
+}
+
+// Calls fn(const nlmsghdr*, payload, payloadLen) for each message in a datagram.
+template <typename F>
+bool ForEachMsg(const uint8_t* p, size_t n, F fn) {
+  size_t off = 0;
+  while (n - off >= NLMSG_HDRLEN) {
+    nlmsghdr h;
+    std::memcpy(&h, p + off, sizeof h);
+    if (h.nlmsg_len < NLMSG_HDRLEN || h.nlmsg_len > n - off) return false;
+    if (!fn(h, p + off + NLMSG_HDRLEN, size_t(h.nlmsg_len - NLMSG_HDRLEN))) return true;
+    size_t step = NLMSG_ALIGN(h.nlmsg_len);
+    if (step > n - off) break;
+    off += step;
+  }
+  return true;
+}
+
+uint32_t AttrBe32(const AttrView& a, uint32_t dflt = 0);
+uint64_t AttrBe64(const AttrView& a, uint64_t dflt = 0);
+uint8_t AttrU8(const AttrView& a, uint8_t dflt = 0);
+std::string AttrStr(const AttrView& a);  // up to the first NUL
+
+// An NLMSG_ERROR reply: error is a positive errno (0 = ack), extack the kernel's text if any.
+struct NlAck {
+  uint32_t seq = 0;
+  int error = 0;
+  std::string extack;
+};
+bool ParseAck(const nlmsghdr& h, const uint8_t* payload, size_t len, NlAck* out);
+
+}  // namespace kpn
