@@ -1,0 +1,33 @@
+// Deletes conntrack flows through the addon (ctnetlink, kernel-side filters). One call = one
+// netlink socket: a filtered dump per filter, then all matching entries deleted in batches.
+import { loadConntrackAddon, type ConntrackAddon, type NativeConntrackResult } from './addon';
+import type { ConntrackFilter } from './filter';
+
+export type ConntrackDeleteResult = NativeConntrackResult;
+
+export interface ConntrackClientOptions {
+  /** A network namespace path such as /run/netns/X; default: the process's own. */
+  netns?: string | null;
+  /** For tests of the wiring; default: the real addon. */
+  addon?: ConntrackAddon;
+}
+
+export class ConntrackClient {
+  private readonly netns: string | null;
+  private readonly addon: ConntrackAddon;
+
+  constructor(opts: ConntrackClientOptions = {}) {
+    this.netns = opts.netns ?? null;
+    this.addon = opts.addon ?? loadConntrackAddon();
+  }
+
+  /**
+   * Deletes every flow matching any filter. Resolves with counts; entries that vanished between
+   * the dump and the delete count as notFound, not as failures. Rejects (Error with errno) only
+   * when the socket cannot be opened or the kernel refuses a dump.
+   */
+  async deleteFlows(filters: readonly ConntrackFilter[]): Promise<ConntrackDeleteResult> {
+    if (filters.length === 0) return { deleted: 0, notFound: 0, failed: 0, received: 0, matched: 0, dumps: 0 };
+    return this.addon.conntrackDelete(this.netns, [...filters]);
+  }
+}

@@ -1,0 +1,85 @@
+// Which conntrack flows a sync made stale (pure). For UDP and SCTP ServicePorts:
+// - an endpoint went away: flows to any of the Service's addresses (cluster IP, external IPs,
+//   LoadBalancer IPs with the Service port; any address with the NodePort) that were DNATed to
+//   that endpoint. Without this, a client keeps sending to the dead endpoint for as long as it
+//   keeps the flow alive (the classic DNS-pod-restart outage, kubernetes#19029).
+// - the ServicePort went from no endpoints to some: every flow to its addresses; they hold the
+//   reject the kernel cached while it had none.
+// - the ServicePort was removed: every flow to its addresses, which still DNAT to old endpoints.
+// TCP is left alone: its flows end with the connection, and the endpoint's RST ends them sooner.
+import type { ChangeSet, Endpoint, ProxySnapshot, ServicePort } from '../core/types';
+import { filterKey, type ConntrackFilter, type ConntrackProtocol } from './filter';
+
+type FlowProtocol = Exclude<ConntrackProtocol, 'tcp'>;
+
+function flowProtocol(sp: ServicePort): FlowProtocol | undefined {
+  if (sp.protocol === 'UDP') return 'udp';
+  if (sp.protocol === 'SCTP') return 'sctp';
+  return undefined;
+}
+
+function familyOf(sp: ServicePort): 4 | 6 {
+  return sp.family === 'IPv6' ? 6 : 4;
+}
+
+function ipFamily(ip: string): 4 | 6 {
+  return ip.includes(':') ? 6 : 4;
+}
+
+/** The Service's own addresses (not NodePort) in its family, without duplicates or blanks. */
+function serviceIPs(sp: ServicePort): string[] {
+  const fam = familyOf(sp);
+  const ips = [sp.clusterIP, ...sp.externalIPs, ...sp.loadBalancerIPs].filter((ip) => ip && ipFamily(ip) === fam);
+  return [...new Set(ips)];
+}
+
+/** Flows to the ServicePort, optionally only those DNATed to one endpoint. */
+function flowsTo(sp: ServicePort, proto: FlowProtocol, ep?: Endpoint): ConntrackFilter[] {
+  const family = familyOf(sp);
+  const reply = ep ? { replySrc: ep.ip, replySrcPort: ep.port } : {};
+  const out: ConntrackFilter[] = serviceIPs(sp).map((ip) => ({ family, protocol: proto, origDst: ip, origDstPort: sp.port, ...reply }));
+  if (sp.nodePort > 0) out.push({ family, protocol: proto, origDstPort: sp.nodePort, ...reply });
+  return out;
+}
+
+function removedEndpointFlows(sp: ServicePort, proto: FlowProtocol, removed: readonly Endpoint[]): ConntrackFilter[] {
+  const fam = familyOf(sp);
+  return removed.filter((ep) => ep.ip && ipFamily(ep.ip) === fam && ep.port > 0).flatMap((ep) => flowsTo(sp, proto, ep));
+}
+
+/**
+ * Filters for the flows made stale by `changes`, given the snapshot after the sync. Removed
+ * ServicePorts are looked up in `changes.removedServices` (their state at the previous sync).
+ */
+export function staleFlowFilters(snapshot: Pick<ProxySnapshot, 'services'>, changes: ChangeSet): ConntrackFilter[] {
+  const out = new Map<string, ConntrackFilter>();
+  const add = (filters: ConntrackFilter[]): void => {
+    for (const f of filters) out.set(filterKey(f), f);
+  };
+  const lookup = (key: string): ServicePort | undefined => snapshot.services.get(key) ?? changes.removedServices?.get(key);
+
+  for (const [key, removed] of changes.removedEndpoints) {
+    const sp = lookup(key);
+    const proto = sp && flowProtocol(sp);
+    if (sp && proto) add(removedEndpointFlows(sp, proto, removed));
+  }
+  for (const key of changes.newlyActive ?? []) {
+    const sp = snapshot.services.get(key);
+    const proto = sp && flowProtocol(sp);
+    if (sp && proto) add(flowsTo(sp, proto));
+  }
+  for (const [key, sp] of changes.removedServices ?? []) {
+    const proto = flowProtocol(sp);
+    if (proto && !snapshot.services.has(key)) add(flowsTo(sp, proto));
+  }
+  return dropCovered([...out.values()]);
+}
+
+/** A filter with reply fields is redundant next to the same one without them (it deletes a subset). */
+function dropCovered(filters: ConntrackFilter[]): ConntrackFilter[] {
+  const broad = new Set(filters.filter((f) => f.replySrc === undefined && f.replySrcPort === undefined).map(filterKey));
+  return filters.filter((f) => {
+    if (f.replySrc === undefined && f.replySrcPort === undefined) return true;
+    return !broad.has(filterKey({ ...f, replySrc: undefined, replySrcPort: undefined }));
+  });
+}
