@@ -1,6 +1,6 @@
 // `npm run bench [-- shapes] [--quick]`: entry point of the benchmarks (docs/benchmarks.md).
 import { runShapes } from './shapes/run-shapes';
-import { runPipeline } from './pipeline/run-pipeline';
+import { isScenarioChild, runPipeline, scenarioChild } from './pipeline/run-pipeline';
 
 const USAGE = `usage: npm run bench -- [pipeline|shapes] [--quick] [--sizes N,N,...] [--repeats R]
   pipeline (default)  synthetic clusters through model -> NftablesProxier -> addon -> kernel,
@@ -36,6 +36,7 @@ function positiveInts(flag: string, value: string | undefined): number[] {
 
 async function main(): Promise<void> {
   if (process.getuid?.() !== 0) throw new Error('the bench creates network namespaces and needs root');
+  if (isScenarioChild(process.argv.slice(2))) return scenarioChild(process.argv.slice(2));
   const opts = parseArgs(process.argv.slice(2));
   if (opts.command === 'shapes') await runShapes(opts);
   else await runPipeline(opts);

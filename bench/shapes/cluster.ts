@@ -41,7 +41,7 @@ export function hasNodePort(index: number, share: number): boolean {
 
 /** Endpoint IPs of Service `index`, generation `gen` (a new generation = every pod replaced). */
 export function endpointIp(index: number, slot: number, perService: number, gen = 0): string {
-  return intToIp4(POD_BASE + 1 + gen * 4_000_000 + index * perService + slot);
+  return intToIp4(POD_BASE + 1 + gen * 262_144 + index * perService + slot);
 }
 
 export function syntheticService(index: number, spec: ClusterSpec): SynthService {

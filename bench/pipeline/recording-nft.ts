@@ -1,0 +1,23 @@
+// Wraps the addon's Nft so the bench sees each transaction the proxier commits (its op count, the
+// bytes sent, and the transaction itself for the `nft -f` comparison) without changing what is sent.
+import type { CommitStats, Nft, Transaction } from '../lib/native';
+
+export interface CommitRecord { tx: Transaction; stats: CommitStats; ops: number }
+
+export function recordingNft<T extends Nft>(inner: T): { nft: T; commits: CommitRecord[] } {
+  const commits: CommitRecord[] = [];
+  const commit = async (tx: Transaction): Promise<CommitStats> => {
+    const stats = await inner.commit(tx);
+    commits.push({ tx, stats, ops: tx.opCount });
+    return stats;
+  };
+  // A Proxy rather than a subclass: methods run on the real object, so private fields keep working.
+  const nft = new Proxy(inner, {
+    get(target, prop) {
+      if (prop === 'commit') return commit;
+      const v = Reflect.get(target, prop, target);
+      return typeof v === 'function' ? v.bind(target) : v;
+    },
+  });
+  return { nft, commits };
+}

@@ -1,0 +1,174 @@
+// One cluster size through the real pipeline: model -> NftablesProxier -> addon -> kernel (fresh
+// namespace). Runs in its own child process (see run-pipeline.ts) so RSS is this size's alone.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { endpointIp, syntheticService, SynthService, ClusterSpec } from '../shapes/cluster';
+import { Cost, measureNftFile } from '../lib/measure';
+import { benchNetns, teardown } from '../lib/netns';
+import { progress } from '../report/table';
+import { histogramTotals, HistogramTotals } from './histogram';
+import { ModelDriver } from './model-driver';
+import { PipelineParts } from './parts';
+
+export type SyncKind = 'full-initial' | 'full' | 'partial-1-endpoint' | 'partial-100-added';
+
+export interface SyncSample {
+  kind: SyncKind;
+  /** What the proxier observed into sync_proxy_rules_duration_seconds for this sync. */
+  metricS: number;
+  /** Our own clock around proxier.sync(), for comparison. */
+  wallS: number;
+  userS: number;
+  sysS: number;
+  ops: number;
+  bytes: number;
+  messages: number;
+}
+
+export interface PhaseBuckets { kind: SyncKind; buckets: [number, number][]; count: number }
+
+export interface SizeResult {
+  n: number;
+  endpointsPerService: number;
+  nodePortShare: number;
+  model: string;
+  proxier: string;
+  metricName: string;
+  samples: SyncSample[];
+  /** Bucket counts each phase added to the histogram (its own resolution). */
+  phaseBuckets: PhaseBuckets[];
+  rssMiB: { afterModel: number; afterInitialSync: number; end: number; peak: number };
+  heapUsedMiB: number;
+  nftFile: Cost & { ops: number; scriptMB: number };
+  kernelServiceIps?: number;
+  errors: string[];
+}
+
+export interface ScenarioOptions { n: number; endpoints: number; nodePortShare: number; fullRepeats: number; partialRepeats: number; addRepeats: number }
+
+const MiB = (b: number) => b / 1024 / 1024;
+
+function bucketDelta(before: HistogramTotals, after: HistogramTotals): [number, number][] {
+  return [...after.buckets].map(([le, c]) => [le, c - (before.buckets.get(le) ?? 0)] as [number, number]);
+}
+
+class Recorder {
+  readonly samples: SyncSample[] = [];
+  readonly phases: PhaseBuckets[] = [];
+  readonly errors: string[] = [];
+  constructor(private readonly parts: PipelineParts, private readonly driver: ModelDriver) {}
+
+  async sync(kind: SyncKind, full: boolean): Promise<void> {
+    const { snapshot, changes } = this.driver.take();
+    const before = await histogramTotals(this.parts.registry, this.parts.metricName);
+    const commitsBefore = this.parts.commits.length;
+    const cpu0 = process.cpuUsage();
+    const t0 = process.hrtime.bigint();
+    const result = await this.parts.proxier.sync(snapshot, changes, full);
+    const wallS = Number(process.hrtime.bigint() - t0) / 1e9;
+    const cpu = process.cpuUsage(cpu0);
+    const after = await histogramTotals(this.parts.registry, this.parts.metricName);
+    if (!result.ok) this.errors.push(`${kind} sync failed: ${result.error?.message ?? 'no error given'}`);
+    if (after.count - before.count !== 1) {
+      this.errors.push(`${kind} sync added ${after.count - before.count} observations to ${this.parts.metricName}, expected 1`);
+    }
+    const commits = this.parts.commits.slice(commitsBefore);
+    this.samples.push({
+      kind, metricS: after.sum - before.sum, wallS, userS: cpu.user / 1e6, sysS: cpu.system / 1e6,
+      ops: commits.reduce((a, c) => a + c.ops, 0),
+      bytes: commits.reduce((a, c) => a + c.stats.bytes, 0),
+      messages: commits.reduce((a, c) => a + c.stats.messages, 0),
+    });
+  }
+
+  async phase(kind: SyncKind, repeats: number, full: boolean, change: (r: number) => void): Promise<void> {
+    const before = await histogramTotals(this.parts.registry, this.parts.metricName);
+    for (let r = 0; r < repeats; r++) {
+      change(r);
+      await this.sync(kind, full);
+    }
+    const after = await histogramTotals(this.parts.registry, this.parts.metricName);
+    this.phases.push({ kind, buckets: bucketDelta(before, after), count: after.count - before.count });
+    const last = this.samples.filter((s) => s.kind === kind).map((s) => s.metricS.toFixed(3));
+    progress(`N=${this.n()}: ${kind} x${repeats}: ${last.join(' ')} s`);
+  }
+
+  n(): number { return this.parts.n; }
+}
+
+/** Replace one pod of Service `s` (a new IP in slot `slot`): the commonest endpoint change. */
+function replaceOnePod(s: SynthService, slot: number, gen: number, perService: number): SynthService {
+  const endpoints = s.endpoints.map((ep, i) => (i === slot ? { ip: endpointIp(s.index, i, perService, gen), port: ep.port } : ep));
+  return { ...s, endpoints };
+}
+
+function nftFileCost(script: string, ops: number): SizeResult['nftFile'] {
+  const dir = mkdtempSync(join(tmpdir(), 'kpn-bench-'));
+  const file = join(dir, 'full-sync.nft');
+  writeFileSync(file, script);
+  const ns = benchNetns();
+  try {
+    return { ...measureNftFile(ns.name, file), ops, scriptMB: script.length / 1e6 };
+  } finally {
+    teardown(ns);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function kernelServiceIps(nsName: (args: string[]) => string): number | undefined {
+  try {
+    const j = JSON.parse(nsName(['-j', 'list', 'map', 'ip', 'kube-proxy', 'service-ips']));
+    const map = j.nftables.find((o: Record<string, unknown>) => o.map)?.map;
+    return map?.elem?.length ?? 0;
+  } catch {
+    return undefined;
+  }
+}
+
+export async function runScenario(o: ScenarioOptions, makeDriver: () => ModelDriver, makeParts: (netnsPath: string, n: number) => Promise<PipelineParts>): Promise<SizeResult> {
+  const spec: ClusterSpec = { services: o.n, endpointsPerService: o.endpoints, nodePortShare: o.nodePortShare };
+  progress(`N=${o.n}: building the model from ${o.n} Services and EndpointSlices`);
+  const driver = makeDriver();
+  const services: SynthService[] = [];
+  for (let i = 0; i < o.n; i++) {
+    services.push(syntheticService(i, spec));
+    driver.upsert(services[i]);
+  }
+  const rssAfterModel = MiB(process.memoryUsage().rss);
+  const ns = benchNetns();
+  try {
+    const parts = await makeParts(ns.path, o.n);
+    const rec = new Recorder(parts, driver);
+    progress(`N=${o.n}: initial full sync into an empty namespace`);
+    await rec.phase('full-initial', 1, true, () => undefined);
+    const initial = parts.commits.at(-1);
+    const rssAfterInitial = MiB(process.memoryUsage().rss);
+    await rec.phase('full', o.fullRepeats, true, () => undefined);
+    await rec.phase('partial-1-endpoint', o.partialRepeats, false, (r) => {
+      const i = (r * 7919 + 1) % o.n;
+      services[i] = replaceOnePod(services[i], r % o.endpoints, r + 1, o.endpoints);
+      driver.upsert(services[i]);
+    });
+    await rec.phase('partial-100-added', o.addRepeats, false, (r) => {
+      for (let j = 0; j < 100; j++) driver.upsert(syntheticService(o.n + r * 100 + j, spec));
+    });
+    const kernelCount = kernelServiceIps((args) => ns.nft(...args));
+    const rssEnd = MiB(process.memoryUsage().rss);
+    const heapUsedMiB = MiB(process.memoryUsage().heapUsed);
+    parts.close();
+    if (!initial) throw new Error('the initial full sync committed no transaction');
+    progress(`N=${o.n}: the initial full sync's transaction through nft -f into a fresh namespace`);
+    const nftFile = nftFileCost(initial.tx.toNftScript(), initial.ops);
+    progress(`N=${o.n}: nft -f ${nftFile.wallS.toFixed(3)} s`);
+    return {
+      n: o.n, endpointsPerService: o.endpoints, nodePortShare: o.nodePortShare,
+      model: driver.kind, proxier: parts.description, metricName: parts.metricName,
+      samples: rec.samples, phaseBuckets: rec.phases,
+      rssMiB: { afterModel: rssAfterModel, afterInitialSync: rssAfterInitial, end: rssEnd, peak: process.resourceUsage().maxRSS / 1024 },
+      heapUsedMiB, nftFile, kernelServiceIps: kernelCount, errors: rec.errors,
+    };
+  } finally {
+    teardown(ns);
+  }
+}

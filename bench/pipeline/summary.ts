@@ -1,0 +1,72 @@
+// Tables and chart series from the per-size results.
+import { cpuS } from '../lib/measure';
+import { Cell, markdownTable, ratio } from '../report/table';
+import { Series } from '../report/svg';
+import { bucketQuantile, quantile } from './histogram';
+import { SizeResult, SyncKind } from './scenario';
+
+const metricOf = (r: SizeResult, kind: SyncKind) => r.samples.filter((s) => s.kind === kind).map((s) => s.metricS);
+const p = (r: SizeResult, kind: SyncKind, q: number) => quantile(metricOf(r, kind), q);
+const ms = (v: number | undefined) => (v === undefined ? undefined : v * 1000);
+
+function bucketP(r: SizeResult, kind: SyncKind, q: number): string {
+  const ph = r.phaseBuckets.find((b) => b.kind === kind);
+  if (!ph) return '-';
+  const v = bucketQuantile(new Map(ph.buckets), ph.count, q);
+  return v === undefined ? '-' : v === Infinity ? '+Inf' : `≤${v * 1000}`;
+}
+
+export function pipelineTables(results: SizeResult[]): string {
+  const sync: Cell[][] = results.map((r) => {
+    const initial = metricOf(r, 'full-initial')[0];
+    return [r.n, ms(initial), ms(p(r, 'full', 0.5)), ms(p(r, 'full', 0.99)),
+      ms(p(r, 'partial-1-endpoint', 0.5)), ms(p(r, 'partial-1-endpoint', 0.99)),
+      ms(p(r, 'partial-100-added', 0.5)), ms(p(r, 'partial-100-added', 0.99)),
+      r.nftFile.wallS * 1000, ratio(r.nftFile.wallS, initial)];
+  });
+  const cost: Cell[][] = results.map((r) => {
+    const one = (k: SyncKind) => r.samples.filter((s) => s.kind === k);
+    const first = one('full-initial')[0];
+    const part = one('partial-1-endpoint')[0];
+    const add = one('partial-100-added')[0];
+    return [r.n, first?.ops, first ? first.bytes / 1e6 : undefined, first ? cpuS(first) : undefined,
+      part?.ops, part?.bytes, add?.ops, add?.bytes,
+      cpuS(r.nftFile), r.nftFile.sysS, r.rssMiB.afterInitialSync, r.rssMiB.peak, r.kernelServiceIps];
+  });
+  const buckets: Cell[][] = results.map((r) => [r.n,
+    ...(['full', 'partial-1-endpoint', 'partial-100-added'] as SyncKind[]).flatMap((k) => [bucketP(r, k, 0.5), bucketP(r, k, 0.99)])]);
+  const reps = results[0] ? (['full', 'partial-1-endpoint', 'partial-100-added'] as SyncKind[]).map((k) => `${k} x${metricOf(results[0], k).length}`).join(', ') : '';
+  return [
+    `Sync duration, ms, from sync_proxy_rules_duration_seconds (each sync's own observation; repeats: ${reps})`,
+    markdownTable(['N', 'full (initial)', 'full p50', 'full p99', '1-endpoint p50', '1-endpoint p99', '+100 Svc p50', '+100 Svc p99', 'nft -f ms', 'nft -f / initial'], sync),
+    '',
+    'Cost: transaction size, CPU of this process (sync) and of nft -f, memory',
+    markdownTable(['N', 'initial ops', 'initial MB sent', 'initial cpu s', '1-ep ops', '1-ep bytes', '+100 ops', '+100 bytes', 'nft -f cpu s', 'nft -f sys s', 'RSS after initial MiB', 'peak RSS MiB', 'service-ips in kernel'], cost),
+    '',
+    'The histogram\'s own resolution: p50/p99 as bucket upper bounds, ms',
+    markdownTable(['N', 'full p50', 'full p99', '1-ep p50', '1-ep p99', '+100 p50', '+100 p99'], buckets),
+  ].join('\n');
+}
+
+export function partialScaling(results: SizeResult[]): string {
+  if (results.length < 2) return '';
+  const lo = results[0];
+  const hi = results[results.length - 1];
+  const a = p(lo, 'partial-1-endpoint', 0.5);
+  const b = p(hi, 'partial-1-endpoint', 0.5);
+  const x = a && b ? b / a : undefined;
+  return `one-Service partial sync p50: N=${hi.n} ${((b ?? NaN) * 1000).toFixed(2)} ms vs N=${lo.n} ${((a ?? NaN) * 1000).toFixed(2)} ms = ${x?.toFixed(2) ?? '-'}x (issue 5 asks for at most 2x)`;
+}
+
+export function seriesOf(results: SizeResult[]): Series[] {
+  const line = (name: string, f: (r: SizeResult) => number | undefined, dashed = false): Series => ({
+    name, dashed, points: results.map((r) => ({ x: r.n, y: f(r) ?? NaN })).filter((q) => Number.isFinite(q.y)),
+  });
+  return [
+    line('full sync (initial)', (r) => metricOf(r, 'full-initial')[0]),
+    line('full resync p50', (r) => p(r, 'full', 0.5)),
+    line('partial: 1 endpoint p50', (r) => p(r, 'partial-1-endpoint', 0.5)),
+    line('partial: +100 Services p50', (r) => p(r, 'partial-100-added', 0.5)),
+    line('nft -f (same ruleset)', (r) => r.nftFile.wallS, true),
+  ];
+}
