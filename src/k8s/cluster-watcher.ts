@@ -1,0 +1,204 @@
+// Everything kube-proxy watches, wired to one sink: Services, EndpointSlices, this Node, and the
+// Namespaces labelled `networking.k8s.io/kube-proxy=disabled`, whose Services and EndpointSlices are
+// never requested (see docs/watching.md for the design and its cost).
+import type { KubeConfig, KubernetesObject, V1EndpointSlice, V1Namespace, V1Node, V1Service } from '@kubernetes/client-node';
+import { BackoffOptions } from './backoff';
+import { Logger, silentLogger } from './logger';
+import { Reflector, ReflectorStatus } from './reflector';
+import { ResourceClients, resourceClients } from './resources';
+import { DISABLED_NAMESPACES_SELECTOR, excludeNamespacesSelector, nodeFieldSelector, SERVICE_LABEL_SELECTOR } from './selectors';
+import { ClusterEventSink, EventKind } from './sink';
+
+export interface ClusterWatcherOptions {
+  kubeConfig: KubeConfig;
+  nodeName: string;
+  sink: ClusterEventSink;
+  log?: Logger;
+  backoff?: BackoffOptions;
+  pageSize?: number;
+  watchTimeoutSeconds?: () => number;
+  /** Honour the disabled-namespace label (needs RBAC list/watch on namespaces). Default true. */
+  namespaceOptOut?: boolean;
+  /** Told whenever a watch connects or fails (for metrics). */
+  onStatus?: (s: ReflectorStatus) => void;
+  /** Injectable for tests; defaults to the client-node typed APIs. */
+  clients?: ResourceClients;
+}
+
+export interface WatcherStatus {
+  /** Every watch is connected. */
+  connected: boolean;
+  /** Services and EndpointSlices completed their first list. */
+  synced: boolean;
+  lastError?: string;
+  resources: ReflectorStatus[];
+}
+
+export class ClusterWatcher {
+  private readonly services: Reflector<V1Service>;
+  private readonly slices: Reflector<V1EndpointSlice>;
+  private readonly node: Reflector<V1Node>;
+  private readonly namespaces?: Reflector<V1Namespace>;
+  private readonly disabled = new Set<string>();
+  /** Namespace flips are applied one at a time, in order. */
+  private flips: Promise<void> = Promise.resolve();
+  private servicesStarted = false;
+  private syncedCount = 0;
+  private readonly log: Logger;
+
+  constructor(private readonly o: ClusterWatcherOptions) {
+    this.log = o.log ?? silentLogger;
+    const clients = o.clients ?? resourceClients(o.kubeConfig);
+    const common = {
+      kubeConfig: o.kubeConfig,
+      backoff: o.backoff,
+      pageSize: o.pageSize,
+      watchTimeoutSeconds: o.watchTimeoutSeconds,
+      log: this.log,
+      onStatus: o.onStatus,
+    };
+    const enabled = (obj: KubernetesObject): boolean => !this.disabled.has(obj.metadata?.namespace ?? '');
+    this.services = new Reflector<V1Service>({
+      ...common,
+      client: clients.services,
+      labelSelector: SERVICE_LABEL_SELECTOR,
+      accept: enabled,
+      handler: this.forward((k, s) => o.sink.onService(k, s)),
+    });
+    this.slices = new Reflector<V1EndpointSlice>({
+      ...common,
+      client: clients.endpointSlices,
+      labelSelector: SERVICE_LABEL_SELECTOR,
+      accept: enabled,
+      handler: this.forward((k, s) => o.sink.onEndpointSlice(k, s)),
+    });
+    this.node = new Reflector<V1Node>({
+      ...common,
+      client: clients.nodes,
+      fieldSelector: nodeFieldSelector(o.nodeName),
+      handler: {
+        add: (n) => o.sink.onNode(n),
+        update: (n) => o.sink.onNode(n),
+        delete: () => o.sink.onNode(undefined),
+      },
+    });
+    if (o.namespaceOptOut !== false) {
+      this.namespaces = new Reflector<V1Namespace>({
+        ...common,
+        client: clients.namespaces,
+        labelSelector: DISABLED_NAMESPACES_SELECTOR,
+        handler: {
+          add: (ns) => this.flip(ns.metadata!.name!, true),
+          update: () => undefined,
+          // Label removed (the watch's selector no longer matches) or namespace deleted.
+          delete: (ns) => this.flip(ns.metadata!.name!, false),
+          // Services are requested only once the disabled set is known, so none of theirs is ever asked for.
+          synced: () => this.startServices(),
+        },
+      });
+    }
+  }
+
+  start(): void {
+    this.node.start();
+    if (this.namespaces) this.namespaces.start();
+    else this.startServices();
+  }
+
+  stop(): void {
+    for (const r of this.reflectors()) r.stop();
+  }
+
+  /** Namespaces currently opted out. */
+  disabledNamespaces(): string[] {
+    return [...this.disabled].sort();
+  }
+
+  /** Resolves when pending namespace flips have been applied (for tests and orderly shutdown). */
+  settled(): Promise<void> {
+    return this.flips;
+  }
+
+  status(): WatcherStatus {
+    const resources = this.reflectors().map((r) => r.status);
+    const failing = resources.filter((r) => r.lastError && !r.connected);
+    return {
+      connected: resources.every((r) => r.connected),
+      synced: this.syncedCount >= 2,
+      lastError: failing[0]?.lastError,
+      resources,
+    };
+  }
+
+  private reflectors(): Reflector<KubernetesObject>[] {
+    const all = [this.services, this.slices, this.node, this.namespaces] as Array<Reflector<KubernetesObject> | undefined>;
+    return all.filter((r): r is Reflector<KubernetesObject> => r !== undefined);
+  }
+
+  private forward<T>(to: (kind: EventKind, obj: T) => void) {
+    return {
+      add: (obj: T) => to('add', obj),
+      update: (obj: T) => to('update', obj),
+      delete: (obj: T) => to('delete', obj),
+      synced: () => {
+        if (++this.syncedCount === 2) this.o.sink.onSynced();
+      },
+    };
+  }
+
+  private startServices(): void {
+    if (this.servicesStarted) return;
+    this.servicesStarted = true;
+    this.applySelector();
+    this.services.start();
+    this.slices.start();
+  }
+
+  private applySelector(): void {
+    const sel = excludeNamespacesSelector(this.disabled);
+    this.services.setFieldSelector(sel);
+    this.slices.setFieldSelector(sel);
+  }
+
+  private flip(namespace: string, disabled: boolean): void {
+    if (this.disabled.has(namespace) === disabled) return;
+    if (disabled) {
+      // Synchronous, so the Services are gone from the sink within this very event.
+      this.disabled.add(namespace);
+      const inNs = (o: KubernetesObject): boolean => o.metadata?.namespace === namespace;
+      const gone = this.services.drop(inNs) + this.slices.drop(inNs);
+      this.log.info({ namespace, objectsDropped: gone }, 'namespace opted out of kube-proxy');
+      if (this.servicesStarted) this.applySelector();
+      this.o.sink.onNamespaceDisabledChange?.(namespace, true);
+      return;
+    }
+    this.disabled.delete(namespace);
+    this.o.sink.onNamespaceDisabledChange?.(namespace, false);
+    if (!this.servicesStarted) return;
+    // Fetch just this namespace, then widen the watches; events the list already covers are skipped.
+    this.flips = this.flips.then(() => this.enable(namespace));
+  }
+
+  private async enable(namespace: string): Promise<void> {
+    if (this.disabled.has(namespace)) return;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await Promise.all([this.services.mergeNamespace(namespace), this.slices.mergeNamespace(namespace)]);
+        break;
+      } catch (err) {
+        if (this.disabled.has(namespace)) return;
+        if (attempt >= 5) {
+          // A watch replays changes, not unchanged objects: only a full relist can bring them back now.
+          this.log.warn({ namespace, err: String(err) }, 'listing re-enabled namespace failed; relisting everything');
+          this.applySelector();
+          this.services.relistNow();
+          this.slices.relistNow();
+          return;
+        }
+        await new Promise((r) => setTimeout(r, (this.o.backoff?.initialMs ?? 800) * attempt));
+      }
+    }
+    this.log.info({ namespace }, 'namespace opted back in to kube-proxy');
+    this.applySelector();
+  }
+}

@@ -1,0 +1,340 @@
+// One list+watch loop for one resource, built on client-node's Watch and typed list calls.
+// Why not client-node's ListWatch: it stops for good on the first error, cannot page its list, cannot
+// change its field selector without a relist, and cannot merge one namespace in; kube-proxy needs all four.
+import { KubeConfig, KubernetesObject, Watch } from '@kubernetes/client-node';
+import { BackoffOptions, backoffDelay, DEFAULT_BACKOFF } from './backoff';
+import { Logger, silentLogger } from './logger';
+import { ResourceClient } from './resources';
+
+export interface ReflectorHandler<T> {
+  add(obj: T): void;
+  update(obj: T, old: T): void;
+  delete(obj: T): void;
+  /** Called once, after the first complete list. */
+  synced?(): void;
+}
+
+export interface ReflectorStatus {
+  resource: string;
+  connected: boolean;
+  synced: boolean;
+  /** Consecutive failures since the last success. */
+  failures: number;
+  lastError?: string;
+  lastErrorTime?: Date;
+  resourceVersion: string;
+}
+
+export interface ReflectorOptions<T extends KubernetesObject> {
+  kubeConfig: KubeConfig;
+  client: ResourceClient<T>;
+  handler: ReflectorHandler<T>;
+  labelSelector?: string;
+  fieldSelector?: string;
+  /** Page size for lists (client-go uses 500). */
+  pageSize?: number;
+  backoff?: BackoffOptions;
+  /** Server-side watch timeout; client-go picks 5-10 minutes at random. */
+  watchTimeoutSeconds?: () => number;
+  /** Events for objects failing this are ignored (in flight before a selector change took effect). */
+  accept?: (obj: T) => boolean;
+  log?: Logger;
+  onStatus?: (s: ReflectorStatus) => void;
+}
+
+interface WatchOutcome {
+  gone: boolean;
+  events: number;
+  /** Ended by us (selector change or stop), not by the server. */
+  interrupted: boolean;
+}
+
+export class GoneError extends Error {}
+
+const isGone = (e: unknown): boolean => {
+  const err = e as { code?: unknown; statusCode?: unknown };
+  return e instanceof GoneError || err?.code === 410 || err?.statusCode === 410;
+};
+
+const describe = (e: unknown): string => {
+  const err = e as { code?: number; statusCode?: number; message?: string; body?: unknown };
+  const code = err?.code ?? err?.statusCode;
+  const msg = err?.message ?? String(e);
+  return code !== undefined && !msg.includes(String(code)) ? `HTTP ${code}: ${msg}` : msg;
+};
+
+const keyOf = (o: KubernetesObject): string => `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`;
+
+/** Parses an etcd-style numeric resourceVersion; others are opaque and never compared. */
+const rvNumber = (rv: string | undefined): bigint | undefined => (rv && /^\d+$/.test(rv) ? BigInt(rv) : undefined);
+
+export class Reflector<T extends KubernetesObject> {
+  private readonly cache = new Map<string, T>();
+  private rv = '';
+  private stopped = true;
+  private running = false;
+  private fieldSelector?: string;
+  private currentWatch?: { controller?: AbortController; intentional: boolean };
+  private wake?: () => void;
+  private readonly state: ReflectorStatus;
+  /** Namespaces listed on their own (merged in): events up to that version are already reflected. */
+  private readonly listedAt = new Map<string, bigint>();
+  private readonly log: Logger;
+
+  constructor(private readonly o: ReflectorOptions<T>) {
+    this.fieldSelector = o.fieldSelector;
+    this.log = o.log ?? silentLogger;
+    this.state = { resource: o.client.name, connected: false, synced: false, failures: 0, resourceVersion: '' };
+  }
+
+  get status(): ReflectorStatus {
+    return { ...this.state, resourceVersion: this.rv };
+  }
+
+  /** The objects currently known (a copy of the list). */
+  items(): T[] {
+    return [...this.cache.values()];
+  }
+
+  start(): void {
+    this.stopped = false;
+    if (this.running) return;
+    this.running = true;
+    void this.loop().finally(() => (this.running = false));
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.interruptWatch();
+    this.wake?.();
+  }
+
+  /** Changes the field selector and re-watches from the current version: no relist. */
+  setFieldSelector(sel: string | undefined): void {
+    if (sel === this.fieldSelector) return;
+    this.fieldSelector = sel;
+    this.interruptWatch();
+  }
+
+  /** Drops the watch and lists everything again (deletes for what vanished, adds for what appeared). */
+  relistNow(): void {
+    this.rv = '';
+    this.interruptWatch();
+  }
+
+  /** Forgets cached objects matching `pred`, reporting each as deleted. */
+  drop(pred: (obj: T) => boolean): number {
+    let n = 0;
+    for (const [k, obj] of this.cache) {
+      if (!pred(obj)) continue;
+      this.cache.delete(k);
+      this.emit('delete', obj);
+      n++;
+    }
+    return n;
+  }
+
+  /** Lists one namespace (paged) and merges it into the cache, reporting adds and updates. */
+  async mergeNamespace(namespace: string): Promise<void> {
+    const { items, resourceVersion } = await this.listPaged(namespace);
+    const listed = rvNumber(resourceVersion);
+    if (listed !== undefined) this.listedAt.set(namespace, listed);
+    for (const obj of items) this.upsert(obj);
+  }
+
+  private async loop(): Promise<void> {
+    let goneStreak = 0;
+    while (!this.stopped) {
+      try {
+        if (this.rv === '') await this.relist();
+        const started = Date.now();
+        const out = await this.watchOnce();
+        if (out.gone) throw new GoneError('watch resourceVersion expired (410 Gone)');
+        goneStreak = 0;
+        // A watch that ends at once with nothing in it is a failure in disguise: don't spin.
+        if (!out.interrupted && out.events === 0 && Date.now() - started < 1000 && !this.stopped) await this.sleep(this.o.backoff?.initialMs ?? DEFAULT_BACKOFF.initialMs);
+        else this.state.failures = 0;
+      } catch (err) {
+        if (this.stopped) break;
+        if (isGone(err)) {
+          this.log.info({ resource: this.o.client.name, resourceVersion: this.rv }, 'resourceVersion expired; relisting');
+          this.rv = '';
+          if (++goneStreak > 1) await this.sleep(backoffDelay(this.o.backoff ?? DEFAULT_BACKOFF, goneStreak - 1));
+          continue;
+        }
+        this.failed(err);
+        await this.sleep(backoffDelay(this.o.backoff ?? DEFAULT_BACKOFF, this.state.failures));
+      }
+    }
+  }
+
+  private failed(err: unknown): void {
+    this.state.failures++;
+    this.state.connected = false;
+    this.state.lastError = describe(err);
+    this.state.lastErrorTime = new Date();
+    this.log.warn({ resource: this.o.client.name, failures: this.state.failures, err: this.state.lastError }, 'list/watch failed; retrying with backoff');
+    this.o.onStatus?.(this.status);
+  }
+
+  private connected(): void {
+    if (this.state.connected) return;
+    this.state.connected = true;
+    this.o.onStatus?.(this.status);
+  }
+
+  private async listPaged(namespace?: string): Promise<{ items: T[]; resourceVersion: string }> {
+    const items: T[] = [];
+    let continueToken: string | undefined;
+    let resourceVersion = '';
+    do {
+      const p = await this.o.client.list({
+        namespace,
+        labelSelector: this.o.labelSelector,
+        fieldSelector: this.fieldSelector,
+        limit: this.o.pageSize ?? 500,
+        continueToken,
+      });
+      items.push(...p.items);
+      continueToken = p.continueToken;
+      resourceVersion = p.resourceVersion;
+    } while (continueToken);
+    return { items, resourceVersion };
+  }
+
+  private async relist(): Promise<void> {
+    const { items, resourceVersion } = await this.listPaged();
+    const fresh = new Map(items.filter((o) => this.valid(o)).map((o) => [keyOf(o), o] as const));
+    for (const [k, old] of this.cache) {
+      if (!fresh.has(k)) {
+        this.cache.delete(k);
+        this.emit('delete', old);
+      }
+    }
+    for (const obj of fresh.values()) this.upsert(obj);
+    this.rv = resourceVersion;
+    this.listedAt.clear();
+    this.connected();
+    if (!this.state.synced) {
+      this.state.synced = true;
+      this.o.handler.synced?.();
+      this.o.onStatus?.(this.status);
+    }
+  }
+
+  private valid(o: T): boolean {
+    if (o?.metadata?.name) return true;
+    this.log.warn({ resource: this.o.client.name, object: JSON.stringify(o)?.slice(0, 200) }, 'object without metadata.name; skipped');
+    return false;
+  }
+
+  private upsert(obj: T): void {
+    if (this.o.accept && !this.o.accept(obj)) return;
+    const k = keyOf(obj);
+    const old = this.cache.get(k);
+    this.cache.set(k, obj);
+    if (!old) this.emit('add', obj);
+    else if (old.metadata?.resourceVersion !== obj.metadata?.resourceVersion) this.emit('update', obj, old);
+  }
+
+  private emit(kind: 'add' | 'update' | 'delete', obj: T, old?: T): void {
+    try {
+      if (kind === 'add') this.o.handler.add(obj);
+      else if (kind === 'update') this.o.handler.update(obj, old!);
+      else this.o.handler.delete(obj);
+    } catch (err) {
+      this.log.error({ resource: this.o.client.name, object: keyOf(obj), err: describe(err) }, 'event handler failed; event skipped');
+    }
+  }
+
+  /** True when this event is older than a namespace list already merged in. */
+  private stale(obj: T): boolean {
+    const ns = obj.metadata?.namespace ?? '';
+    const listed = this.listedAt.get(ns);
+    const at = rvNumber(obj.metadata?.resourceVersion);
+    return listed !== undefined && at !== undefined && at <= listed;
+  }
+
+  private apply(type: string, raw: unknown): void {
+    const obj = this.o.client.fromJSON(raw);
+    if (!this.valid(obj)) return;
+    if (!this.stale(obj)) {
+      if (type === 'DELETED') {
+        const k = keyOf(obj);
+        if (this.cache.delete(k)) this.emit('delete', obj);
+      } else if (!this.o.accept || this.o.accept(obj)) {
+        this.upsert(obj);
+      }
+    }
+    this.rv = obj.metadata?.resourceVersion ?? this.rv;
+  }
+
+  private watchOnce(): Promise<WatchOutcome> {
+    const out: WatchOutcome = { gone: false, events: 0, interrupted: false };
+    const handle: { controller?: AbortController; intentional: boolean } = { intentional: false };
+    this.currentWatch = handle;
+    const params: Record<string, string | number | boolean> = {
+      resourceVersion: this.rv,
+      allowWatchBookmarks: true,
+      timeoutSeconds: Math.round(this.o.watchTimeoutSeconds?.() ?? 300 * (1 + Math.random())),
+    };
+    if (this.o.labelSelector) params.labelSelector = this.o.labelSelector;
+    if (this.fieldSelector) params.fieldSelector = this.fieldSelector;
+    return new Promise<WatchOutcome>((resolve, reject) => {
+      let errorStatus: { message?: string; code?: number } | undefined;
+      const onEvent = (type: string, obj: unknown): void => {
+        if (handle.intentional) return;
+        out.events++;
+        this.connected();
+        if (type === 'ERROR') {
+          const st = obj as { code?: number; message?: string };
+          if (st?.code === 410) out.gone = true;
+          else errorStatus = st;
+          return;
+        }
+        if (type === 'BOOKMARK') {
+          const rv = (obj as KubernetesObject)?.metadata?.resourceVersion;
+          if (rv) this.rv = rv;
+          return;
+        }
+        if (type === 'ADDED' || type === 'MODIFIED' || type === 'DELETED') this.apply(type, obj);
+      };
+      let settled = false;
+      const onDone = (err: unknown): void => {
+        settled = true;
+        if (this.currentWatch === handle) this.currentWatch = undefined;
+        if (handle.intentional) return resolve({ ...out, interrupted: true });
+        if (err) return reject(err);
+        if (errorStatus) return reject(Object.assign(new Error(errorStatus.message ?? 'watch ERROR event'), { code: errorStatus.code }));
+        resolve(out);
+      };
+      new Watch(this.o.kubeConfig)
+        .watch(this.o.client.watchPath(), params, onEvent, onDone)
+        .then((controller) => {
+          handle.controller = controller;
+          if (handle.intentional) controller.abort();
+          // The stream opened (HTTP 200) and has not failed: the server is reachable again.
+          else if (!settled) this.connected();
+        })
+        .catch(onDone);
+    });
+  }
+
+  private interruptWatch(): void {
+    const w = this.currentWatch;
+    if (!w) return;
+    w.intentional = true;
+    w.controller?.abort();
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const t = setTimeout(done, ms);
+      function done(): void {
+        clearTimeout(t);
+        resolve();
+      }
+      this.wake = done;
+    });
+  }
+}

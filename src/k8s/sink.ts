@@ -1,0 +1,15 @@
+// What the watchers deliver: the model (src/core) implements this; src/main.ts connects the two.
+import type { V1EndpointSlice, V1Node, V1Service } from '@kubernetes/client-node';
+
+export type EventKind = 'add' | 'update' | 'delete';
+
+export interface ClusterEventSink {
+  onService(kind: EventKind, svc: V1Service): void;
+  onEndpointSlice(kind: EventKind, slice: V1EndpointSlice): void;
+  /** This node's Node object; undefined when it is deleted. */
+  onNode(node: V1Node | undefined): void;
+  /** A namespace gained or lost the `networking.k8s.io/kube-proxy=disabled` label. */
+  onNamespaceDisabledChange?(namespace: string, disabled: boolean): void;
+  /** Services and EndpointSlices have both completed their first list: syncing may start. */
+  onSynced(): void;
+}

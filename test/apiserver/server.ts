@@ -1,0 +1,309 @@
+// A test API server: speaks enough of the Kubernetes list/watch protocol for client-node's informers,
+// over real HTTP, and records every request so tests can prove what was (and was not) asked for.
+// Test-only: it lives under test/ and never ships.
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import { AddressInfo } from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector, validateFields } from './selectors';
+import { KObject, objectKey, Resource, RESOURCES, Store, StoredEvent } from './store';
+import { parseRoute, Route } from './routes';
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  query: Record<string, string>;
+  watch: boolean;
+}
+
+export interface TestApiServerOptions {
+  /** Events kept for resuming watches; older versions get 410 Gone. */
+  historyLimit?: number;
+  /** Send a BOOKMARK to watches that asked for them this often (0 = only on bookmarkAll()). */
+  bookmarkIntervalMs?: number;
+  /** Answer a watch from an expired version with HTTP 410 instead of a 200 stream holding an ERROR event. */
+  expiredWatchAsHttp410?: boolean;
+}
+
+type Matcher = (o: KObject | undefined) => boolean;
+
+interface OpenWatch {
+  res: http.ServerResponse;
+  close: () => void;
+}
+
+interface Snapshot {
+  rv: number;
+  items: KObject[];
+}
+
+function status(code: number, reason: string, message: string): KObject {
+  return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code };
+}
+
+export class TestApiServer {
+  readonly store: Store;
+  readonly requests: RecordedRequest[] = [];
+  private server?: http.Server;
+  private port = 0;
+  private readonly watches = new Set<OpenWatch>();
+  private readonly snapshots = new Map<string, Snapshot>();
+  private snapshotSeq = 0;
+  private failStatus?: number;
+
+  constructor(private readonly opts: TestApiServerOptions = {}) {
+    this.store = new Store(opts.historyLimit ?? 1000);
+  }
+
+  get url(): string {
+    if (!this.server) throw new Error('test API server is not running');
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  async start(port = this.port): Promise<void> {
+    const server = http.createServer((req, res) => this.handle(req, res));
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, '127.0.0.1', () => resolve());
+    });
+    this.server = server;
+    this.port = (server.address() as AddressInfo).port;
+  }
+
+  async stop(): Promise<void> {
+    const server = this.server;
+    if (!server) return;
+    this.server = undefined;
+    for (const w of [...this.watches]) w.close();
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeAllConnections();
+    await closed;
+  }
+
+  /** Stops and starts again on the same port, like an API server restart; stored objects survive. */
+  async restart(opts: { compact?: boolean } = {}): Promise<void> {
+    await this.stop();
+    if (opts.compact) this.compact();
+    await this.start(this.port);
+  }
+
+  create(resource: Resource, obj: KObject): KObject {
+    return this.store.create(resource, obj);
+  }
+  update(resource: Resource, obj: KObject): KObject {
+    return this.store.update(resource, obj);
+  }
+  delete(resource: Resource, obj: KObject): KObject {
+    return this.store.delete(resource, obj);
+  }
+
+  /** Expires all history and continue tokens: any older resourceVersion now gets 410 Gone. */
+  compact(): void {
+    this.store.compact();
+    this.snapshots.clear();
+  }
+
+  /** Makes every GET answer with this HTTP status until cleared (undefined). */
+  failRequests(code: number | undefined): void {
+    this.failStatus = code;
+  }
+
+  /** Sends a BOOKMARK now on every watch that allowed them. */
+  bookmarkAll(): void {
+    for (const w of this.watches) w.res.emit('bookmark');
+  }
+
+  /** Cuts every open watch stream, optionally in the middle of a JSON object. */
+  breakWatches(midObject = false): void {
+    for (const w of [...this.watches]) {
+      if (midObject) w.res.write('{"type":"MODIFIED","object":{"kind":"Serv');
+      w.res.socket?.destroy();
+      w.close();
+    }
+  }
+
+  get openWatches(): number {
+    return this.watches.size;
+  }
+
+  /** Requests for a resource, optionally only watches or only lists. */
+  requestsFor(pathPrefix: string, kind?: 'list' | 'watch'): RecordedRequest[] {
+    return this.requests.filter((r) => r.path.startsWith(pathPrefix) && (kind === undefined || r.watch === (kind === 'watch')));
+  }
+
+  /** Writes a kubeconfig pointing at this server and returns its path. */
+  kubeconfig(dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kpn-kubeconfig-'))): string {
+    const file = path.join(dir, 'kubeconfig');
+    const cfg = {
+      apiVersion: 'v1',
+      kind: 'Config',
+      // client-node refuses plain http unless TLS verification is switched off (there is no TLS to verify).
+      clusters: [{ name: 'test', cluster: { server: this.url, 'insecure-skip-tls-verify': true } }],
+      users: [{ name: 'test', user: { token: 'test-token' } }],
+      contexts: [{ name: 'test', context: { cluster: 'test', user: 'test' } }],
+      'current-context': 'test',
+    };
+    fs.writeFileSync(file, JSON.stringify(cfg, null, 2));
+    return file;
+  }
+
+  private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const query = Object.fromEntries(url.searchParams.entries());
+    const watch = query.watch === 'true' || query.watch === '1';
+    this.requests.push({ method: req.method ?? 'GET', path: url.pathname, query, watch });
+    const route = parseRoute(url.pathname);
+    if (!route) return this.send(res, 404, status(404, 'NotFound', `the server could not find the requested resource (${url.pathname})`));
+    if (req.method === 'POST' && route.resource === 'events') return this.acceptEvent(req, res, route);
+    if (req.method !== 'GET' || route.resource === 'events') {
+      return this.send(res, 405, status(405, 'MethodNotAllowed', `${req.method} is not supported on ${url.pathname}`));
+    }
+    if (this.failStatus !== undefined) return this.send(res, this.failStatus, status(this.failStatus, 'InternalError', 'injected failure'));
+    const resource = route.resource;
+    if (route.name !== undefined) return this.getOne(res, resource, route);
+    let matcher: Matcher;
+    try {
+      matcher = this.matcher(route, query);
+    } catch (e) {
+      return this.send(res, 400, status(400, 'BadRequest', (e as Error).message));
+    }
+    if (watch) this.watch(req, res, resource, matcher, query);
+    else this.list(res, resource, matcher, query);
+  }
+
+  private matcher(route: Route, query: Record<string, string>): Matcher {
+    const labels = parseLabelSelector(query.labelSelector);
+    const fields = parseFieldSelector(query.fieldSelector);
+    validateFields(fields);
+    return (o) =>
+      o !== undefined &&
+      (route.namespace === undefined || o.metadata?.namespace === route.namespace) &&
+      matchesLabels(labels, o.metadata?.labels) &&
+      matchesFields(fields, o);
+  }
+
+  private getOne(res: http.ServerResponse, resource: Resource, route: Route): void {
+    const o = this.store.get(resource, RESOURCES[resource].namespaced ? route.namespace ?? '' : '', route.name!);
+    if (!o) return this.send(res, 404, status(404, 'NotFound', `${resource} "${route.name}" not found`));
+    this.send(res, 200, o);
+  }
+
+  private list(res: http.ServerResponse, resource: Resource, matcher: Matcher, query: Record<string, string>): void {
+    const info = RESOURCES[resource];
+    let snap: Snapshot;
+    let offset = 0;
+    if (query.continue) {
+      const token = this.decodeContinue(query.continue);
+      const found = token && this.snapshots.get(token.id);
+      if (!token || !found || found.rv < this.store.oldestRv) {
+        return this.send(res, 410, status(410, 'Expired', 'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.'));
+      }
+      snap = found;
+      offset = token.offset;
+    } else {
+      const items = this.store.list(resource).filter(matcher).sort((a, b) => objectKey(a).localeCompare(objectKey(b)));
+      snap = { rv: this.store.rv, items };
+    }
+    const limit = Number(query.limit ?? 0);
+    const end = limit > 0 ? Math.min(offset + limit, snap.items.length) : snap.items.length;
+    const metadata: Record<string, unknown> = { resourceVersion: String(snap.rv) };
+    if (end < snap.items.length) {
+      const id = query.continue ? this.decodeContinue(query.continue)!.id : String(++this.snapshotSeq);
+      this.snapshots.set(id, snap);
+      metadata.continue = Buffer.from(JSON.stringify({ id, offset: end })).toString('base64');
+      metadata.remainingItemCount = snap.items.length - end;
+    }
+    this.send(res, 200, { kind: `${info.kind}List`, apiVersion: info.apiVersion, metadata, items: snap.items.slice(offset, end) });
+  }
+
+  private decodeContinue(s: string): { id: string; offset: number } | undefined {
+    try {
+      const t = JSON.parse(Buffer.from(s, 'base64').toString('utf8')) as { id: string; offset: number };
+      return typeof t.id === 'string' && Number.isInteger(t.offset) ? t : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  private watch(req: http.IncomingMessage, res: http.ServerResponse, resource: Resource, matcher: Matcher, query: Record<string, string>): void {
+    const info = RESOURCES[resource];
+    const rvParam = query.resourceVersion ?? '';
+    const fromRv = rvParam === '' || rvParam === '0' ? undefined : Number(rvParam);
+    if (fromRv !== undefined && !Number.isInteger(fromRv)) {
+      return this.send(res, 400, status(400, 'BadRequest', `invalid resource version: ${rvParam}`));
+    }
+    const expired = fromRv !== undefined && fromRv < this.store.oldestRv;
+    const expiredStatus = status(410, 'Expired', `too old resource version: ${fromRv} (${this.store.oldestRv})`);
+    if (expired && this.opts.expiredWatchAsHttp410) return this.send(res, 410, expiredStatus);
+
+    res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' });
+    res.flushHeaders();
+    const write = (type: string, object: KObject): void => {
+      res.write(JSON.stringify({ type, object }) + '\n');
+    };
+    if (expired) {
+      write('ERROR', expiredStatus);
+      res.end();
+      return;
+    }
+    if (fromRv === undefined) {
+      for (const o of this.store.list(resource).filter(matcher)) write('ADDED', o);
+    } else {
+      for (const e of this.store.eventsSince(fromRv)) this.deliver(e, resource, matcher, write);
+    }
+    const unsubscribe = this.store.subscribe((e) => this.deliver(e, resource, matcher, write));
+    const timers: NodeJS.Timeout[] = [];
+    const bookmark = (): void => {
+      if (query.allowWatchBookmarks === 'true') write('BOOKMARK', { kind: info.kind, apiVersion: info.apiVersion, metadata: { resourceVersion: String(this.store.rv) } });
+    };
+    res.on('bookmark', bookmark);
+    if (this.opts.bookmarkIntervalMs) timers.push(setInterval(bookmark, this.opts.bookmarkIntervalMs));
+    const w: OpenWatch = {
+      res,
+      close: () => {
+        if (!this.watches.delete(w)) return;
+        unsubscribe();
+        timers.forEach((t) => clearTimeout(t));
+        res.end();
+      },
+    };
+    this.watches.add(w);
+    const timeout = Number(query.timeoutSeconds ?? 0);
+    if (timeout > 0) timers.push(setTimeout(w.close, timeout * 1000));
+    req.on('close', w.close);
+    res.on('close', w.close);
+  }
+
+  /** Turns a stored event into what a watcher with this selector sees, like the API server's watch cache. */
+  private deliver(e: StoredEvent, resource: Resource, matcher: Matcher, write: (t: string, o: KObject) => void): void {
+    if (e.resource !== resource) return;
+    const now = e.type !== 'DELETED' && matcher(e.object);
+    const before = e.type === 'MODIFIED' ? matcher(e.old) : e.type === 'DELETED' && matcher(e.object);
+    if (now && before) write('MODIFIED', e.object);
+    else if (now) write('ADDED', e.object);
+    else if (before) {
+      const gone = e.type === 'DELETED' ? e.object : { ...e.old!, metadata: { ...e.old!.metadata, resourceVersion: String(e.rv) } };
+      write('DELETED', gone);
+    }
+  }
+
+  private acceptEvent(req: http.IncomingMessage, res: http.ServerResponse, route: Route): void {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      try {
+        const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as KObject;
+        body.metadata = { ...body.metadata, namespace: route.namespace, resourceVersion: String(this.store.rv) };
+        this.send(res, 201, body);
+      } catch (e) {
+        this.send(res, 400, status(400, 'BadRequest', `invalid event body: ${(e as Error).message}`));
+      }
+    });
+  }
+
+  private send(res: http.ServerResponse, code: number, body: KObject): void {
+    res.writeHead(code, { 'Content-Type': 'application/json' });
+    res.end(JSON.stringify(body));
+  }
+}

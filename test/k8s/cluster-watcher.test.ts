@@ -1,0 +1,163 @@
+// The watchers against the test API server over real HTTP, with client-node's real client code.
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { ClusterWatcher } from '../../src/k8s/cluster-watcher';
+import { loadKubeConfig } from '../../src/k8s/kubeconfig';
+import { ReflectorStatus } from '../../src/k8s/reflector';
+import { SERVICE_LABEL_SELECTOR } from '../../src/k8s/selectors';
+import { TestApiServer } from '../apiserver/server';
+import { FAST_BACKOFF, namespace, node, RecordingSink, service, slice, waitFor } from './helpers';
+
+let api: TestApiServer;
+let watcher: ClusterWatcher | undefined;
+let statuses: ReflectorStatus[];
+
+function startWatcher(sink: RecordingSink, extra: { pageSize?: number } = {}): ClusterWatcher {
+  statuses = [];
+  watcher = new ClusterWatcher({
+    kubeConfig: loadKubeConfig({ kubeconfig: api.kubeconfig() }),
+    nodeName: 'node-a',
+    sink,
+    backoff: FAST_BACKOFF,
+    watchTimeoutSeconds: () => 30,
+    onStatus: (s) => statuses.push(s),
+    ...extra,
+  });
+  watcher.start();
+  return watcher;
+}
+
+beforeEach(async () => {
+  api = new TestApiServer();
+  await api.start();
+});
+
+afterEach(async () => {
+  watcher?.stop();
+  watcher = undefined;
+  await api.stop();
+});
+
+describe('ClusterWatcher', () => {
+  it('lists in chunks, then reports synced once both Services and EndpointSlices are listed', async () => {
+    for (let i = 0; i < 7; i++) {
+      api.create('services', service(`ns${i % 2}`, `svc${i}`));
+      api.create('endpointslices', slice(`ns${i % 2}`, `svc${i}`));
+    }
+    const sink = new RecordingSink();
+    startWatcher(sink, { pageSize: 3 });
+    await waitFor('synced', () => sink.synced === 1);
+    assert.equal(sink.services.size, 7);
+    assert.equal(sink.slices.size, 7);
+    const lists = api.requestsFor('/api/v1/services', 'list');
+    assert.equal(lists.length, 3, 'seven Services in pages of three');
+    assert.deepEqual(lists.map((r) => r.query.limit), ['3', '3', '3']);
+    assert.equal(lists[0].query.continue, undefined);
+    assert.ok(lists[1].query.continue && lists[2].query.continue);
+    assert.equal(api.requestsFor('/apis/discovery.k8s.io/v1/endpointslices', 'list').length, 3);
+  });
+
+  it('delivers watch events, asks for bookmarks and survives a stream cut mid-object', async () => {
+    const sink = new RecordingSink();
+    startWatcher(sink);
+    await waitFor('synced', () => sink.synced === 1);
+    const created = api.create('services', service('default', 'web'));
+    await waitFor('add', () => sink.services.has('default/web'));
+    api.update('services', { ...created, spec: { ...created.spec, clusterIP: '10.96.0.99' } });
+    await waitFor('update', () => sink.services.get('default/web')?.spec?.clusterIP === '10.96.0.99');
+    api.breakWatches(true);
+    api.create('endpointslices', slice('default', 'web'));
+    await waitFor('slice after reconnect', () => sink.slices.has('default/web-abc'));
+    api.delete('services', created);
+    await waitFor('delete', () => !sink.services.has('default/web'));
+    assert.deepEqual(sink.log.filter((l) => l.startsWith('service')), ['service add default/web', 'service update default/web', 'service delete default/web']);
+    const watches = api.requestsFor('/api/v1/services', 'watch');
+    assert.ok(watches.every((w) => w.query.allowWatchBookmarks === 'true' && w.query.timeoutSeconds === '30'));
+    assert.ok(watches.length >= 2, 'watched again after the cut');
+    assert.ok(watches[1].query.resourceVersion !== '', 'resumed from a version, no relist');
+    assert.equal(api.requestsFor('/api/v1/services', 'list').length, 1);
+  });
+
+  it('asks the server to filter: proxy-name and headless objects are never sent', async () => {
+    api.create('services', service('default', 'mine'));
+    api.create('services', service('default', 'other-proxy', { 'service.kubernetes.io/service-proxy-name': 'cilium' }));
+    api.create('endpointslices', slice('default', 'headless', 'headless-x', { 'service.kubernetes.io/headless': '' }));
+    api.create('endpointslices', slice('default', 'mine'));
+    const sink = new RecordingSink();
+    startWatcher(sink);
+    await waitFor('synced', () => sink.synced === 1);
+    api.create('services', service('default', 'late-other', { 'service.kubernetes.io/service-proxy-name': 'cilium' }));
+    api.create('services', service('default', 'late-mine'));
+    await waitFor('late-mine', () => sink.services.has('default/late-mine'));
+    assert.deepEqual(sink.serviceKeys(), ['default/late-mine', 'default/mine']);
+    assert.deepEqual(sink.sliceKeys(), ['default/mine-abc']);
+    for (const r of [...api.requestsFor('/api/v1/services'), ...api.requestsFor('/apis/discovery.k8s.io/v1/endpointslices')]) {
+      assert.equal(r.query.labelSelector, SERVICE_LABEL_SELECTOR);
+    }
+  });
+
+  for (const expiredWatchAsHttp410 of [false, true]) {
+    it(`relists after 410 Gone (${expiredWatchAsHttp410 ? 'HTTP 410' : 'ERROR event'}) without losing a change`, async () => {
+      await api.stop();
+      api = new TestApiServer({ expiredWatchAsHttp410 });
+      await api.start();
+      const keep = api.create('services', service('default', 'keep'));
+      const doomed = api.create('services', service('default', 'doomed'));
+      const sink = new RecordingSink();
+      startWatcher(sink);
+      await waitFor('synced', () => sink.synced === 1 && sink.services.size === 2);
+      await api.stop();
+      api.delete('services', doomed);
+      api.create('services', service('default', 'born'));
+      api.update('services', { ...keep, metadata: { ...keep.metadata, labels: { v: '2' } } });
+      api.compact();
+      await api.start();
+      await waitFor('relisted', () => sink.services.has('default/born') && !sink.services.has('default/doomed'));
+      await waitFor('update seen', () => sink.services.get('default/keep')?.metadata?.labels?.v === '2');
+      assert.equal(api.requestsFor('/api/v1/services', 'list').length, 2, 'one initial list and one relist');
+      assert.ok(sink.log.includes('service delete default/doomed'));
+      assert.ok(sink.log.includes('service update default/keep'));
+    });
+  }
+
+  it('survives an API server restart, backing off and reporting the failure', async () => {
+    const sink = new RecordingSink();
+    startWatcher(sink);
+    await waitFor('synced', () => sink.synced === 1);
+    await api.stop();
+    await waitFor('disconnected', () => watcher!.status().connected === false && statuses.some((s) => (s.failures ?? 0) >= 2));
+    assert.match(watcher!.status().lastError ?? '', /ECONNREFUSED|connect|fetch/i);
+    api.create('services', service('default', 'while-down'));
+    await api.restart();
+    await waitFor('caught up', () => sink.services.has('default/while-down'));
+    await waitFor('connected', () => watcher!.status().connected);
+    assert.equal(sink.synced, 1, 'synced is reported once');
+  });
+
+  it('keeps retrying while the server answers 500, then recovers', async () => {
+    api.failRequests(500);
+    const sink = new RecordingSink();
+    startWatcher(sink);
+    await waitFor('failures', () => statuses.filter((s) => s.resource === 'services' || s.resource === 'namespaces').some((s) => s.failures >= 3));
+    assert.equal(sink.synced, 0, 'nothing synced while lists fail');
+    assert.match(watcher!.status().lastError ?? '', /500|Internal/);
+    api.failRequests(undefined);
+    api.create('services', service('default', 'after'));
+    await waitFor('synced after recovery', () => sink.synced === 1 && sink.services.has('default/after'));
+  });
+
+  it('watches only its own Node, by field selector', async () => {
+    api.create('nodes', node('node-a'));
+    api.create('nodes', node('node-b'));
+    const sink = new RecordingSink();
+    startWatcher(sink);
+    await waitFor('node', () => sink.node?.metadata?.name === 'node-a');
+    const n = api.store.get('nodes', '', 'node-a')!;
+    api.update('nodes', { ...n, metadata: { ...n.metadata, deletionTimestamp: '2026-01-01T00:00:00Z' } });
+    api.update('nodes', { ...api.store.get('nodes', '', 'node-b')!, spec: { unschedulable: true } });
+    await waitFor('node update', () => sink.node?.metadata?.deletionTimestamp !== undefined);
+    api.delete('nodes', n);
+    await waitFor('node gone', () => sink.node === undefined);
+    assert.ok(api.requestsFor('/api/v1/nodes').every((r) => r.query.fieldSelector === 'metadata.name=node-a'));
+  });
+});

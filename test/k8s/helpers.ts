@@ -1,0 +1,79 @@
+// Shared pieces for the watcher tests: a sink that records everything, object builders, polling.
+import type { V1EndpointSlice, V1Node, V1Service } from '@kubernetes/client-node';
+import type { ClusterEventSink, EventKind } from '../../src/k8s/sink';
+import type { KObject } from '../apiserver/store';
+
+export class RecordingSink implements ClusterEventSink {
+  readonly services = new Map<string, V1Service>();
+  readonly slices = new Map<string, V1EndpointSlice>();
+  node?: V1Node;
+  nodeEvents = 0;
+  synced = 0;
+  readonly log: string[] = [];
+  /** Called on every namespace flip with the sink's state at that instant. */
+  onFlip?: (namespace: string, disabled: boolean) => void;
+
+  onService(kind: EventKind, svc: V1Service): void {
+    const k = `${svc.metadata!.namespace}/${svc.metadata!.name}`;
+    this.log.push(`service ${kind} ${k}`);
+    if (kind === 'delete') this.services.delete(k);
+    else this.services.set(k, svc);
+  }
+  onEndpointSlice(kind: EventKind, slice: V1EndpointSlice): void {
+    const k = `${slice.metadata!.namespace}/${slice.metadata!.name}`;
+    this.log.push(`slice ${kind} ${k}`);
+    if (kind === 'delete') this.slices.delete(k);
+    else this.slices.set(k, slice);
+  }
+  onNode(node: V1Node | undefined): void {
+    this.nodeEvents++;
+    this.node = node;
+  }
+  onNamespaceDisabledChange(namespace: string, disabled: boolean): void {
+    this.log.push(`namespace ${namespace} disabled=${disabled}`);
+    this.onFlip?.(namespace, disabled);
+  }
+  onSynced(): void {
+    this.synced++;
+  }
+  serviceKeys(): string[] {
+    return [...this.services.keys()].sort();
+  }
+  sliceKeys(): string[] {
+    return [...this.slices.keys()].sort();
+  }
+}
+
+export async function waitFor(what: string, pred: () => boolean, timeoutMs = 8000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!pred()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+export function service(namespace: string, name: string, labels: Record<string, string> = {}): KObject {
+  return {
+    metadata: { namespace, name, labels },
+    spec: { type: 'ClusterIP', clusterIP: '10.96.0.10', clusterIPs: ['10.96.0.10'], ports: [{ name: 'http', port: 80, protocol: 'TCP' }] },
+  };
+}
+
+export function slice(namespace: string, service: string, name = `${service}-abc`, labels: Record<string, string> = {}): KObject {
+  return {
+    metadata: { namespace, name, labels: { 'kubernetes.io/service-name': service, ...labels } },
+    addressType: 'IPv4',
+    endpoints: [{ addresses: ['10.0.0.1'], conditions: { ready: true } }],
+    ports: [{ name: 'http', port: 8080, protocol: 'TCP' }],
+  };
+}
+
+export function namespace(name: string, labels: Record<string, string> = {}): KObject {
+  return { metadata: { name, labels } };
+}
+
+export function node(name: string): KObject {
+  return { metadata: { name, labels: { 'topology.kubernetes.io/zone': 'z1' } }, spec: { podCIDRs: ['10.244.0.0/24'] } };
+}
+
+export const FAST_BACKOFF = { initialMs: 20, maxMs: 200, factor: 2, jitter: 0 };
