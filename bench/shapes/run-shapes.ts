@@ -125,7 +125,7 @@ export function shapesTable(rows: ShapeRow[]): string {
 export async function runShapes(opts: { quick: boolean }): Promise<void> {
   const env = benchEnv();
   const linearNs = opts.quick ? [100, 1000] : [1000, 10000, 30000];
-  const upstreamNs = opts.quick ? [1000] : [1000, 5000];
+  const upstreamNs = opts.quick ? [1000] : [1000, 5000, 10000];
   const missing = nativeMissing();
   if (missing) progress(`${missing}; measuring the nft -f path only`);
   const rows: ShapeRow[] = [];
