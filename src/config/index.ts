@@ -1,0 +1,190 @@
+// The entry point the main program calls: from argv (and a way to read the --config file) to what to do
+// and the effective configuration. Pure apart from the injected file reader.
+import { readFileSync } from 'node:fs';
+import { defaultsFor, loadConfigData, LoadedFile } from './decode';
+import { applyConfigFlags, applyLoggingFlags, allFlagSpecs, CORE_FLAGS } from './flags';
+import { parseFlags } from './flag-parse';
+import { helpText } from './help';
+import type { FieldError } from './mode-section';
+import type { KubeProxyConfiguration } from './types';
+import { validate } from './validate';
+import { toV1alpha2Yaml } from './write';
+
+export type { KubeProxyConfiguration } from './types';
+export { startupWarnings } from './startup';
+export { toV1alpha2Yaml, toV1alpha1Yaml } from './write';
+export { loadConfigData } from './decode';
+export { validate } from './validate';
+export { formatDuration, parseDuration } from './duration';
+export { effectiveMode } from './effective';
+
+export type Action = 'run' | 'cleanup' | 'write-config' | 'version' | 'help';
+
+export interface CommandLine {
+  action: Action;
+  /** The effective configuration (v1alpha2 shape, durations in milliseconds). */
+  config: KubeProxyConfiguration;
+  /** Non-empty: print them and exit non-zero (whatever the action). */
+  errors: string[];
+  /** Log each at warn level, then go on. */
+  warnings: string[];
+  helpText?: string;
+  /** --version=raw */
+  versionRaw?: boolean;
+  /** action 'write-config': write `content` to `path`, then exit 0. */
+  output?: { path: string; content: string };
+  configFile?: string;
+  /** --master: overrides the kubeconfig's server URL. */
+  master?: string;
+  initOnly: boolean;
+}
+
+export interface Io {
+  readFile(path: string): Uint8Array | string;
+}
+
+export const nodeIo: Io = { readFile: (p) => readFileSync(p) };
+
+function actionOf(values: Map<string, unknown>): Action {
+  if (values.get('help') === true) return 'help';
+  const v = values.get('version');
+  if (v === 'true' || v === 'raw') return 'version';
+  if (values.has('write-config-to') && values.get('write-config-to') !== '') return 'write-config';
+  if (values.get('cleanup') === true) return 'cleanup';
+  return 'run';
+}
+
+function getPath(o: any, path: string): unknown {
+  return path.split('.').reduce((x, k) => (x == null ? undefined : x[k]), o);
+}
+
+function setPath(o: any, path: string, v: unknown): void {
+  const keys = path.split('.');
+  const last = keys.pop() as string;
+  const parent = keys.reduce((x, k) => x[k], o);
+  parent[last] = structuredClone(v);
+}
+
+const unique = (xs: string[]) => [...new Set(xs)];
+const stripIndex = (p: string) => p.replace(/\[\d+\]$/, '');
+
+interface Origin { describe(e: FieldError): string }
+
+/** With configHardFail false, each invalid field goes back to its default and validation runs again. */
+function settle(config: KubeProxyConfiguration, defaults: KubeProxyConfiguration, origin: Origin):
+  { errors: string[]; fellBack: string[] } {
+  const fellBack: string[] = [];
+  for (let round = 0; round < 5; round++) {
+    const errs = validate(config);
+    if (errs.length === 0) return { errors: [], fellBack: unique(fellBack) };
+    for (const e of errs) {
+      for (const p of (e.reset ?? [stripIndex(e.path)])) setPath(config, p, getPath(defaults, p));
+      fellBack.push(`${origin.describe(e)}; using the default instead`);
+    }
+  }
+  return { errors: unique(validate(config).map(origin.describe)), fellBack: unique(fellBack) };
+}
+
+function labelFor(file: LoadedFile | undefined, flagOf: Map<string, string>): Origin {
+  return {
+    describe(e: FieldError) {
+      const flag = flagOf.get(stripIndex(e.path));
+      if (flag) return `${flag}: ${e.message}`;
+      if (!file) return `${e.path}: ${e.message}`;
+      const loc = file.locate(e.path);
+      return `${loc.path}: ${e.message}${loc.line === undefined ? '' : ` (line ${loc.line})`}`;
+    },
+  };
+}
+
+// Which field each config flag sets, so a validation error of a flag-given value names the flag.
+const FLAG_FIELDS: Record<string, string> = {
+  'proxy-mode': 'mode', 'iptables-masquerade-bit': 'iptables.masqueradeBit', 'cluster-cidr': 'detectLocal.clusterCIDRs',
+  'nodeport-addresses': 'nodePortAddresses', 'oom-score-adj': 'linux.oomScoreAdj', 'detect-local-mode': 'detectLocalMode',
+  'config-sync-period': 'configSyncPeriod', 'healthz-bind-address': 'healthzBindAddress', 'metrics-bind-address': 'metricsBindAddress',
+  'ipvs-scheduler': 'ipvs.scheduler', 'ipvs-exclude-cidrs': 'ipvs.excludeCIDRs', 'kube-api-burst': 'clientConnection.burst',
+  'kube-api-qps': 'clientConnection.qps', 'logging-format': 'logging.format', 'bind-address': 'nodeIPOverride',
+  'conntrack-max-per-core': 'linux.conntrack.maxPerCore', 'conntrack-min': 'linux.conntrack.min',
+  'ipvs-tcp-timeout': 'ipvs.tcpTimeout', 'ipvs-tcpfin-timeout': 'ipvs.tcpFinTimeout', 'ipvs-udp-timeout': 'ipvs.udpTimeout',
+  'conntrack-tcp-timeout-established': 'linux.conntrack.tcpEstablishedTimeout', 'conntrack-tcp-timeout-close-wait': 'linux.conntrack.tcpCloseWaitTimeout',
+  'conntrack-udp-timeout': 'linux.conntrack.udpTimeout', 'conntrack-udp-timeout-stream': 'linux.conntrack.udpStreamTimeout',
+  'show-hidden-metrics-for-version': 'showHiddenMetricsForVersion', 'log-flush-frequency': 'logging.flushFrequency',
+  'iptables-sync-period': 'syncPeriod', 'iptables-min-sync-period': 'minSyncPeriod',
+  'ipvs-sync-period': 'syncPeriod', 'ipvs-min-sync-period': 'minSyncPeriod',
+};
+
+function flagOrigins(values: Map<string, unknown>, scopes: Array<'config' | 'logging'>): Map<string, string> {
+  const specs = allFlagSpecs();
+  const out = new Map<string, string>();
+  for (const [flag, field] of Object.entries(FLAG_FIELDS)) {
+    const scope = specs.find((s) => s.name === flag)?.scope;
+    if (values.has(flag) && scope && (scopes as string[]).includes(scope)) out.set(field, `--${flag}`);
+  }
+  return out;
+}
+
+export function parseCommandLine(argv: readonly string[], io: Io = nodeIo): CommandLine {
+  const { values, errors } = parseFlags(argv, allFlagSpecs());
+  const action = actionOf(values);
+  const base: Omit<CommandLine, 'config'> = {
+    action, errors, warnings: [], initOnly: values.get('init-only') === true,
+    master: values.get('master') as string | undefined, versionRaw: values.get('version') === 'raw',
+  };
+  const fallback = (): CommandLine => ({ ...base, config: defaultsFor('v1alpha1') });
+  if (action === 'help') return { ...fallback(), errors: [], helpText: helpText() };
+  if (action === 'version') return { ...fallback(), errors: [] };
+  if (errors.length > 0) return fallback();
+
+  const configFile = values.get('config') as string | undefined;
+  const warnings: string[] = [];
+  let config: KubeProxyConfiguration;
+  let defaults: KubeProxyConfiguration;
+  let file: LoadedFile | undefined;
+  let fieldErrors: string[] = [];
+  if (configFile) {
+    let data: Uint8Array | string;
+    try {
+      data = io.readFile(configFile);
+    } catch (e) {
+      return { ...fallback(), configFile, errors: [`--config: cannot read ${JSON.stringify(configFile)}: ${(e as Error).message}`] };
+    }
+    file = loadConfigData(data);
+    if (!file.config || !file.version) return { ...fallback(), configFile, errors: file.fatal.map((m) => `${configFile}: ${m}`) };
+    config = file.config;
+    defaults = defaultsFor(file.version);
+    fieldErrors = file.fieldErrors;
+    warnings.push(...file.warnings);
+    for (const name of values.keys()) {
+      const spec = CORE_FLAGS.find((f) => f.name === name) ?? allFlagSpecs().find((f) => f.name === name);
+      if (spec?.scope === 'config') {
+        warnings.push(`--${name} is ignored because --config is given (as in upstream kube-proxy); set it in ${configFile}`);
+      }
+    }
+  } else {
+    // Without a file, flags apply over the v1alpha1 defaults, as upstream kube-proxy does.
+    defaults = defaultsFor('v1alpha1');
+    config = structuredClone(defaults);
+    applyConfigFlags(config, values);
+  }
+  applyLoggingFlags(config, values);
+  const hostname = values.get('hostname-override') as string | undefined;
+  if (hostname !== undefined && hostname !== '') {
+    if (hostname.trim() === '') errors.push('--hostname-override: must not be blank');
+    else config.hostnameOverride = hostname.trim().toLowerCase();
+  }
+
+  const origin = labelFor(file, flagOrigins(values, configFile ? ['logging'] : ['config', 'logging']));
+  if (config.configHardFail) {
+    errors.push(...fieldErrors, ...unique(validate(config).map(origin.describe)));
+  } else {
+    warnings.push(...fieldErrors.map((m) => `${m}; ignoring it (the default applies)`));
+    const settled = settle(config, defaults, origin);
+    warnings.push(...settled.fellBack);
+    errors.push(...settled.errors);
+  }
+  const result: CommandLine = { ...base, config, errors, warnings, configFile };
+  if (action === 'write-config' && errors.length === 0) {
+    result.output = { path: values.get('write-config-to') as string, content: toV1alpha2Yaml(config) };
+  }
+  return result;
+}
