@@ -1,0 +1,194 @@
+// Element keys: from API values ('10.0.0.1', 'tcp', 80, '10.0.0.0/8') to the bytes the kernel
+// stores, and interval sets expanded into start / INTERVAL_END elements the way nft's userspace
+// does it (src/intervals.c), so both tools see the same set contents.
+import { cidrLast, parseCidr, parseIp } from './addresses';
+import { checkIfname, scriptName as scriptChain } from './names';
+import { L4PROTO_BY_CODE, L4PROTO_CODE, NftType, SET_ELEM_INTERVAL_END, VERDICT_CODE, Verdict, wordAlign } from './nft-types';
+import { EncodedElement } from './serialize';
+import { checkTimeoutSeconds, SetSpec } from './set-spec';
+import { checkVerdict } from './verdicts';
+
+export type KeyPart = string | number;
+export interface Element { key: KeyPart[]; verdict?: Verdict; timeoutSeconds?: number }
+
+const HOST_LE = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
+/** Writes a 32-bit value in host byte order (meta mark, ct state: nft compares them as host integers). */
+export function hostU32(v: number): Uint8Array {
+  const b = new Uint8Array(4);
+  const dv = new DataView(b.buffer);
+  dv.setUint32(0, v >>> 0, HOST_LE);
+  return b;
+}
+
+export function checkU32(v: unknown, arg: string): number {
+  if (typeof v !== 'number' || !Number.isInteger(v)) throw new TypeError(`${arg}: expected an integer`);
+  if (v < 0 || v > 0xffffffff) throw new RangeError(`${arg}: ${v} is outside 0..0xffffffff`);
+  return v;
+}
+
+export function checkPort(v: unknown, arg: string): number {
+  if (typeof v !== 'number' || !Number.isInteger(v)) throw new TypeError(`${arg}: expected an integer port number, got ${JSON.stringify(v)}`);
+  if (v < 0 || v > 65535) throw new RangeError(`${arg}: port ${v} is outside 0..65535`);
+  return v;
+}
+
+export function protoNumber(v: unknown, arg: string): number {
+  if (typeof v === 'string' && Object.prototype.hasOwnProperty.call(L4PROTO_CODE, v)) return L4PROTO_CODE[v as 'tcp'];
+  if (typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= 255) return v;
+  throw new RangeError(`${arg}: '${String(v)}' is not a protocol ('tcp', 'udp', 'sctp' or 0..255)`);
+}
+
+/** One key part as a [first, last] pair of unpadded values (equal unless a CIDR in an interval set). */
+function encodePart(t: NftType, v: KeyPart, interval: boolean, arg: string): [Uint8Array, Uint8Array] {
+  switch (t) {
+    case 'ipv4_addr':
+    case 'ipv6_addr': {
+      const version = t === 'ipv4_addr' ? 4 : 6;
+      if (!interval) {
+        const b = parseIp(v, arg, version).bytes;
+        return [b, b];
+      }
+      const c = parseCidr(v, arg, version);
+      return [c.bytes, cidrLast(c)];
+    }
+    case 'inet_proto': {
+      const b = Uint8Array.of(protoNumber(v, arg));
+      return [b, b];
+    }
+    case 'inet_service': {
+      const p = checkPort(v, arg);
+      const b = Uint8Array.of(p >> 8, p & 0xff);
+      return [b, b];
+    }
+    case 'mark': {
+      const b = hostU32(checkU32(v, arg));
+      return [b, b];
+    }
+    case 'ifname': {
+      const b = new Uint8Array(16);
+      b.set(Buffer.from(checkIfname(v, arg)));
+      return [b, b];
+    }
+    default:
+      throw new TypeError(`${arg}: '${t}' cannot be a key type`);
+  }
+}
+
+function concat(parts: Uint8Array[], pad: boolean): Uint8Array {
+  if (!pad) return parts[0];
+  let len = 0;
+  for (const p of parts) len += wordAlign(p.length);
+  const out = new Uint8Array(len);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += wordAlign(p.length);
+  }
+  return out;
+}
+
+function encodeVerdict(v: Verdict): { code: number; chain: string } {
+  return { code: VERDICT_CODE[v.kind], chain: v.kind === 'jump' || v.kind === 'goto' ? v.chain : '' };
+}
+
+interface KeyRange { first: Uint8Array; last: Uint8Array; el: Element; index: number }
+
+function checkElement(spec: SetSpec, el: Element, arg: string): KeyRange & { index: number } {
+  if (typeof el !== 'object' || el === null || !Array.isArray(el.key)) throw new TypeError(`${arg}.key: expected an array of key parts`);
+  if (el.key.length !== spec.key.length) {
+    throw new RangeError(`${arg}.key: set '${spec.name}' has ${spec.key.length} key part(s) (${spec.key.join(' . ')}), got ${el.key.length}`);
+  }
+  if (spec.map && !el.verdict) throw new TypeError(`${arg}.verdict: map '${spec.name}' needs a verdict for every element`);
+  if (!spec.map && el.verdict) throw new TypeError(`${arg}.verdict: set '${spec.name}' is not a map`);
+  if (el.verdict) checkVerdict(el.verdict, `${arg}.verdict`);
+  if (el.timeoutSeconds !== undefined) {
+    checkTimeoutSeconds(el.timeoutSeconds, `${arg}.timeoutSeconds`);
+    if (!spec.timeout) throw new RangeError(`${arg}.timeoutSeconds: set '${spec.name}' has no timeout flag`);
+  }
+  const pad = spec.key.length > 1;
+  const firsts: Uint8Array[] = [];
+  const lasts: Uint8Array[] = [];
+  for (let i = 0; i < spec.key.length; i++) {
+    const [f, l] = encodePart(spec.key[i], el.key[i], !!spec.interval, `${arg}.key[${i}]`);
+    firsts.push(f);
+    lasts.push(l);
+  }
+  return { first: concat(firsts, pad), last: concat(lasts, pad), el, index: 0 };
+}
+
+function compareBytes(a: Uint8Array, b: Uint8Array): number {
+  return Buffer.compare(a, b);
+}
+
+/** value + 1 as a big-endian number of the same width, or undefined when it overflows. */
+function successor(v: Uint8Array): Uint8Array | undefined {
+  const out = Uint8Array.from(v);
+  for (let i = out.length - 1; i >= 0; i--) {
+    if (out[i] !== 0xff) {
+      out[i]++;
+      return out;
+    }
+    out[i] = 0;
+  }
+  return undefined;
+}
+
+export interface EncodeOptions {
+  /** Adding to a set created in the same transaction: nft then also sends the "before the first
+   *  range" end element at key 0 (segtree_needs_first_segment). */
+  firstAdd: boolean;
+}
+
+/**
+ * Encodes elements for an ADD_ELEMS/DEL_ELEMS op. Plain and concatenated-interval sets give one
+ * element per input; single-field interval sets give a start element and, unless the range ends at
+ * the top of the key space, an INTERVAL_END element one past its last value.
+ */
+export function encodeElements(spec: SetSpec, elements: Element[], arg: string, opts: EncodeOptions): EncodedElement[] {
+  if (!Array.isArray(elements)) throw new TypeError(`${arg}: expected an array of elements`);
+  const ranges = elements.map((el, i) => ({ ...checkElement(spec, el, `${arg}[${i}]`), index: i }));
+  const timeoutOf = (el: Element) => (el.timeoutSeconds ?? 0) * 1000;
+  const verdictOf = (el: Element) => (el.verdict ? encodeVerdict(el.verdict) : undefined);
+  if (!spec.interval) {
+    return ranges.map((r) => ({ key: r.first, flags: 0, verdict: verdictOf(r.el), timeoutMs: timeoutOf(r.el) }));
+  }
+  if (spec.key.length > 1) {
+    return ranges.map((r) => ({ key: r.first, keyEnd: r.last, flags: 0, verdict: verdictOf(r.el), timeoutMs: timeoutOf(r.el) }));
+  }
+  ranges.sort((a, b) => compareBytes(a.first, b.first));
+  for (let i = 1; i < ranges.length; i++) {
+    if (compareBytes(ranges[i].first, ranges[i - 1].last) <= 0) {
+      throw new RangeError(`${arg}[${ranges[i].index}]: '${ranges[i].el.key[0]}' overlaps '${ranges[i - 1].el.key[0]}' in interval set '${spec.name}'`);
+    }
+  }
+  const out: EncodedElement[] = [];
+  if (opts.firstAdd && ranges.length > 0 && ranges[0].first.some((b) => b !== 0)) {
+    out.push({ key: new Uint8Array(ranges[0].first.length), flags: SET_ELEM_INTERVAL_END, timeoutMs: 0 });
+  }
+  for (const r of ranges) {
+    out.push({ key: r.first, flags: 0, verdict: verdictOf(r.el), timeoutMs: timeoutOf(r.el) });
+    const end = successor(r.last);
+    if (end) out.push({ key: end, flags: SET_ELEM_INTERVAL_END, timeoutMs: 0 });
+  }
+  return out;
+}
+
+/** One key part as nft script text. */
+function partText(t: NftType, v: KeyPart): string {
+  if (t === 'inet_proto' && typeof v === 'number') return L4PROTO_BY_CODE[v] ?? String(v);
+  if (t === 'ifname') return `"${v}"`;
+  if (t === 'mark') return `0x${(v as number).toString(16)}`;
+  return String(v);
+}
+
+export function verdictText(v: Verdict): string {
+  return v.kind === 'jump' || v.kind === 'goto' ? `${v.kind} ${scriptChain(v.chain)}` : v.kind;
+}
+
+export function elementText(spec: SetSpec, el: Element): string {
+  let s = el.key.map((v, i) => partText(spec.key[i], v)).join(' . ');
+  if (el.timeoutSeconds !== undefined) s += ` timeout ${el.timeoutSeconds}s`;
+  if (el.verdict) s += ` : ${verdictText(el.verdict)}`;
+  return s;
+}

@@ -1,0 +1,12 @@
+// The typed face of the native addon: everything else in src/ talks to the kernel through this.
+export type { ChainType, Family, Hook, NftType, Verdict, CtState, L4Proto } from './nft-types';
+export type { SetSpec } from './set-spec';
+export type { Element, KeyPart } from './elements';
+export { Transaction } from './transaction';
+export type { ChainSpec } from './transaction';
+export { Rule, RuleBuilder, rule } from './rule-builder';
+export type { KeyExpr } from './rule-builder';
+export { NetlinkError } from './netlink-error';
+export { Nft } from './nft';
+export type { CommitStats, TableDump } from './nft';
+export { loadAddon, addonPath } from './addon-loader';

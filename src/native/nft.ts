@@ -1,0 +1,116 @@
+// The kernel connection: one NETLINK_NETFILTER socket (optionally inside a network namespace).
+// The addon allows one operation per socket at a time, so calls are queued here.
+import { loadAddon } from './addon-loader';
+import type { NftSocketHandle, RawChain, RawElement, RawTableDump } from './addon-types';
+import { toNetlinkError } from './netlink-error';
+import { ChainType, Family, FAMILY_BY_CODE, FAMILY_CODE, Hook, HOOK_BY_CODE, VERDICT_CODE, Verdict } from './nft-types';
+import type { Transaction } from './transaction';
+
+export interface CommitStats { messages: number; sends: number; bytes: number }
+
+export interface DumpedElement { key: Buffer; keyEnd?: Buffer; flags: number; verdict?: Verdict; data?: Buffer }
+export interface TableDump {
+  chains: { name: string; handle: number; hook?: Hook; priority?: number; type?: ChainType; policy?: string }[];
+  rules: { chain: string; handle: number; exprs: string[] }[];
+  sets: { name: string; flags: number; keyType: number; keyLen: number; dataType: number; dataLen: number; elements: DumpedElement[] }[];
+}
+
+const VERDICT_BY_CODE = new Map<number, Verdict['kind']>(
+  Object.entries(VERDICT_CODE).filter(([k]) => k !== 'break').map(([k, v]) => [v, k as Verdict['kind']]));
+
+function toVerdict(v: { code: number; chain?: string }): Verdict {
+  const kind = VERDICT_BY_CODE.get(v.code);
+  if (kind === 'jump' || kind === 'goto') return { kind, chain: v.chain ?? '' };
+  if (kind) return { kind };
+  throw new RangeError(`the kernel returned an unknown verdict code ${v.code}`);
+}
+
+function toChain(c: RawChain): TableDump['chains'][number] {
+  const out: TableDump['chains'][number] = { name: c.name, handle: c.handle };
+  if (c.hook !== undefined) out.hook = HOOK_BY_CODE[c.hook];
+  if (c.priority !== undefined) out.priority = c.priority;
+  if (c.type !== undefined) out.type = c.type as ChainType;
+  if (c.policy !== undefined) out.policy = c.policy === 1 ? 'accept' : c.policy === 0 ? 'drop' : String(c.policy);
+  return out;
+}
+
+function toElement(e: RawElement): DumpedElement {
+  const out: DumpedElement = { key: e.key, flags: e.flags };
+  if (e.keyEnd) out.keyEnd = e.keyEnd;
+  if (e.verdict) out.verdict = toVerdict(e.verdict);
+  if (e.data) out.data = e.data;
+  return out;
+}
+
+function toDump(raw: RawTableDump): TableDump {
+  return {
+    chains: raw.chains.map(toChain),
+    rules: raw.rules.map((r) => ({ chain: r.chain, handle: r.handle, exprs: r.exprs })),
+    sets: raw.sets.map((s) => ({
+      name: s.name, flags: s.flags, keyType: s.keyType, keyLen: s.keyLen, dataType: s.dataType, dataLen: s.dataLen,
+      elements: s.elements.map(toElement),
+    })),
+  };
+}
+
+export class Nft {
+  private queue: Promise<unknown> = Promise.resolve();
+  private closed = false;
+
+  private constructor(private readonly sock: NftSocketHandle) {}
+
+  /** netns: a namespace file such as /run/netns/X; the current namespace when absent. */
+  static open(opts?: { netns?: string }): Nft {
+    if (opts !== undefined && (typeof opts !== 'object' || opts === null)) throw new TypeError('opts: expected an object');
+    const netns = opts?.netns;
+    if (netns !== undefined && (typeof netns !== 'string' || netns.length === 0)) throw new TypeError('opts.netns: expected a path string');
+    const { NftSocket } = loadAddon();
+    return new Nft(new NftSocket(netns ?? null));
+  }
+
+  /** Runs calls one after another: the socket carries one request/response exchange at a time. */
+  private enqueue<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.closed) return Promise.reject(new Error('Nft: the socket is closed'));
+    const run = this.queue.then(fn, fn);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Applies the transaction atomically; rejects with NetlinkError naming the op the kernel refused. */
+  commit(tx: Transaction): Promise<CommitStats> {
+    const buf = tx.serialize();
+    return this.enqueue(async () => {
+      try {
+        return await this.sock.commit(buf);
+      } catch (e) {
+        throw toNetlinkError(e, (i) => tx.describe(i));
+      }
+    });
+  }
+
+  listTables(): Promise<{ family: Family; name: string }[]> {
+    return this.enqueue(async () => {
+      const raw = await this.sock.listTables();
+      return raw.filter((t) => FAMILY_BY_CODE[t.family]).map((t) => ({ family: FAMILY_BY_CODE[t.family], name: t.name }));
+    });
+  }
+
+  dumpTable(family: Family, name: string): Promise<TableDump> {
+    const code = FAMILY_CODE[family];
+    if (code === undefined) return Promise.reject(new TypeError(`family: expected 'ip', 'ip6' or 'inet', got '${String(family)}'`));
+    return this.enqueue(async () => {
+      try {
+        return toDump(await this.sock.dumpTable(code, name));
+      } catch (e) {
+        throw toNetlinkError(e, () => `list table ${family} ${name}`);
+      }
+    });
+  }
+
+  /** Closes the socket once queued calls have finished. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    void this.queue.then(() => this.sock.close());
+  }
+}

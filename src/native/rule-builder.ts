@@ -1,0 +1,399 @@
+// The fluent rule builder: each call appends the low-level expressions (registers chosen the way
+// nft chooses them) and the nft text a person would write, so the netlink commit and
+// toNftScript() describe the same rule.
+import { IpVersion, parseCidr, parseIp } from './addresses';
+import { checkPort, checkU32, hostU32, protoNumber, verdictText } from './elements';
+import { Expr, REG_1, REG_2, REG_VERDICT, registerForWord } from './expressions';
+import { checkIfname, checkSetName } from './names';
+import {
+  CMP_OP, CT_KEY, CT_STATE_BIT, CT_STATUS_DNAT, CtState, DYNSET_OP, FAMILY_CODE, FIB_F_DADDR, FIB_RESULT_ADDRTYPE,
+  ICMP_PORT_UNREACH, ICMPV6_PORT_UNREACH, ICMPX_PORT_UNREACH, L4Proto, L4PROTO_CODE, META, NAT_RANGE, NAT_TYPE,
+  NFT_TYPES, NftType, NUMGEN_RANDOM, PAYLOAD_BASE, REJECT_TYPE, RTN_LOCAL, Verdict, VERDICT_CODE,
+} from './nft-types';
+import { checkTimeoutSeconds } from './set-spec';
+import { checkVerdict } from './verdicts';
+
+export type RuleFamily = 'ip' | 'ip6' | 'inet';
+export type AddrField = 'saddr' | 'daddr';
+export type KeyExpr =
+  | 'saddr' | 'daddr' | 'l4proto' | 'dport' | 'sport'
+  | 'ip saddr' | 'ip daddr' | 'ip6 saddr' | 'ip6 daddr'
+  | { ip: string } | { proto: 'tcp' | 'udp' | 'sctp' } | { port: number };
+
+/** A set a rule refers to, with the key types the rule feeds it (checked by the Transaction). */
+export interface SetRef { set: string; key: NftType[]; use: 'lookup' | 'vmap' | 'dynset'; arg: string }
+
+export class Rule {
+  /** @internal */
+  constructor(
+    readonly family: RuleFamily,
+    readonly text: string,
+    readonly exprs: readonly Expr[],
+    readonly setRefs: readonly SetRef[],
+    readonly comment?: string,
+    /** NFTA_RULE_USERDATA: the comment in nft's TLV form. */
+    readonly userdata?: Uint8Array,
+  ) {}
+}
+
+const ADDR_FIELD: Record<IpVersion, Record<AddrField, { offset: number; len: number }>> = {
+  4: { saddr: { offset: 12, len: 4 }, daddr: { offset: 16, len: 4 } },
+  6: { saddr: { offset: 8, len: 16 }, daddr: { offset: 24, len: 16 } },
+};
+const CT_STATES = Object.keys(CT_STATE_BIT) as (keyof typeof CT_STATE_BIT)[];
+const UDATA_RULE_COMMENT = 0;
+const MAX_COMMENT = 128;
+
+const hex = (v: number) => `0x${(v >>> 0).toString(16)}`;
+const ipWord = (v: IpVersion) => (v === 4 ? 'ip' : 'ip6');
+const cmpOp = (negate?: boolean) => (negate ? CMP_OP.neq : CMP_OP.eq);
+const bang = (negate?: boolean) => (negate ? '!= ' : '');
+
+interface Loaded { exprs: Expr[]; key: NftType[]; text: string }
+
+export class RuleBuilder {
+  private readonly exprs: Expr[] = [];
+  private readonly texts: string[] = [];
+  private readonly setRefs: SetRef[] = [];
+  private l4?: L4Proto;
+  private ipv?: IpVersion;
+  private ended?: string;
+  private commentText?: string;
+
+  constructor(readonly family: RuleFamily) {
+    if (family !== 'ip' && family !== 'ip6' && family !== 'inet') {
+      throw new TypeError(`family: expected 'ip', 'ip6' or 'inet', got '${String(family)}'`);
+    }
+  }
+
+  private push(text: string, ...exprs: Expr[]): this {
+    if (this.ended) throw new RangeError(`${text}: nothing may follow '${this.ended}' in a rule`);
+    this.exprs.push(...exprs);
+    if (text) this.texts.push(text);
+    return this;
+  }
+
+  /** The IP version a match may use in this family; in inet, nft adds `meta nfproto` once per rule. */
+  private netVersion(version: IpVersion, arg: string): Expr[] {
+    if (this.family === 'ip' && version !== 4) throw new RangeError(`${arg}: an ip rule cannot match IPv6`);
+    if (this.family === 'ip6' && version !== 6) throw new RangeError(`${arg}: an ip6 rule cannot match IPv4`);
+    if (this.family !== 'inet') return [];
+    if (this.ipv === version) return [];
+    if (this.ipv) throw new RangeError(`${arg}: this rule already matches IPv${this.ipv} only`);
+    this.ipv = version;
+    return [
+      { type: 'meta', set: false, key: META.nfproto, reg: REG_1 },
+      { type: 'cmp', sreg: REG_1, op: CMP_OP.eq, data: Uint8Array.of(version === 4 ? 2 : 10) },
+    ];
+  }
+
+  private familyVersion(arg: string): IpVersion {
+    if (this.family === 'ip') return 4;
+    if (this.family === 'ip6') return 6;
+    if (this.ipv) return this.ipv;
+    throw new TypeError(`${arg}: in an inet rule say which IP version first (nfproto(), or 'ip daddr' / 'ip6 daddr')`);
+  }
+
+  /** meta nfproto ipv4|ipv6: restricts an inet rule to one IP version. */
+  nfproto(version: 'ipv4' | 'ipv6'): this {
+    if (version !== 'ipv4' && version !== 'ipv6') throw new TypeError(`version: expected 'ipv4' or 'ipv6', got '${String(version)}'`);
+    const v: IpVersion = version === 'ipv4' ? 4 : 6;
+    if (this.family !== 'inet') throw new RangeError('version: nfproto() is only for inet rules');
+    if (this.ipv) throw new RangeError(`version: this rule already matches IPv${this.ipv}`);
+    this.ipv = v;
+    return this.push(`meta nfproto ${version}`,
+      { type: 'meta', set: false, key: META.nfproto, reg: REG_1 },
+      { type: 'cmp', sreg: REG_1, op: CMP_OP.eq, data: Uint8Array.of(v === 4 ? 2 : 10) });
+  }
+
+  private addrMatch(field: AddrField, addrOrCidr: string, negate?: boolean): this {
+    const want = this.family === 'ip' ? 4 : this.family === 'ip6' ? 6 : undefined;
+    const c = parseCidr(addrOrCidr, 'addrOrCidr', want);
+    const dep = this.netVersion(c.version, 'addrOrCidr');
+    const { offset, len } = ADDR_FIELD[c.version][field];
+    const full = len * 8;
+    const text = `${ipWord(c.version)} ${field} ${bang(negate)}${c.text}`;
+    // Like nft: a byte-aligned prefix loads only its bytes; any other prefix masks the whole address.
+    if (c.prefix === full || (c.prefix % 8 === 0 && c.prefix > 0)) {
+      const n = c.prefix / 8;
+      return this.push(text, ...dep,
+        { type: 'payload', base: PAYLOAD_BASE.network, offset, len: n, dreg: REG_1 },
+        { type: 'cmp', sreg: REG_1, op: cmpOp(negate), data: c.bytes.slice(0, n) });
+    }
+    const mask = new Uint8Array(len);
+    for (let i = 0; i < len; i++) mask[i] = (0xff << (8 - Math.max(0, Math.min(8, c.prefix - i * 8)))) & 0xff;
+    return this.push(text, ...dep,
+      { type: 'payload', base: PAYLOAD_BASE.network, offset, len, dreg: REG_1 },
+      { type: 'bitwise', sreg: REG_1, dreg: REG_1, len, mask, xor: new Uint8Array(len) },
+      { type: 'cmp', sreg: REG_1, op: cmpOp(negate), data: c.bytes });
+  }
+
+  daddr(addrOrCidr: string, negate?: boolean): this { return this.addrMatch('daddr', addrOrCidr, negate); }
+  saddr(addrOrCidr: string, negate?: boolean): this { return this.addrMatch('saddr', addrOrCidr, negate); }
+
+  daddrInSet(set: string, negate?: boolean): this { return this.lookup([this.addrKey('daddr')], set, negate); }
+  saddrInSet(set: string, negate?: boolean): this { return this.lookup([this.addrKey('saddr')], set, negate); }
+
+  private addrKey(field: AddrField): KeyExpr {
+    return `${ipWord(this.familyVersion(field === 'daddr' ? 'daddrInSet' : 'saddrInSet'))} ${field}` as KeyExpr;
+  }
+
+  l4proto(proto: L4Proto): this {
+    const n = protoNumber(proto, 'proto');
+    if (typeof proto !== 'string') throw new TypeError(`proto: expected 'tcp', 'udp' or 'sctp'`);
+    if (this.l4 && this.l4 !== proto) throw new RangeError(`proto: this rule already matches ${this.l4}`);
+    this.l4 = proto;
+    return this.push(`meta l4proto ${proto}`,
+      { type: 'meta', set: false, key: META.l4proto, reg: REG_1 },
+      { type: 'cmp', sreg: REG_1, op: CMP_OP.eq, data: Uint8Array.of(n) });
+  }
+
+  dport(port: number): this { return this.portMatch('dport', port); }
+  sport(port: number): this { return this.portMatch('sport', port); }
+
+  private portMatch(field: 'dport' | 'sport', port: number): this {
+    const p = checkPort(port, 'port');
+    return this.push(`th ${field} ${p}`,
+      { type: 'payload', base: PAYLOAD_BASE.transport, offset: field === 'dport' ? 2 : 0, len: 2, dreg: REG_1 },
+      { type: 'cmp', sreg: REG_1, op: CMP_OP.eq, data: Uint8Array.of(p >> 8, p & 0xff) });
+  }
+
+  fibDaddrLocal(negate?: boolean): this {
+    return this.push(`fib daddr type ${bang(negate)}local`,
+      { type: 'fib', dreg: REG_1, result: FIB_RESULT_ADDRTYPE, flags: FIB_F_DADDR },
+      { type: 'cmp', sreg: REG_1, op: cmpOp(negate), data: hostU32(RTN_LOCAL) });
+  }
+
+  ctState(states: CtState[], negate?: boolean): this {
+    if (!Array.isArray(states) || states.length === 0) throw new TypeError('states: expected a non-empty array of ct states');
+    let bits = 0;
+    for (const [i, s] of states.entries()) {
+      if (!CT_STATES.includes(s as keyof typeof CT_STATE_BIT) || s === ('untracked' as string)) {
+        throw new RangeError(`states[${i}]: '${String(s)}' is not one of new, established, related, invalid`);
+      }
+      bits |= CT_STATE_BIT[s];
+    }
+    const load: Expr = { type: 'ct', set: false, key: CT_KEY.state, ctDir: 255, reg: REG_1 };
+    const text = `ct state ${bang(negate)}${states.join(',')}`;
+    // nft's flag matching: "any of these bits" is & mask != 0; the negation compares the value itself.
+    if (negate) return this.push(text, load, { type: 'cmp', sreg: REG_1, op: CMP_OP.neq, data: hostU32(bits) });
+    return this.push(text, load,
+      { type: 'bitwise', sreg: REG_1, dreg: REG_1, len: 4, mask: hostU32(bits), xor: hostU32(0) },
+      { type: 'cmp', sreg: REG_1, op: CMP_OP.neq, data: hostU32(0) });
+  }
+
+  ctStatusDnat(): this {
+    return this.push('ct status dnat',
+      { type: 'ct', set: false, key: CT_KEY.status, ctDir: 255, reg: REG_1 },
+      { type: 'bitwise', sreg: REG_1, dreg: REG_1, len: 4, mask: hostU32(CT_STATUS_DNAT), xor: hostU32(0) },
+      { type: 'cmp', sreg: REG_1, op: CMP_OP.neq, data: hostU32(0) });
+  }
+
+  private ifnameMatch(key: number, word: string, name: string, prefix: boolean, negate?: boolean): this {
+    const arg = prefix ? 'prefix' : 'name';
+    const bytes = Buffer.from(checkIfname(name, arg));
+    const data = prefix ? Uint8Array.from(bytes) : new Uint8Array(16);
+    if (!prefix) data.set(bytes);
+    return this.push(`${word} ${bang(negate)}"${name}${prefix ? '*' : ''}"`,
+      { type: 'meta', set: false, key, reg: REG_1 },
+      { type: 'cmp', sreg: REG_1, op: cmpOp(negate), data });
+  }
+
+  iifname(name: string, negate?: boolean): this { return this.ifnameMatch(META.iifname, 'iifname', name, false, negate); }
+  iifnamePrefix(prefix: string, negate?: boolean): this { return this.ifnameMatch(META.iifname, 'iifname', prefix, true, negate); }
+  oifname(name: string, negate?: boolean): this { return this.ifnameMatch(META.oifname, 'oifname', name, false, negate); }
+  oifnamePrefix(prefix: string, negate?: boolean): this { return this.ifnameMatch(META.oifname, 'oifname', prefix, true, negate); }
+
+  markAnd(mask: number, value: number, negate?: boolean): this {
+    checkU32(mask, 'mask');
+    checkU32(value, 'value');
+    if (mask === 0 || mask === 0xffffffff) throw new RangeError(`mask: ${hex(mask)} is not a partial mask (nft would rewrite the match)`);
+    if ((value & ~mask) >>> 0) throw new RangeError(`value: ${hex(value)} has bits outside mask ${hex(mask)}`);
+    return this.push(`meta mark & ${hex(mask)} ${negate ? '!=' : '=='} ${hex(value)}`,
+      { type: 'meta', set: false, key: META.mark, reg: REG_1 },
+      { type: 'bitwise', sreg: REG_1, dreg: REG_1, len: 4, mask: hostU32(mask), xor: hostU32(0) },
+      { type: 'cmp', sreg: REG_1, op: cmpOp(negate), data: hostU32(value) });
+  }
+
+  private markSet(op: 'or' | 'xor', bits: number): this {
+    checkU32(bits, 'bits');
+    if (bits === 0) throw new RangeError('bits: must not be 0');
+    const mask = op === 'or' ? ~bits >>> 0 : 0xffffffff;
+    return this.push(`meta mark set meta mark ${op} ${hex(bits)}`,
+      { type: 'meta', set: false, key: META.mark, reg: REG_1 },
+      { type: 'bitwise', sreg: REG_1, dreg: REG_1, len: 4, mask: hostU32(mask), xor: hostU32(bits) },
+      { type: 'meta', set: true, key: META.mark, reg: REG_1 });
+  }
+
+  markOr(bits: number): this { return this.markSet('or', bits); }
+  markXor(bits: number): this { return this.markSet('xor', bits); }
+
+  /** Loads key parts into consecutive register words, one word-aligned field each, as nft does. */
+  private loadKey(parts: KeyExpr[], arg: string): Loaded {
+    if (!Array.isArray(parts) || parts.length === 0) throw new TypeError(`${arg}: expected a non-empty array of key expressions`);
+    if (parts.length > 5) throw new RangeError(`${arg}: at most 5 key parts`);
+    const exprs: Expr[] = [];
+    const key: NftType[] = [];
+    const texts: string[] = [];
+    let word = 0;
+    const loads: Expr[] = [];
+    for (const [i, p] of parts.entries()) {
+      const a = `${arg}[${i}]`;
+      const reg = registerForWord(word);
+      let t: NftType;
+      if (p === 'l4proto') {
+        t = 'inet_proto';
+        texts.push('meta l4proto');
+        loads.push({ type: 'meta', set: false, key: META.l4proto, reg });
+      } else if (p === 'dport' || p === 'sport') {
+        t = 'inet_service';
+        texts.push(`th ${p}`);
+        loads.push({ type: 'payload', base: PAYLOAD_BASE.transport, offset: p === 'dport' ? 2 : 0, len: 2, dreg: reg });
+      } else if (typeof p === 'string' && /^(ip6? )?[sd]addr$/.test(p)) {
+        const field = p.slice(-5) as AddrField;
+        const version: IpVersion = p.startsWith('ip6 ') ? 6 : p.startsWith('ip ') ? 4 : this.familyVersion(a);
+        exprs.push(...this.netVersion(version, a));
+        t = version === 4 ? 'ipv4_addr' : 'ipv6_addr';
+        texts.push(`${ipWord(version)} ${field}`);
+        const { offset, len } = ADDR_FIELD[version][field];
+        loads.push({ type: 'payload', base: PAYLOAD_BASE.network, offset, len, dreg: reg });
+      } else if (typeof p === 'object' && p !== null) {
+        throw new TypeError(`${a}: constant key parts cannot be written as nft text; match the constant separately`);
+      } else {
+        throw new TypeError(`${a}: '${String(p)}' is not a key expression`);
+      }
+      key.push(t);
+      word += Math.ceil(NFT_TYPES[t].len / 4);
+      if (word > 16) throw new RangeError(`${arg}: the key does not fit the 64-byte register file`);
+    }
+    return { exprs: [...exprs, ...loads], key, text: texts.join(' . ') };
+  }
+
+  lookup(parts: KeyExpr[], set: string, negate?: boolean): this {
+    const k = this.loadKey(parts, 'parts');
+    this.setRefs.push({ set: checkSetName(set, 'set'), key: k.key, use: 'lookup', arg: 'set' });
+    return this.push(`${k.text} ${bang(negate)}@${set}`, ...k.exprs,
+      { type: 'lookup', sreg: REG_1, set, invert: !!negate });
+  }
+
+  vmap(parts: KeyExpr[], map: string): this {
+    const k = this.loadKey(parts, 'parts');
+    this.setRefs.push({ set: checkSetName(map, 'map'), key: k.key, use: 'vmap', arg: 'map' });
+    this.push(`${k.text} vmap @${map}`, ...k.exprs, { type: 'lookup', sreg: REG_1, set: map, dreg: REG_VERDICT, invert: false });
+    this.ended = 'vmap';
+    return this;
+  }
+
+  numgenMod(mod: number, equals: number): this {
+    checkU32(mod, 'mod');
+    checkU32(equals, 'equals');
+    if (mod < 1) throw new RangeError('mod: must be at least 1');
+    if (equals >= mod) throw new RangeError(`equals: ${equals} can never match numgen mod ${mod}`);
+    return this.push(`numgen random mod ${mod} == ${equals}`,
+      { type: 'numgen', dreg: REG_1, mod, ngType: NUMGEN_RANDOM, offset: 0 },
+      { type: 'cmp', sreg: REG_1, op: CMP_OP.eq, data: hostU32(equals) });
+  }
+
+  counter(): this {
+    return this.push('counter', { type: 'counter' });
+  }
+
+  dynsetUpdate(parts: KeyExpr[], set: string, timeoutSeconds: number): this {
+    const k = this.loadKey(parts, 'parts');
+    checkTimeoutSeconds(timeoutSeconds, 'timeoutSeconds');
+    this.setRefs.push({ set: checkSetName(set, 'set'), key: k.key, use: 'dynset', arg: 'set' });
+    return this.push(`update @${set} { ${k.text} timeout ${timeoutSeconds}s }`, ...k.exprs,
+      { type: 'dynset', op: DYNSET_OP.update, set, sregKey: REG_1, sregData: 0, timeoutMs: timeoutSeconds * 1000, flags: 0 });
+  }
+
+  private nat(kind: 'snat' | 'dnat', addr: string, port?: number): this {
+    const want = this.family === 'ip' ? 4 : this.family === 'ip6' ? 6 : undefined;
+    const { version, bytes } = parseIp(addr, 'addr', want);
+    const exprs: Expr[] = [{ type: 'immediate', dreg: REG_1, data: bytes }];
+    let target = version === 4 ? addr : `[${addr}]`;
+    if (port !== undefined) {
+      const p = checkPort(port, 'port');
+      if (!this.l4) throw new RangeError(`port: ${kind} to a port needs l4proto() earlier in the rule`);
+      exprs.push({ type: 'immediate', dreg: REG_2, data: Uint8Array.of(p >> 8, p & 0xff) });
+      target += `:${p}`;
+    } else if (version === 6) {
+      target = addr;
+    }
+    exprs.push({
+      type: 'nat', natType: NAT_TYPE[kind], family: FAMILY_CODE[ipWord(version)], regAddrMin: REG_1, regAddrMax: 0,
+      regProtoMin: port === undefined ? 0 : REG_2, regProtoMax: 0, flags: port === undefined ? 0 : NAT_RANGE.protoSpecified,
+    });
+    const fam = this.family === 'inet' ? ` ${ipWord(version)}` : '';
+    this.push(`${kind}${fam} to ${target}`, ...exprs);
+    this.ended = kind;
+    return this;
+  }
+
+  dnat(addr: string, port?: number): this { return this.nat('dnat', addr, port); }
+  snat(addr: string, port?: number): this { return this.nat('snat', addr, port); }
+
+  masquerade(fullyRandom?: boolean): this {
+    this.push(fullyRandom ? 'masquerade fully-random' : 'masquerade',
+      { type: 'masq', flags: fullyRandom ? NAT_RANGE.protoRandomFully : 0, regProtoMin: 0, regProtoMax: 0 });
+    this.ended = 'masquerade';
+    return this;
+  }
+
+  reject(kind: 'icmp' | 'tcp-reset' = 'icmp'): this {
+    if (kind === 'tcp-reset') {
+      if (this.l4 && this.l4 !== 'tcp') throw new RangeError(`kind: tcp-reset in a rule that matches ${this.l4}`);
+      if (!this.l4) this.l4proto('tcp');
+      this.push('reject with tcp reset', { type: 'reject', rejectType: REJECT_TYPE.tcpRst, code: 0 });
+    } else if (kind === 'icmp') {
+      const [rejectType, code] = this.family === 'ip' ? [REJECT_TYPE.icmpUnreach, ICMP_PORT_UNREACH]
+        : this.family === 'ip6' ? [REJECT_TYPE.icmpUnreach, ICMPV6_PORT_UNREACH]
+          : [REJECT_TYPE.icmpxUnreach, ICMPX_PORT_UNREACH];
+      this.push('reject', { type: 'reject', rejectType, code });
+    } else {
+      throw new TypeError(`kind: expected 'icmp' or 'tcp-reset', got '${String(kind)}'`);
+    }
+    this.ended = 'reject';
+    return this;
+  }
+
+  notrack(): this {
+    return this.push('notrack', { type: 'notrack' });
+  }
+
+  verdict(v: Verdict): this {
+    checkVerdict(v, 'v');
+    const chain = v.kind === 'jump' || v.kind === 'goto' ? v.chain : '';
+    this.push(verdictText(v), { type: 'verdict', code: VERDICT_CODE[v.kind], chain });
+    this.ended = v.kind;
+    return this;
+  }
+
+  comment(text: string): this {
+    if (typeof text !== 'string') throw new TypeError('text: expected a string');
+    if (text.length === 0 || Buffer.byteLength(text) > MAX_COMMENT || /["\x00-\x1f]/.test(text)) {
+      throw new RangeError(`text: a comment is 1..${MAX_COMMENT} bytes without quotes or control characters`);
+    }
+    if (this.commentText !== undefined) throw new RangeError('text: the rule already has a comment');
+    this.commentText = text;
+    return this;
+  }
+
+  build(): Rule {
+    if (this.exprs.length === 0) throw new RangeError('build: a rule needs at least one match or statement');
+    let userdata: Uint8Array | undefined;
+    let text = this.texts.join(' ');
+    if (this.commentText !== undefined) {
+      const b = Buffer.from(this.commentText);
+      userdata = new Uint8Array(b.length + 3);
+      userdata[0] = UDATA_RULE_COMMENT;
+      userdata[1] = b.length + 1;
+      userdata.set(b, 2);
+      text += ` comment "${this.commentText}"`;
+    }
+    return new Rule(this.family, text, this.exprs.slice(), this.setRefs.slice(), this.commentText, userdata);
+  }
+}
+
+export function rule(family: RuleFamily): RuleBuilder {
+  return new RuleBuilder(family);
+}
