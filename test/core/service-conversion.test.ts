@@ -1,0 +1,193 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { servicePortsFromService, SOURCE_RANGES_ANNOTATION } from '../../src/core/service-conversion';
+import { recordingLogger, service } from './fixtures';
+
+const V4 = ['IPv4'] as const;
+const DUAL = ['IPv4', 'IPv6'] as const;
+
+test('a ClusterIP Service becomes one ServicePort per port with upstream defaults', () => {
+  const log = recordingLogger();
+  const sps = servicePortsFromService(
+    service('web', { ports: [{ name: 'http', port: 80, protocol: 'TCP' }, { name: 'dns', port: 53, protocol: 'UDP' }] }),
+    V4,
+    log,
+  );
+  assert.deepEqual(sps, [
+    {
+      key: 'ns/web:http/TCP/IPv4', namespace: 'ns', name: 'web', portName: 'http', protocol: 'TCP', family: 'IPv4',
+      clusterIP: '10.96.0.10', port: 80, nodePort: 0, externalIPs: [], loadBalancerIPs: [], loadBalancerSourceRanges: [],
+      affinityTimeoutSeconds: 0, externalPolicyLocal: false, internalPolicyLocal: false, healthCheckNodePort: 0,
+    },
+    {
+      key: 'ns/web:dns/UDP/IPv4', namespace: 'ns', name: 'web', portName: 'dns', protocol: 'UDP', family: 'IPv4',
+      clusterIP: '10.96.0.10', port: 53, nodePort: 0, externalIPs: [], loadBalancerIPs: [], loadBalancerSourceRanges: [],
+      affinityTimeoutSeconds: 0, externalPolicyLocal: false, internalPolicyLocal: false, healthCheckNodePort: 0,
+    },
+  ]);
+  assert.equal(log.lines.length, 0);
+});
+
+test('dual-stack: one ServicePort per port and family, clusterIPs matched to ipFamilies', () => {
+  const svc = service('web', { ipFamilies: ['IPv6', 'IPv4'], clusterIP: 'fd00::10', clusterIPs: ['fd00::10', '10.96.0.10'] });
+  const sps = servicePortsFromService(svc, DUAL, recordingLogger());
+  assert.deepEqual(sps.map((s) => [s.key, s.clusterIP]), [
+    ['ns/web:http/TCP/IPv4', '10.96.0.10'],
+    ['ns/web:http/TCP/IPv6', 'fd00::10'],
+  ]);
+  assert.deepEqual(servicePortsFromService(svc, ['IPv4'], recordingLogger()).map((s) => s.family), ['IPv4']);
+});
+
+test('a single-stack Service gives nothing for the other family', () => {
+  assert.deepEqual(servicePortsFromService(service('web'), ['IPv6'], recordingLogger()), []);
+});
+
+test('objects without ipFamilies fall back to clusterIP and its family', () => {
+  const svc = service('old', { ipFamilies: undefined, clusterIPs: undefined, clusterIP: 'fd00::1' });
+  assert.deepEqual(servicePortsFromService(svc, DUAL, recordingLogger()).map((s) => s.key), ['ns/old:http/TCP/IPv6']);
+});
+
+test('ExternalName, headless and cluster-IP-less Services are ignored without noise', () => {
+  const log = recordingLogger();
+  assert.deepEqual(servicePortsFromService(service('x', { type: 'ExternalName', externalName: 'example.com', clusterIP: undefined, clusterIPs: undefined }), V4, log), []);
+  assert.deepEqual(servicePortsFromService(service('h', { clusterIP: 'None', clusterIPs: ['None'] }), V4, log), []);
+  assert.deepEqual(servicePortsFromService(service('n', { clusterIP: undefined, clusterIPs: undefined, ipFamilies: undefined }), V4, log), []);
+  assert.equal(log.lines.length, 0);
+});
+
+test('external IPs are split by family; invalid ones are logged and dropped', () => {
+  const log = recordingLogger();
+  const svc = service('web', {
+    ipFamilies: ['IPv4', 'IPv6'], clusterIPs: ['10.96.0.10', 'fd00::10'],
+    externalIPs: ['192.0.2.1', '2001:db8::1', 'not-an-ip', '192.0.2.1'],
+  });
+  const [v4, v6] = servicePortsFromService(svc, DUAL, log);
+  assert.deepEqual(v4.externalIPs, ['192.0.2.1']);
+  assert.deepEqual(v6.externalIPs, ['2001:db8::1']);
+  assert.equal(log.lines.length, 1);
+  assert.deepEqual(log.lines[0].obj, { kind: 'Service', namespace: 'ns', name: 'web', field: 'spec.externalIPs', value: 'not-an-ip' });
+});
+
+test('load balancer ingress: VIP-mode IPs by family, Proxy mode and hostnames excluded', () => {
+  const svc = service('lb', { type: 'LoadBalancer', ipFamilies: ['IPv4', 'IPv6'], clusterIPs: ['10.96.0.10', 'fd00::10'] }, {
+    status: {
+      loadBalancer: {
+        ingress: [
+          { ip: '203.0.113.1' },
+          { ip: '203.0.113.2', ipMode: 'VIP' },
+          { ip: '203.0.113.3', ipMode: 'Proxy' },
+          { hostname: 'lb.example.com' },
+          { ip: '2001:db8::5' },
+        ],
+      },
+    },
+  });
+  const [v4, v6] = servicePortsFromService(svc, DUAL, recordingLogger());
+  assert.deepEqual(v4.loadBalancerIPs, ['203.0.113.1', '203.0.113.2']);
+  assert.deepEqual(v6.loadBalancerIPs, ['2001:db8::5']);
+});
+
+test('loadBalancerSourceRanges: trimmed, split by family, invalid ones logged', () => {
+  const log = recordingLogger();
+  const svc = service('lb', {
+    type: 'LoadBalancer', ipFamilies: ['IPv4', 'IPv6'], clusterIPs: ['10.96.0.10', 'fd00::10'],
+    loadBalancerSourceRanges: [' 192.0.2.0/24 ', '2001:db8::/32', '10.0.0.0/33', 'garbage'],
+  });
+  const [v4, v6] = servicePortsFromService(svc, DUAL, log);
+  assert.deepEqual(v4.loadBalancerSourceRanges, ['192.0.2.0/24']);
+  assert.deepEqual(v6.loadBalancerSourceRanges, ['2001:db8::/32']);
+  assert.deepEqual(log.lines.map((l) => l.obj.value), ['10.0.0.0/33', 'garbage']);
+});
+
+test('source ranges annotation is used only when the spec field is empty', () => {
+  const annotated = { annotations: { [SOURCE_RANGES_ANNOTATION]: '198.51.100.0/24, 203.0.113.0/24' } };
+  const fromAnnotation = servicePortsFromService(service('a', { type: 'LoadBalancer' }, annotated), V4, recordingLogger());
+  assert.deepEqual(fromAnnotation[0].loadBalancerSourceRanges, ['198.51.100.0/24', '203.0.113.0/24']);
+  const specWins = servicePortsFromService(
+    service('b', { type: 'LoadBalancer', loadBalancerSourceRanges: ['192.0.2.0/24'] }, annotated), V4, recordingLogger());
+  assert.deepEqual(specWins[0].loadBalancerSourceRanges, ['192.0.2.0/24']);
+});
+
+test('session affinity: ClientIP defaults to 10800 s, honours the configured timeout', () => {
+  const log = recordingLogger();
+  const t = (spec: Parameters<typeof service>[1]) => servicePortsFromService(service('s', spec), V4, log)[0].affinityTimeoutSeconds;
+  assert.equal(t({ sessionAffinity: 'None' }), 0);
+  assert.equal(t({}), 0);
+  assert.equal(t({ sessionAffinity: 'ClientIP' }), 10800);
+  assert.equal(t({ sessionAffinity: 'ClientIP', sessionAffinityConfig: { clientIP: { timeoutSeconds: 60 } } }), 60);
+  assert.equal(log.lines.length, 0);
+  assert.equal(t({ sessionAffinity: 'ClientIP', sessionAffinityConfig: { clientIP: { timeoutSeconds: 100000 } } }), 10800);
+  assert.match(log.lines[0].msg, /timeout/);
+});
+
+test('traffic policies follow upstream: eTP Local only when externally accessible', () => {
+  const sp = (spec: Parameters<typeof service>[1]) => servicePortsFromService(service('s', spec), V4, recordingLogger())[0];
+  assert.equal(sp({ type: 'NodePort', externalTrafficPolicy: 'Local', ports: [{ port: 80, nodePort: 30080 }] }).externalPolicyLocal, true);
+  assert.equal(sp({ type: 'ClusterIP', externalTrafficPolicy: 'Local' }).externalPolicyLocal, false);
+  assert.equal(sp({ type: 'ClusterIP', externalTrafficPolicy: 'Local', externalIPs: ['192.0.2.1'] }).externalPolicyLocal, true);
+  assert.equal(sp({ type: 'LoadBalancer', externalTrafficPolicy: 'Cluster' }).externalPolicyLocal, false);
+  assert.equal(sp({ internalTrafficPolicy: 'Local' }).internalPolicyLocal, true);
+  assert.equal(sp({ internalTrafficPolicy: 'Cluster' }).internalPolicyLocal, false);
+});
+
+test('NodePort, healthCheckNodePort and trafficDistribution are carried', () => {
+  const log = recordingLogger();
+  const [lb] = servicePortsFromService(service('lb', {
+    type: 'LoadBalancer', externalTrafficPolicy: 'Local', healthCheckNodePort: 32000,
+    ports: [{ name: '', port: 443, nodePort: 31443 }], trafficDistribution: 'PreferClose',
+  }), V4, log);
+  assert.equal(lb.nodePort, 31443);
+  assert.equal(lb.healthCheckNodePort, 32000);
+  assert.equal(lb.trafficDistribution, 'PreferClose');
+  assert.equal(lb.protocol, 'TCP', 'protocol defaults to TCP');
+  assert.equal(lb.key, 'ns/lb:/TCP/IPv4');
+  const [np] = servicePortsFromService(service('np', { type: 'NodePort', externalTrafficPolicy: 'Local', healthCheckNodePort: 32001 }), V4, log);
+  assert.equal(np.healthCheckNodePort, 0, 'only LoadBalancer Services get health checks');
+  assert.equal(log.lines.length, 0);
+  const [missing] = servicePortsFromService(service('lb2', { type: 'LoadBalancer', externalTrafficPolicy: 'Local' }), V4, log);
+  assert.equal(missing.healthCheckNodePort, 0);
+  assert.deepEqual(log.lines[0].obj, { kind: 'Service', namespace: 'ns', name: 'lb2', field: 'spec.healthCheckNodePort', value: 0 });
+});
+
+test('bad ports are skipped one by one, each with a log line naming the Service and field', () => {
+  const log = recordingLogger();
+  const sps = servicePortsFromService(service('odd', {
+    ports: [
+      { name: 'a', port: 80, protocol: 'TCP' },
+      { name: 'b', port: 81, protocol: 'ICMP' },
+      { name: 'c', port: 0 },
+      { name: 'd', port: 70000 },
+      { name: 'a', port: 82, protocol: 'TCP' },
+      { name: 'e', port: 83, nodePort: -1 },
+      { name: 'a', port: 84, protocol: 'UDP' },
+    ],
+  }), V4, log);
+  assert.deepEqual(sps.map((s) => s.key), ['ns/odd:a/TCP/IPv4', 'ns/odd:a/UDP/IPv4']);
+  assert.deepEqual(log.lines.map((l) => [l.obj.name, l.obj.field]), [
+    ['odd', 'spec.ports[1]'], ['odd', 'spec.ports[2]'], ['odd', 'spec.ports[3]'], ['odd', 'spec.ports[4]'], ['odd', 'spec.ports[5]'],
+  ]);
+  assert.match(log.lines[0].msg, /unknown protocol/);
+  assert.match(log.lines[3].msg, /duplicate/);
+});
+
+test('a Service without ports, without a name, or with 10,000 ports is skipped with a log line', () => {
+  const log = recordingLogger();
+  assert.deepEqual(servicePortsFromService(service('empty', { ports: [] }), V4, log), []);
+  assert.deepEqual(log.lines[0], { obj: { kind: 'Service', namespace: 'ns', name: 'empty' }, msg: 'Service has no ports; skipped' });
+  const nameless = service('x');
+  delete nameless.metadata!.name;
+  assert.deepEqual(servicePortsFromService(nameless, V4, log), []);
+  assert.match(log.lines[1].msg, /metadata/);
+  const many = service('huge', { ports: Array.from({ length: 10000 }, (_, i) => ({ name: `p${i}`, port: 1 + i })) });
+  assert.deepEqual(servicePortsFromService(many, V4, log), []);
+  assert.equal(log.lines[2].obj.name, 'huge');
+  assert.match(log.lines[2].msg, /too many ports/);
+  assert.equal(servicePortsFromService(many, V4, log, { maxPortsPerService: 10000 }).length, 10000, 'the cap is configurable');
+});
+
+test('a cluster IP that is not an address of its family is logged and that family skipped', () => {
+  const log = recordingLogger();
+  const svc = service('bad', { ipFamilies: ['IPv4', 'IPv6'], clusterIPs: ['fd00::1', 'fd00::2'] });
+  assert.deepEqual(servicePortsFromService(svc, DUAL, log).map((s) => s.family), ['IPv6']);
+  assert.equal(log.lines[0].obj.family, 'IPv4');
+});
