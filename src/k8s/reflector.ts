@@ -136,7 +136,8 @@ export class Reflector<T extends KubernetesObject> {
 
   /** Lists one namespace (paged) and merges it into the cache, reporting adds and updates. */
   async mergeNamespace(namespace: string): Promise<void> {
-    const { items, resourceVersion } = await this.listPaged(namespace);
+    // Not this.fieldSelector: that still excludes the namespace being brought back.
+    const { items, resourceVersion } = await this.listPaged(namespace, '');
     const listed = rvNumber(resourceVersion);
     if (listed !== undefined) this.listedAt.set(namespace, listed);
     for (const obj of items) this.upsert(obj);
@@ -183,7 +184,7 @@ export class Reflector<T extends KubernetesObject> {
     this.o.onStatus?.(this.status);
   }
 
-  private async listPaged(namespace?: string): Promise<{ items: T[]; resourceVersion: string }> {
+  private async listPaged(namespace?: string, fieldSelector = this.fieldSelector): Promise<{ items: T[]; resourceVersion: string }> {
     const items: T[] = [];
     let continueToken: string | undefined;
     let resourceVersion = '';
@@ -191,7 +192,7 @@ export class Reflector<T extends KubernetesObject> {
       const p = await this.o.client.list({
         namespace,
         labelSelector: this.o.labelSelector,
-        fieldSelector: this.fieldSelector,
+        fieldSelector: fieldSelector || undefined,
         limit: this.o.pageSize ?? 500,
         continueToken,
       });

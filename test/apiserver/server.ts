@@ -62,7 +62,8 @@ export class TestApiServer {
   }
 
   async start(port = this.port): Promise<void> {
-    const server = http.createServer((req, res) => this.handle(req, res));
+    // Go's net/http (and so the API server) accepts 1 MiB of request line and headers; Node's default is 16 KiB.
+    const server = http.createServer({ maxHeaderSize: 1 << 20 }, (req, res) => this.handle(req, res));
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(port, '127.0.0.1', () => resolve());

@@ -1,0 +1,119 @@
+// Namespaces labelled networking.k8s.io/kube-proxy=disabled: their Services and EndpointSlices are
+// never requested, and flipping the label removes or restores them at once. The server's request log
+// is the proof.
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { ClusterWatcher } from '../../src/k8s/cluster-watcher';
+import { loadKubeConfig } from '../../src/k8s/kubeconfig';
+import { TestApiServer, RecordedRequest } from '../apiserver/server';
+import { FAST_BACKOFF, namespace, RecordingSink, service, slice, waitFor } from './helpers';
+
+const DISABLED = { 'networking.k8s.io/kube-proxy': 'disabled' };
+let api: TestApiServer;
+let watcher: ClusterWatcher | undefined;
+
+const isServiceOrSlice = (r: RecordedRequest): boolean => /\/(services|endpointslices)$/.test(r.path);
+const excludes = (r: RecordedRequest, ns: string): boolean =>
+  (r.query.fieldSelector ?? '').split(',').includes(`metadata.namespace!=${ns}`);
+
+/** Every Service/EndpointSlice request in `reqs` kept namespace `ns` out. */
+function assertNeverRequested(reqs: RecordedRequest[], ns: string): void {
+  const offending = reqs.filter(isServiceOrSlice).filter((r) => r.path.includes(`/namespaces/${ns}/`) || !excludes(r, ns));
+  assert.deepEqual(offending, [], `requests that could return objects of ${ns}`);
+}
+
+function populate(ns: string, n: number): void {
+  for (let i = 0; i < n; i++) {
+    api.create('services', service(ns, `svc${i}`));
+    api.create('endpointslices', slice(ns, `svc${i}`));
+  }
+}
+
+function start(sink: RecordingSink): ClusterWatcher {
+  watcher = new ClusterWatcher({
+    kubeConfig: loadKubeConfig({ kubeconfig: api.kubeconfig() }),
+    nodeName: 'node-a',
+    sink,
+    backoff: FAST_BACKOFF,
+    watchTimeoutSeconds: () => 60,
+  });
+  watcher.start();
+  return watcher;
+}
+
+beforeEach(async () => {
+  api = new TestApiServer();
+  await api.start();
+});
+
+afterEach(async () => {
+  watcher?.stop();
+  watcher = undefined;
+  await api.stop();
+});
+
+describe('namespace opt-out', () => {
+  it('never requests a disabled namespace, and flips both ways', async () => {
+    const quiet = api.create('namespaces', namespace('quiet', DISABLED));
+    const loud = api.create('namespaces', namespace('loud'));
+    populate('quiet', 3);
+    populate('loud', 3);
+    const sink = new RecordingSink();
+    start(sink);
+    await waitFor('synced', () => sink.synced === 1);
+    assert.deepEqual(sink.serviceKeys(), ['loud/svc0', 'loud/svc1', 'loud/svc2']);
+    assert.equal(sink.slices.size, 3);
+    api.create('services', service('quiet', 'late'));
+    api.create('services', service('loud', 'marker'));
+    await waitFor('marker', () => sink.services.has('loud/marker'));
+    assert.ok(!sink.services.has('quiet/late'));
+    assertNeverRequested(api.requests, 'quiet');
+    const nsRequests = api.requestsFor('/api/v1/namespaces').filter((r) => !isServiceOrSlice(r));
+    assert.ok(nsRequests.every((r) => r.query.labelSelector === 'networking.k8s.io/kube-proxy=disabled'), 'only labelled namespaces are watched');
+
+    // Label removed: quiet's Services and slices come back from a list of that namespace alone.
+    const before = api.requests.length;
+    api.update('namespaces', { ...quiet, metadata: { ...quiet.metadata, labels: {} } });
+    await waitFor('quiet back', () => sink.services.has('quiet/late') && sink.services.has('quiet/svc2') && sink.slices.has('quiet/svc2-abc'));
+    const after = api.requests.slice(before);
+    assert.ok(after.some((r) => r.path === '/api/v1/namespaces/quiet/services' && !r.watch));
+    assert.ok(after.some((r) => r.path === '/apis/discovery.k8s.io/v1/namespaces/quiet/endpointslices' && !r.watch));
+    assert.equal(api.requestsFor('/api/v1/services', 'list').length, 1, 'no relist of every Service');
+    await waitFor('watch widened', () => api.requestsFor('/api/v1/services', 'watch').some((r) => r.query.fieldSelector === undefined));
+    api.create('services', service('quiet', 'after-enable'));
+    await waitFor('quiet watched', () => sink.services.has('quiet/after-enable'));
+
+    // Label added: loud's Services are gone from the sink by the time the flip is reported.
+    let atFlip: string[] = [];
+    sink.onFlip = (ns, disabled) => {
+      if (ns === 'loud' && disabled) atFlip = sink.serviceKeys().filter((k) => k.startsWith('loud/'));
+    };
+    const flipAt = api.requests.length;
+    api.update('namespaces', { ...loud, metadata: { ...loud.metadata, labels: DISABLED } });
+    await waitFor('loud gone', () => watcher!.disabledNamespaces().includes('loud'));
+    assert.deepEqual(atFlip, []);
+    assert.deepEqual(sink.serviceKeys().filter((k) => k.startsWith('loud/')), []);
+    assert.deepEqual(sink.sliceKeys().filter((k) => k.startsWith('loud/')), []);
+    await waitFor('watch narrowed', () => api.requestsFor('/api/v1/services', 'watch').some((r) => excludes(r, 'loud')));
+    api.create('services', service('loud', 'ignored'));
+    api.create('services', service('quiet', 'marker2'));
+    await waitFor('marker2', () => sink.services.has('quiet/marker2'));
+    assert.ok(!sink.services.has('loud/ignored'));
+    const sinceFlip = api.requests.slice(flipAt).filter(isServiceOrSlice);
+    assert.ok(sinceFlip.length > 0 && sinceFlip.every((r) => excludes(r, 'loud')), 'every request after the flip excludes loud');
+  });
+
+  it('stays one watch per resource with hundreds of disabled namespaces', async () => {
+    for (let i = 0; i < 400; i++) api.create('namespaces', namespace(`team-${String(i).padStart(4, '0')}`, DISABLED));
+    populate('team-0001', 2);
+    populate('open', 2);
+    const sink = new RecordingSink();
+    start(sink);
+    await waitFor('synced', () => sink.synced === 1);
+    assert.deepEqual(sink.serviceKeys(), ['open/svc0', 'open/svc1']);
+    const svcWatches = api.requestsFor('/api/v1/services', 'watch');
+    assert.equal(svcWatches.length, 1);
+    assert.equal(svcWatches[0].query.fieldSelector!.split(',').length, 400);
+    assertNeverRequested(api.requests, 'team-0001');
+  });
+});
