@@ -54,6 +54,13 @@ inline bool ReadName(WireReader& r, const char* field, std::string* s) {
   return r.Str(field, s, 1, kNameMax);
 }
 
+// Set ids: 0 = by name only; otherwise below kAutoSetIdBase (that range is C++'s own).
+inline bool ReadSetId(WireReader& r, const char* field, uint32_t* v) {
+  if (!r.U32(field, v)) return false;
+  if (*v >= kAutoSetIdBase) return r.FailHere(field, "set ids must be below 0x80000000");
+  return true;
+}
+
 // Verdict: i32 code, str chain (non-empty exactly for jump/goto).
 bool ReadVerdict(WireReader& r, Verdict* v);
 

@@ -97,7 +97,7 @@ bool ReadElement(WireReader& r, Element* e) {
 
 bool ReadElements(WireReader& r, Op* op) {
   if (!ReadName(r, "set", &op->set)) return false;
-  if (!r.U32("setId", &op->setId)) return false;
+  if (!ReadSetId(r, "setId", &op->setId)) return false;
   uint32_t n;
   if (!r.U32("count", &n)) return false;
   if (n == 0) return r.FailHere("count", "an element op needs at least one element");
@@ -133,7 +133,7 @@ bool ReadOpBody(WireReader& r, Op* op) {
     case OpCode::kDelChain: return ReadName(r, "chain", &op->chain);
     case OpCode::kAddRule: return ReadAddRule(r, op);
     case OpCode::kAddSet:
-      return ReadName(r, "set", &op->set) && r.U32("setId", &op->setId) && ReadSetSpec(r, &op->setSpec);
+      return ReadName(r, "set", &op->set) && ReadSetId(r, "setId", &op->setId) && ReadSetSpec(r, &op->setSpec);
     case OpCode::kDelSet:
     case OpCode::kFlushSet: return ReadName(r, "set", &op->set);
     case OpCode::kAddElems:

@@ -49,7 +49,7 @@ bool ReadBitwise(WireReader& r, BitwiseExpr* e) {
 bool ReadLookup(WireReader& r, LookupExpr* e) {
   uint8_t hasDreg;
   if (!ReadReg(r, "sreg", &e->sreg) || !ReadName(r, "set", &e->set)) return false;
-  if (!r.U32("setId", &e->setId) || !ReadU8Max(r, "hasDreg", &hasDreg, 1)) return false;
+  if (!ReadSetId(r, "setId", &e->setId) || !ReadU8Max(r, "hasDreg", &hasDreg, 1)) return false;
   e->hasDreg = hasDreg == 1;
   return ReadReg(r, "dreg", &e->dreg) && ReadFlags32(r, "flags", &e->flags, NFT_LOOKUP_F_INV);
 }
@@ -100,7 +100,7 @@ bool ReadFib(WireReader& r, FibExpr* e) {
 
 bool ReadDynset(WireReader& r, DynsetExpr* e) {
   return ReadU32Max(r, "op", &e->op, NFT_DYNSET_OP_DELETE) && ReadName(r, "set", &e->set) &&
-         r.U32("setId", &e->setId) && ReadReg(r, "sregKey", &e->sregKey) &&
+         ReadSetId(r, "setId", &e->setId) && ReadReg(r, "sregKey", &e->sregKey) &&
          ReadOptReg(r, "sregData", &e->sregData) && r.U64("timeoutMs", &e->timeoutMs) &&
          ReadFlags32(r, "flags", &e->flags, kDynsetFlagsMask);
 }

@@ -16,6 +16,8 @@ enum class OpCode : uint8_t {
 };
 constexpr uint8_t kOpCodeMax = 13;
 constexpr uint8_t kOpFlagCreate = 1;
+// Set ids from TypeScript must be below this; C++ numbers id-less NEWSETs from here.
+constexpr uint32_t kAutoSetIdBase = 0x80000000u;
 
 struct Verdict { int32_t code = 0; std::string chain; };
 

@@ -58,7 +58,7 @@ void EncodeOp(NlBuilder& b, const Op& op, long opIndex, uint16_t flags, EncodedB
     case OpCode::kAddRule: case OpCode::kDelRule:
       EncodeRuleOp(b, op, seq, flags); break;
     default:
-      EncodeSetOp(b, op, seq, flags); break;
+      EncodeSetOp(b, op, opIndex, seq, flags); break;
   }
 }
 

@@ -19,7 +19,7 @@ void PutVerdictData(NlBuilder& b, uint16_t type, const Verdict& v);
 void EncodeTableOp(NlBuilder& b, const Op& op, uint32_t seq, uint16_t flags);
 void EncodeChainOp(NlBuilder& b, const Op& op, uint32_t seq, uint16_t flags);
 void EncodeRuleOp(NlBuilder& b, const Op& op, uint32_t seq, uint16_t flags);
-void EncodeSetOp(NlBuilder& b, const Op& op, uint32_t seq, uint16_t flags);
+void EncodeSetOp(NlBuilder& b, const Op& op, long opIndex, uint32_t seq, uint16_t flags);
 
 // Element ops: encodes elements [first, last) of op as one message.
 void EncodeElemsMsg(NlBuilder& b, const Op& op, size_t first, size_t last, uint32_t seq, uint16_t flags);

@@ -23,9 +23,11 @@ void PutDesc(NlBuilder& b, const SetSpec& s) {
   b.EndNest(d);
 }
 
-void PutNewSet(NlBuilder& b, const Op& op) {
+void PutNewSet(NlBuilder& b, const Op& op, long opIndex) {
   const SetSpec& s = op.setSpec;
-  if (op.setId != 0) b.PutBe32(NFTA_SET_ID, op.setId);
+  // The kernel requires NFTA_SET_ID on NEWSET; give id-less sets one from a range TypeScript
+  // never uses (wire-format.md: TS ids are below kAutoSetIdBase).
+  b.PutBe32(NFTA_SET_ID, op.setId != 0 ? op.setId : kAutoSetIdBase | uint32_t(opIndex));
   b.PutBe32(NFTA_SET_FLAGS, s.flags);
   b.PutBe32(NFTA_SET_KEY_TYPE, s.keyType);
   b.PutBe32(NFTA_SET_KEY_LEN, s.keyLen);
@@ -40,7 +42,7 @@ void PutNewSet(NlBuilder& b, const Op& op) {
 
 }  // namespace
 
-void EncodeSetOp(NlBuilder& b, const Op& op, uint32_t seq, uint16_t flags) {
+void EncodeSetOp(NlBuilder& b, const Op& op, long opIndex, uint32_t seq, uint16_t flags) {
   size_t m;
   if (op.code == OpCode::kFlushSet) {
     m = BeginNftMsg(b, NFT_MSG_DELSETELEM, flags, seq, op.family);
@@ -53,7 +55,7 @@ void EncodeSetOp(NlBuilder& b, const Op& op, uint32_t seq, uint16_t flags) {
   m = BeginNftMsg(b, add ? NFT_MSG_NEWSET : NFT_MSG_DELSET, flags, seq, op.family);
   b.PutStr(NFTA_SET_TABLE, op.table);
   b.PutStr(NFTA_SET_NAME, op.set);
-  if (add) PutNewSet(b, op);
+  if (add) PutNewSet(b, op, opIndex);
   b.EndMsg(m);
 }
 
