@@ -102,12 +102,19 @@ bool ParseTuple(const Attr& nest, uint8_t family, Tuple* t) {
 
 void AppendDumpRequest(NlBuilder& b, const Filter& f, uint32_t seq) {
   size_t msg = b.BeginMsg(MsgType(IPCTNL_MSG_CT_GET), NLM_F_REQUEST | NLM_F_DUMP, seq, f.family, 0);
-  uint32_t origFlags = PutFilterTuple(b, CTA_TUPLE_ORIG, f.family, f.proto, f.origDst, f.hasOrigDst,
-                                      false, f.origDstPort, f.hasOrigDstPort, false);
+  // The kernel's IPv6 address comparison in ctnetlink_filter_match_tuple() is inverted (it uses
+  // !ipv6_addr_cmp(), true when the addresses are EQUAL, to reject), up to at least 6.18: asking
+  // it to filter on an IPv6 address returns every entry EXCEPT the wanted ones. So IPv6 addresses
+  // are matched in user space only; family, protocol and ports are still filtered in the kernel.
+  bool kernelAddr = f.family == AF_INET;
+  uint32_t origFlags = PutFilterTuple(b, CTA_TUPLE_ORIG, f.family, f.proto, f.origDst,
+                                      f.hasOrigDst && kernelAddr, false, f.origDstPort,
+                                      f.hasOrigDstPort, false);
   uint32_t replyFlags = 0;
-  if (f.hasReplySrc || f.hasReplySrcPort) {
-    replyFlags = PutFilterTuple(b, CTA_TUPLE_REPLY, f.family, f.proto, f.replySrc, f.hasReplySrc,
-                                true, f.replySrcPort, f.hasReplySrcPort, true);
+  if ((f.hasReplySrc && kernelAddr) || f.hasReplySrcPort) {
+    replyFlags = PutFilterTuple(b, CTA_TUPLE_REPLY, f.family, f.proto, f.replySrc,
+                                f.hasReplySrc && kernelAddr, true, f.replySrcPort,
+                                f.hasReplySrcPort, true);
   }
   size_t filter = b.BeginNest(CTA_FILTER);
   PutHostU32(b, CTA_FILTER_ORIG_FLAGS, origFlags);
