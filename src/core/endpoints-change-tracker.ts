@@ -6,7 +6,7 @@ import { endpointListEqual } from './equality';
 import { mergeSlices, parseEndpointSlice, sliceIdentity, type ParsedSlice } from './endpoint-conversion';
 import { endpointKey } from './keys';
 import type { EventKind } from './service-change-tracker';
-import type { Endpoint, ModelLogger } from './types';
+import type { Endpoint, IPFamily, ModelLogger } from './types';
 
 export interface EndpointsApplyResult {
   changed: Set<string>;
@@ -23,6 +23,8 @@ type EndpointsByKey = Map<string, Endpoint[]>;
 
 export interface EndpointsChangeTrackerOptions {
   nodeName: string;
+  /** Slices of other address types are treated as absent. */
+  ipFamilies: readonly IPFamily[];
   log: ModelLogger;
   /** Trigger times before this are ignored: after a restart they would report the downtime. */
   startTime?: Date;
@@ -45,7 +47,8 @@ export class EndpointsChangeTracker {
     if (!id) return false;
     this.events++;
     const parsed = kind === 'delete' ? undefined : parseEndpointSlice(slice, this.opts.nodeName, this.opts.log);
-    this.storeSlice(id.service, id.name, parsed);
+    const served = parsed && this.opts.ipFamilies.includes(parsed.family) ? parsed : undefined;
+    this.storeSlice(id.service, id.name, served);
     const merged = mergeSlices(this.slices.get(id.service)?.values() ?? []);
     if (sameEndpoints(merged, this.appliedByService.get(id.service))) {
       this.pending.delete(id.service);
@@ -53,7 +56,7 @@ export class EndpointsChangeTracker {
       return false;
     }
     this.pending.set(id.service, merged);
-    this.recordTrigger(id.service, parsed?.triggerTime);
+    this.recordTrigger(id.service, served?.triggerTime);
     return true;
   }
 

@@ -57,6 +57,7 @@ export class ProxyState {
     this.services = new ServiceChangeTracker(opts.ipFamilies, opts.log, { maxPortsPerService: opts.maxPortsPerService });
     this.endpoints = new EndpointsChangeTracker({
       nodeName: opts.nodeName,
+      ipFamilies: opts.ipFamilies,
       log: opts.log,
       startTime: opts.startTime ?? new Date(),
     });
@@ -93,7 +94,9 @@ export class ProxyState {
     const zone = zoneOf(this.node);
     const topologyChanged = zone !== this.appliedZone;
     this.appliedZone = zone;
-    const changed = new Set([...svc.changed, ...eps.changed]);
+    // Endpoints of a Service we do not serve (not created yet, or ignored) change nothing to program.
+    const changed = new Set(svc.changed);
+    for (const key of eps.changed) if (this.services.applied.has(key)) changed.add(key);
     const reselect = topologyChanged ? new Set([...changed, ...this.services.applied.keys()]) : changed;
     for (const key of reselect) this.reselect(key);
     const changes: ChangeSet = {
