@@ -1,0 +1,66 @@
+// Everything the compiler needs to know about one IP family besides the Services themselves.
+// Built from the proxier's options and the snapshot's node; a change in it means a full sync.
+import type { NodeInfo } from '../../core/types';
+import type { IpFamily } from './rule-steps';
+import { detectorKey, resolveDetector, type LocalDetectorOptions, type ResolvedDetector } from './local-detector';
+import { cidrFamily } from './local-detector';
+import { ipFamilyOf, normalizeCidr } from './ip-util';
+
+export type NodePortMatch = { kind: 'all' } | { kind: 'cidrs'; cidrs: string[] };
+
+export interface FamilyContext {
+  family: IpFamily;
+  masqueradeMark: number;
+  masqueradeAll: boolean;
+  detector: ResolvedDetector;
+  nodePorts: NodePortMatch;
+  /** This node's IPs of this family (loadBalancerSourceRanges that contain the node). */
+  nodeIPs: string[];
+  /** Service CIDRs of this family: traffic to unallocated ClusterIPs in them is dropped. */
+  serviceCIDRs: string[];
+}
+
+export interface ContextInputs {
+  masqueradeBit: number;
+  masqueradeAll: boolean;
+  localDetector: LocalDetectorOptions;
+  nodePortAddresses: string[];
+  nodeIPs: string[];
+  serviceCIDRs: string[];
+}
+
+function hostCidr(ip: string): string {
+  return ip.includes(':') ? `${ip}/128` : `${ip}/32`;
+}
+
+/** Upstream's NodePortAddresses: none given = every local address; else only those of this family. */
+function nodePortMatch(list: readonly string[], family: IpFamily, nodeIPs: readonly string[]): NodePortMatch {
+  if (list.length === 0) return { kind: 'all' };
+  const cidrs = new Set<string>();
+  for (const entry of list) {
+    if (entry === 'primary') {
+      for (const ip of nodeIPs) if (ipFamilyOf(ip) === family) cidrs.add(hostCidr(ip));
+    } else if (cidrFamily(entry) === family) {
+      const n = normalizeCidr(entry);
+      if (n) cidrs.add(n);
+    }
+  }
+  return { kind: 'cidrs', cidrs: [...cidrs].sort() };
+}
+
+export function buildContext(inputs: ContextInputs, family: IpFamily, node: NodeInfo): FamilyContext {
+  const nodeIPs = (inputs.nodeIPs.length > 0 ? inputs.nodeIPs : node.ips).filter((ip) => ipFamilyOf(ip) === family);
+  return {
+    family,
+    masqueradeMark: 2 ** inputs.masqueradeBit,
+    masqueradeAll: inputs.masqueradeAll,
+    detector: resolveDetector(inputs.localDetector, family, node.podCIDRs),
+    nodePorts: nodePortMatch(inputs.nodePortAddresses, family, nodeIPs),
+    nodeIPs,
+    serviceCIDRs: inputs.serviceCIDRs.filter((c) => cidrFamily(c) === family).map((c) => normalizeCidr(c) ?? c),
+  };
+}
+
+export function contextKey(ctx: FamilyContext): string {
+  return JSON.stringify({ ...ctx, detector: detectorKey(ctx.detector) });
+}

@@ -1,0 +1,55 @@
+// The desired kernel state, as plain data. The compiler builds it; the sync diffs it against the
+// mirror of what the kernel holds and writes the difference as one transaction.
+import type { IpFamily, RuleDef, Verdict } from './rule-steps';
+
+export type NftType = 'ipv4_addr' | 'ipv6_addr' | 'inet_proto' | 'inet_service' | 'mark' | 'ifname' | 'verdict';
+export type Hook = 'prerouting' | 'input' | 'forward' | 'output' | 'postrouting';
+
+export interface BaseHook { type: 'filter' | 'nat'; hook: Hook; priority: number }
+
+export interface ChainDef {
+  name: string;
+  base?: BaseHook;
+  rules: RuleDef[];
+}
+
+export interface SetDef {
+  name: string;
+  key: NftType[];
+  map?: NftType;
+  interval?: boolean;
+  timeout?: boolean;
+  dynamic?: boolean;
+  comment?: string;
+  /** Elements are written by the packet path (affinity): never flushed by a sync. */
+  keepElements?: boolean;
+}
+
+export type KeyPart = string | number;
+
+export interface ElementDef {
+  set: string;
+  key: KeyPart[];
+  verdict?: Verdict;
+}
+
+/** Everything in one family's table that does not belong to a ServicePort. */
+export interface BaseObjects {
+  family: IpFamily;
+  chains: ChainDef[];
+  sets: SetDef[];
+  /** Elements not owned by any ServicePort (nodeport-ips). */
+  elements: ElementDef[];
+}
+
+/** What one ServicePort adds: its own chains, and elements in the shared maps and sets. */
+export interface ServiceObjects {
+  key: string;
+  family: IpFamily;
+  chains: ChainDef[];
+  elements: ElementDef[];
+}
+
+export function elementKeyString(key: readonly KeyPart[]): string {
+  return key.join(' . ');
+}

@@ -1,0 +1,75 @@
+// Which ServicePorts want each element of the shared maps and sets. Several ServicePorts may want
+// the same element (the ports of one Service share their ClusterIP in `cluster-ips`; two Services
+// may claim one external IP and port): the element stays while anyone wants it, and the first
+// claimant's verdict wins. Updated per changed ServicePort, so a partial sync costs only what it
+// touches.
+import type { ElementDef, KeyPart } from './desired';
+import { elementKeyString } from './desired';
+import type { Verdict } from './rule-steps';
+import { verdictText } from './rule-steps';
+
+export interface Claims {
+  set: string;
+  key: KeyPart[];
+  /** owner -> verdict it wants (undefined for plain sets), in claim order. */
+  owners: Map<string, Verdict | undefined>;
+}
+
+export type IndexKey = string;
+export const indexKey = (set: string, key: readonly KeyPart[]): IndexKey => `${set}\u0000${elementKeyString(key)}`;
+
+/** The element the kernel should hold for these claims, or null when nobody wants it. */
+export function winner(c: Claims | undefined): { owner: string; el: ElementDef } | null {
+  if (!c || c.owners.size === 0) return null;
+  const [owner, verdict] = c.owners.entries().next().value as [string, Verdict | undefined];
+  return { owner, el: verdict ? { set: c.set, key: c.key, verdict } : { set: c.set, key: c.key } };
+}
+
+export function elementValue(el: ElementDef): string {
+  return el.verdict ? verdictText(el.verdict) : '';
+}
+
+/** Copy-on-write edits of an index: a failed sync leaves the index as it was. */
+export class IndexEdit {
+  readonly changed = new Map<IndexKey, Claims>();
+  /** The ServicePort whose change touched each key last (blamed if the kernel refuses the op). */
+  readonly touchedBy = new Map<IndexKey, string>();
+
+  constructor(private readonly base: ReadonlyMap<IndexKey, Claims>) {}
+
+  private entry(k: IndexKey, el: ElementDef): Claims {
+    let c = this.changed.get(k);
+    if (!c) {
+      const old = this.base.get(k);
+      c = { set: el.set, key: el.key, owners: new Map(old?.owners ?? []) };
+      this.changed.set(k, c);
+    }
+    return c;
+  }
+
+  release(owner: string, els: readonly ElementDef[]): void {
+    for (const el of els) {
+      const k = indexKey(el.set, el.key);
+      this.entry(k, el).owners.delete(owner);
+      this.touchedBy.set(k, owner);
+    }
+  }
+
+  claim(owner: string, els: readonly ElementDef[]): void {
+    for (const el of els) {
+      const k = indexKey(el.set, el.key);
+      this.entry(k, el).owners.set(owner, el.verdict);
+      this.touchedBy.set(k, owner);
+    }
+  }
+
+  current(k: IndexKey): Claims | undefined {
+    return this.changed.get(k) ?? this.base.get(k);
+  }
+
+  applyTo(index: Map<IndexKey, Claims>): void {
+    for (const [k, c] of this.changed) {
+      if (c.owners.size === 0) index.delete(k); else index.set(k, c);
+    }
+  }
+}

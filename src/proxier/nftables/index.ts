@@ -1,0 +1,8 @@
+// The nftables proxy mode.
+export { NftablesProxier } from './proxier';
+export type { NftablesProxierOptions, NftHandle, NftablesMetrics, ProxierLog } from './options';
+export type { LocalDetectorOptions } from './local-detector';
+export { compileBase } from './compile-base';
+export { compileService } from './compile-service';
+export { buildContext } from './context';
+export { renderDesiredScript } from './render-script';

@@ -1,0 +1,51 @@
+// Detect-local modes (upstream's LocalTrafficDetector): how a rule tells traffic from this node's
+// pods apart from everything else. Resolved per IP family: a CIDR mode without a CIDR of that
+// family detects nothing, exactly as upstream.
+import type { IpFamily, Step } from './rule-steps';
+
+export type LocalDetectorOptions =
+  | { mode: 'None' }
+  | { mode: 'ClusterCIDR'; cidrs: string[] }
+  /** `cidrs` empty: use the Node's podCIDRs from the snapshot. */
+  | { mode: 'NodeCIDR'; cidrs: string[] }
+  | { mode: 'BridgeInterface'; interface: string }
+  | { mode: 'InterfaceNamePrefix'; prefix: string };
+
+/** One family's resolved detector: the match that means "from a local pod", or none. */
+export type ResolvedDetector =
+  | { kind: 'none' }
+  | { kind: 'cidr'; cidr: string }
+  | { kind: 'iifname'; name: string }
+  | { kind: 'iifnamePrefix'; prefix: string };
+
+export function cidrFamily(cidr: string): IpFamily {
+  return cidr.includes(':') ? 'ip6' : 'ip';
+}
+
+export function resolveDetector(opts: LocalDetectorOptions, family: IpFamily, nodePodCIDRs: readonly string[]): ResolvedDetector {
+  switch (opts.mode) {
+    case 'None': return { kind: 'none' };
+    case 'ClusterCIDR':
+    case 'NodeCIDR': {
+      const list = opts.mode === 'NodeCIDR' && opts.cidrs.length === 0 ? nodePodCIDRs : opts.cidrs;
+      const cidr = list.find((c) => cidrFamily(c) === family);
+      return cidr ? { kind: 'cidr', cidr } : { kind: 'none' };
+    }
+    case 'BridgeInterface': return { kind: 'iifname', name: opts.interface };
+    case 'InterfaceNamePrefix': return { kind: 'iifnamePrefix', prefix: opts.prefix };
+  }
+}
+
+/** The match for "from a local pod" (negate: "not from a local pod"); null when undetectable. */
+export function localMatch(d: ResolvedDetector, negate: boolean): Step | null {
+  switch (d.kind) {
+    case 'none': return null;
+    case 'cidr': return { op: 'saddr', addr: d.cidr, negate };
+    case 'iifname': return { op: 'iifname', name: d.name, negate };
+    case 'iifnamePrefix': return { op: 'iifnamePrefix', name: d.prefix, negate };
+  }
+}
+
+export function detectorKey(d: ResolvedDetector): string {
+  return JSON.stringify(d);
+}

@@ -1,0 +1,102 @@
+// Object names in our tables. They follow upstream's pkg/proxy/nftables so that operators and
+// their tools recognise the ruleset; the per-ServicePort names embed a hash so that they stay
+// unique even when truncated and are easy to tell apart at a glance.
+import { createHash } from 'node:crypto';
+import type { Endpoint, ServicePort } from '../../core/types';
+
+export const TABLE = 'kube-proxy';
+
+export const CHAIN = {
+  filterPrerouting: 'filter-prerouting',
+  filterInput: 'filter-input',
+  filterForward: 'filter-forward',
+  filterOutput: 'filter-output',
+  filterOutputPostDnat: 'filter-output-post-dnat',
+  natPrerouting: 'nat-prerouting',
+  natOutput: 'nat-output',
+  natPostrouting: 'nat-postrouting',
+  services: 'services',
+  serviceEndpointsCheck: 'service-endpoints-check',
+  nodePortEndpointsCheck: 'nodeport-endpoints-check',
+  reject: 'reject-chain',
+  clusterIPsCheck: 'cluster-ips-check',
+  firewallCheck: 'firewall-check',
+  markMasq: 'mark-for-masquerade',
+  masquerading: 'masquerading',
+} as const;
+
+export const SET = {
+  clusterIPs: 'cluster-ips',
+  nodePortIPs: 'nodeport-ips',
+  serviceIPs: 'service-ips',
+  serviceNodePorts: 'service-nodeports',
+  noEndpointServices: 'no-endpoint-services',
+  noEndpointNodePorts: 'no-endpoint-nodeports',
+  firewallIPs: 'firewall-ips',
+  affinity: 'affinity',
+} as const;
+
+/** nft names are at most 255 bytes; upstream leaves 16 for the prefix. */
+const NAME_MAX = 256;
+const PREFIX_MAX = 16;
+const BASE_MAX = NAME_MAX - PREFIX_MAX;
+
+const B32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+
+/** The first `chars` characters of the standard base32 encoding of `bytes` (RFC 4648). */
+function base32Prefix(bytes: Uint8Array, chars: number): string {
+  let out = '';
+  let bits = 0;
+  let value = 0;
+  for (const b of bytes) {
+    value = (value << 8) | b;
+    bits += 8;
+    while (bits >= 5 && out.length < chars) {
+      out += B32[(value >>> (bits - 5)) & 31];
+      bits -= 5;
+    }
+    value &= (1 << bits) - 1;
+    if (out.length >= chars) break;
+  }
+  return out;
+}
+
+/** Upstream's hashAndTruncate: `HASH8-name`, cut with "..." past the length limit. */
+export function hashAndTruncate(name: string): string {
+  const hash = base32Prefix(createHash('sha256').update(name).digest(), 8);
+  const full = `${hash}-${name}`;
+  return full.length > BASE_MAX ? full.slice(0, BASE_MAX - 3) + '...' : full;
+}
+
+/** `ns/name/proto/portName`, the part every chain of one ServicePort shares. */
+export function servicePortNameBase(sp: Pick<ServicePort, 'namespace' | 'name' | 'protocol' | 'portName'>): string {
+  return `${sp.namespace}/${sp.name}/${sp.protocol.toLowerCase()}/${sp.portName}`;
+}
+
+export interface ServiceChainNames {
+  cluster: string;
+  local: string;
+  external: string;
+  firewall: string;
+}
+
+export function serviceChainNames(sp: ServicePort): ServiceChainNames {
+  const base = hashAndTruncate(servicePortNameBase(sp));
+  return {
+    cluster: `service-${base}`,
+    local: `local-${base}`,
+    external: `external-${base}`,
+    firewall: `firewall-${base}`,
+  };
+}
+
+/** `endpoint-HASH-ns/name/proto/port__ip/port`; IPv6 colons become dots (not allowed in names). */
+export function endpointChainName(sp: ServicePort, ep: Pick<Endpoint, 'ip' | 'port'>): string {
+  const ip = ep.ip.replaceAll(':', '.');
+  return `endpoint-${hashAndTruncate(`${servicePortNameBase(sp)}__${ip}/${ep.port}`)}`;
+}
+
+/** Chains named after a ServicePort contain a slash; our fixed chains never do. */
+export function isServicePortChain(name: string): boolean {
+  return name.includes('/');
+}

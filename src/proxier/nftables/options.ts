@@ -1,0 +1,93 @@
+// The proxier's constructor options, checked up front so that bad configuration fails with the
+// field's name instead of as a kernel error later.
+import type { IpFamily } from './rule-steps';
+import type { LocalDetectorOptions } from './local-detector';
+import { ipFamilyOf, parseCidr } from './ip-util';
+
+/** The part of the native Nft handle the proxier uses (src/native Nft satisfies it). */
+export interface NftHandle {
+  commit(tx: import('../../native/transaction').Transaction): Promise<unknown>;
+  dumpTable(family: IpFamily, name: string): Promise<{
+    chains: { name: string }[];
+    sets: { name: string; flags: number; keyLen: number }[];
+  }>;
+}
+
+/** pino-compatible. */
+export interface ProxierLog {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+export interface CounterLike { inc(value?: number): void }
+
+export interface NftablesMetrics {
+  /** sync_proxy_rules_nftables_sync_failures_total */
+  syncFailures?: CounterLike;
+  /** ServicePorts the kernel (or validation) refused and that were left out of a sync. */
+  refusedServicePorts?: CounterLike;
+}
+
+export interface NftablesProxierOptions {
+  nft: NftHandle;
+  /** Tables to manage: `ip` for IPv4 Services, `ip6` for IPv6. */
+  families: IpFamily[];
+  /** Bit of the packet mark that asks for masquerade (upstream default 14 = 0x4000). */
+  masqueradeBit: number;
+  masqueradeAll: boolean;
+  localDetector: LocalDetectorOptions;
+  /** CIDRs and/or `primary`; empty = NodePorts on every local address (but loopback). */
+  nodePortAddresses: string[];
+  /** This node's IPs; empty = the snapshot's node.ips. */
+  nodeIPs: string[];
+  /** Service CIDRs: traffic to an unallocated ClusterIP inside them is dropped. Optional. */
+  serviceCIDRs?: string[];
+  log: ProxierLog;
+  metrics?: NftablesMetrics;
+}
+
+const fail = (field: string, msg: string): never => { throw new RangeError(`nftables proxier options.${field}: ${msg}`); };
+
+function checkCidrList(list: unknown, field: string, allowPrimary: boolean): string[] {
+  if (!Array.isArray(list)) return fail(field, 'expected an array of strings');
+  list.forEach((c, i) => {
+    if (typeof c !== 'string' || (!(allowPrimary && c === 'primary') && !parseCidr(c))) {
+      fail(`${field}[${i}]`, `${JSON.stringify(c)} is not a CIDR${allowPrimary ? " or 'primary'" : ''}`);
+    }
+  });
+  return list as string[];
+}
+
+function checkDetector(d: unknown): void {
+  const det = d as LocalDetectorOptions;
+  if (typeof d !== 'object' || d === null) fail('localDetector', 'expected an object with a mode');
+  switch (det.mode) {
+    case 'None': return;
+    case 'ClusterCIDR': case 'NodeCIDR': checkCidrList(det.cidrs, 'localDetector.cidrs', false); return;
+    case 'BridgeInterface':
+      if (typeof det.interface !== 'string' || !/^[^\s"*/]{1,15}$/.test(det.interface)) fail('localDetector.interface', 'expected an interface name');
+      return;
+    case 'InterfaceNamePrefix':
+      if (typeof det.prefix !== 'string' || !/^[^\s"*/]{1,14}$/.test(det.prefix)) fail('localDetector.prefix', 'expected an interface name prefix');
+      return;
+    default: fail('localDetector.mode', `unknown mode ${JSON.stringify((det as { mode: unknown }).mode)}`);
+  }
+}
+
+export function checkOptions(o: NftablesProxierOptions): void {
+  if (typeof o !== 'object' || o === null) throw new TypeError('nftables proxier options: expected an object');
+  if (!o.nft || typeof o.nft.commit !== 'function' || typeof o.nft.dumpTable !== 'function') fail('nft', 'expected an Nft handle');
+  if (!Array.isArray(o.families) || o.families.length === 0 || o.families.some((f) => f !== 'ip' && f !== 'ip6')
+    || new Set(o.families).size !== o.families.length) fail('families', "expected 'ip' and/or 'ip6', each once");
+  if (!Number.isInteger(o.masqueradeBit) || o.masqueradeBit < 0 || o.masqueradeBit > 31) fail('masqueradeBit', `${o.masqueradeBit} is not in 0..31`);
+  if (typeof o.masqueradeAll !== 'boolean') fail('masqueradeAll', 'expected a boolean');
+  checkDetector(o.localDetector);
+  checkCidrList(o.nodePortAddresses, 'nodePortAddresses', true);
+  if (!Array.isArray(o.nodeIPs)) fail('nodeIPs', 'expected an array of IPs');
+  o.nodeIPs.forEach((ip, i) => { if (!ipFamilyOf(ip)) fail(`nodeIPs[${i}]`, `${JSON.stringify(ip)} is not an IP`); });
+  if (o.serviceCIDRs !== undefined) checkCidrList(o.serviceCIDRs, 'serviceCIDRs', false);
+  if (!o.log || typeof o.log.warn !== 'function' || typeof o.log.error !== 'function' || typeof o.log.info !== 'function') {
+    fail('log', 'expected a logger with info, warn and error');
+  }
+}

@@ -1,0 +1,120 @@
+// A full sync: one transaction that makes our tables hold exactly the desired state, whatever
+// they held before, with no moment where traffic sees an empty table (the kernel applies the
+// whole batch atomically). It flushes every rule and every map, re-adds everything, keeps the
+// affinity set's elements, and deletes chains and sets we know of (from the mirror, the start-up
+// dump, or a failed transaction) that are no longer wanted.
+import { setAttrs } from '../../native/set-spec';
+import type { FamilyContext } from './context';
+import type { BaseObjects, ChainDef, ElementDef, ServiceObjects, SetDef } from './desired';
+import { IndexEdit, elementValue, indexKey, winner, type Claims, type IndexKey } from './element-index';
+import { BASE_OWNER, MIXED_OWNER, TxWriter, nativeSetSpec } from './tx-writer';
+import { chainFingerprint, setFingerprint, type FamilyMirror, type FamilyState, type MirrorElement } from './state';
+import type { IpFamily } from './rule-steps';
+
+/** What we know exists in the kernel before this sync, beyond what we want. */
+export interface KnownObjects {
+  chains: Iterable<string>;
+  /** set name -> a test whether the existing set can be kept as `want` */
+  sets: Map<string, (want: SetDef) => boolean>;
+}
+
+export interface FullFamilyInput {
+  ctx: FamilyContext;
+  ctxKey: string;
+  base: BaseObjects;
+  /** Compiled ServicePorts, in a stable order. */
+  services: ServiceObjects[];
+  known: KnownObjects;
+  /** Re-create the base chains (once per process): an existing one may have another hook or priority. */
+  resetBaseChains: boolean;
+}
+
+const SET_COMPARE_FLAGS = 0x4 | 0x8 | 0x10 | 0x20; // interval, map, timeout, dynamic
+
+/** A test for a set found by Nft.dumpTable: same kind and key length as the one we want. */
+export function dumpedSetMatcher(d: { flags: number; keyLen: number }): (want: SetDef) => boolean {
+  return (want) => {
+    const a = setAttrs(nativeSetSpec(want));
+    return (a.flags & SET_COMPARE_FLAGS) === (d.flags & SET_COMPARE_FLAGS) && a.keyLen === d.keyLen;
+  };
+}
+
+export function mirrorSetMatcher(fingerprint: string): (want: SetDef) => boolean {
+  return (want) => setFingerprint(want) === fingerprint;
+}
+
+function buildIndex(base: BaseObjects, services: ServiceObjects[]): Map<IndexKey, Claims> {
+  const index = new Map<IndexKey, Claims>();
+  const edit = new IndexEdit(index);
+  edit.claim(BASE_OWNER, base.elements);
+  for (const s of services) edit.claim(s.key, s.elements);
+  edit.applyTo(index);
+  return index;
+}
+
+function writeElements(w: TxWriter, family: IpFamily, index: Map<IndexKey, Claims>, fine: boolean): Map<IndexKey, MirrorElement> {
+  const mirror = new Map<IndexKey, MirrorElement>();
+  const groups = new Map<string, { set: string; owner: string; els: ElementDef[] }>();
+  for (const [k, c] of index) {
+    const win = winner(c);
+    if (!win) continue;
+    mirror.set(k, { set: c.set, key: c.key, value: elementValue(win.el) });
+    const g = fine ? `${c.set}\u0000${win.owner}` : c.set;
+    let group = groups.get(g);
+    if (!group) groups.set(g, group = { set: c.set, owner: win.owner, els: [] });
+    if (group.owner !== win.owner) group.owner = MIXED_OWNER;
+    group.els.push(win.el);
+  }
+  for (const g of groups.values()) w.addElements(family, g.set, g.els, g.owner);
+  return mirror;
+}
+
+/** Writes one family's full sync into `w` and returns the state the kernel will hold after it. */
+export function planFullFamily(w: TxWriter, input: FullFamilyInput, fine: boolean): FamilyState {
+  const { ctx, base } = input;
+  const f = ctx.family;
+  const mirror: FamilyMirror = { chains: new Map(), sets: new Map(), elements: new Map() };
+  w.addTable(f);
+  w.flushTable(f);
+
+  const wantedSets = new Map(base.sets.map((s) => [s.name, s]));
+  for (const [name, canKeep] of input.known.sets) {
+    const want = wantedSets.get(name);
+    if (!want || !canKeep(want)) w.deleteSet(f, name);
+  }
+  for (const s of base.sets) {
+    w.addSet(f, s);
+    if (!s.keepElements) w.flushSet(f, s.name);
+    mirror.sets.set(s.name, setFingerprint(s));
+  }
+
+  const chains: { def: ChainDef; owner: string }[] = [
+    ...base.chains.map((def) => ({ def, owner: BASE_OWNER })),
+    ...input.services.flatMap((s) => s.chains.map((def) => ({ def, owner: s.key }))),
+  ];
+  if (input.resetBaseChains) {
+    for (const c of base.chains.filter((c) => c.base)) {
+      w.addChain(f, { name: c.name }, BASE_OWNER);
+      w.deleteChain(f, c.name, BASE_OWNER);
+    }
+  }
+  for (const { def, owner } of chains) {
+    w.addChain(f, def, owner);
+    mirror.chains.set(def.name, chainFingerprint(def, f));
+  }
+  for (const { def, owner } of chains) w.addRules(f, def, owner);
+
+  const index = buildIndex(base, input.services);
+  mirror.elements = writeElements(w, f, index, fine);
+
+  for (const name of new Set(input.known.chains)) {
+    if (mirror.chains.has(name)) continue;
+    // add + delete: correct whether or not the chain still exists.
+    w.addChain(f, { name }, BASE_OWNER);
+    w.deleteChain(f, name, BASE_OWNER);
+  }
+  return {
+    family: f, ctx, ctxKey: input.ctxKey, base, mirror, index,
+    services: new Map(input.services.map((s) => [s.key, s])),
+  };
+}

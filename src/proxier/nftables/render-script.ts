@@ -1,0 +1,43 @@
+// The desired state of one family's table as an `nft -f` script of flat `add` commands, in the
+// order a transaction needs them (chains and sets before the rules and elements that refer to
+// them). Used by tests, docs and debugging; the sync itself goes through the native addon.
+import type { BaseObjects, ElementDef, ServiceObjects, SetDef } from './desired';
+import { IndexEdit, elementValue, winner, type Claims, type IndexKey } from './element-index';
+import { TABLE } from './names';
+import { renderRule } from './rule-steps';
+import { BASE_OWNER } from './tx-writer';
+
+function setLine(family: string, s: SetDef): string {
+  const kind = s.map ? 'map' : 'set';
+  const type = s.key.join(' . ') + (s.map ? ` : ${s.map}` : '');
+  const flags = [s.interval && 'interval', s.dynamic && 'dynamic', s.timeout && 'timeout'].filter(Boolean).join(',');
+  const parts = [`type ${type};`, flags ? `flags ${flags};` : '', s.comment ? `comment "${s.comment}";` : ''].filter(Boolean);
+  return `add ${kind} ${family} ${TABLE} ${s.name} { ${parts.join(' ')} }`;
+}
+
+export function elementText(el: ElementDef): string {
+  const key = el.key.join(' . ');
+  return el.verdict ? `${key} : ${elementValue(el)}` : key;
+}
+
+export function renderDesiredScript(base: BaseObjects, services: readonly ServiceObjects[]): string {
+  const f = base.family;
+  const lines = [`add table ${f} ${TABLE}`];
+  const chains = [...base.chains, ...services.flatMap((s) => s.chains)];
+  for (const c of chains) {
+    const hook = c.base ? ` { type ${c.base.type} hook ${c.base.hook} priority ${c.base.priority}; }` : '';
+    lines.push(`add chain ${f} ${TABLE} ${c.name}${hook}`);
+  }
+  for (const s of base.sets) lines.push(setLine(f, s));
+  for (const c of chains) for (const r of c.rules) lines.push(`add rule ${f} ${TABLE} ${c.name} ${renderRule(r, f)}`);
+  const index = new Map<IndexKey, Claims>();
+  const edit = new IndexEdit(index);
+  edit.claim(BASE_OWNER, base.elements);
+  for (const s of services) edit.claim(s.key, s.elements);
+  edit.applyTo(index);
+  for (const c of index.values()) {
+    const win = winner(c);
+    if (win) lines.push(`add element ${f} ${TABLE} ${c.set} { ${elementText(win.el)} }`);
+  }
+  return lines.join('\n') + '\n';
+}
