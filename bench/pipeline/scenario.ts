@@ -154,6 +154,9 @@ export async function runScenario(o: ScenarioOptions, makeDriver: () => ModelDri
       for (let j = 0; j < 100; j++) driver.upsert(syntheticService(o.n + r * 100 + j, spec));
     });
     const kernelCount = kernelServiceIps((args) => ns.nft(...args));
+    const expected = o.n + 100 * o.addRepeats;
+    if (kernelCount !== expected) rec.errors.push(`the kernel's service-ips map holds ${kernelCount ?? 'no readable'} elements, expected ${expected}`);
+    rec.errors.push(...parts.errors.slice(0, 20));
     const rssEnd = MiB(process.memoryUsage().rss);
     const heapUsedMiB = MiB(process.memoryUsage().heapUsed);
     parts.close();

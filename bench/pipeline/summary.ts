@@ -19,10 +19,11 @@ function bucketP(r: SizeResult, kind: SyncKind, q: number): string {
 export function pipelineTables(results: SizeResult[]): string {
   const sync: Cell[][] = results.map((r) => {
     const initial = metricOf(r, 'full-initial')[0];
+    const first = r.samples.find((x) => x.kind === 'full-initial');
     return [r.n, ms(initial), ms(p(r, 'full', 0.5)), ms(p(r, 'full', 0.99)),
       ms(p(r, 'partial-1-endpoint', 0.5)), ms(p(r, 'partial-1-endpoint', 0.99)),
       ms(p(r, 'partial-100-added', 0.5)), ms(p(r, 'partial-100-added', 0.99)),
-      r.nftFile.wallS * 1000, ratio(r.nftFile.wallS, initial)];
+      r.nftFile.wallS * 1000, ratio(r.nftFile.wallS, initial), ratio(cpuS(r.nftFile), first ? cpuS(first) : NaN)];
   });
   const cost: Cell[][] = results.map((r) => {
     const one = (k: SyncKind) => r.samples.filter((s) => s.kind === k);
@@ -38,7 +39,7 @@ export function pipelineTables(results: SizeResult[]): string {
   const reps = results[0] ? (['full', 'partial-1-endpoint', 'partial-100-added'] as SyncKind[]).map((k) => `${k} x${metricOf(results[0], k).length}`).join(', ') : '';
   return [
     `Sync duration, ms, from sync_proxy_rules_duration_seconds (each sync's own observation; repeats: ${reps})`,
-    markdownTable(['N', 'full (initial)', 'full p50', 'full p99', '1-endpoint p50', '1-endpoint p99', '+100 Svc p50', '+100 Svc p99', 'nft -f ms', 'nft -f / initial'], sync),
+    markdownTable(['N', 'full (initial)', 'full p50', 'full p99', '1-endpoint p50', '1-endpoint p99', '+100 Svc p50', '+100 Svc p99', 'nft -f ms', 'nft -f / initial (wall)', 'nft -f / initial (cpu)'], sync),
     '',
     'Cost: transaction size, CPU of this process (sync) and of nft -f, memory',
     markdownTable(['N', 'initial ops', 'initial MB sent', 'initial cpu s', '1-ep ops', '1-ep bytes', '+100 ops', '+100 bytes', 'nft -f cpu s', 'nft -f sys s', 'RSS after initial MiB', 'peak RSS MiB', 'service-ips in kernel'], cost),
