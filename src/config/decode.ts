@@ -77,7 +77,7 @@ export function loadConfigData(data: Uint8Array | string): LoadedFile {
   const text = checkBytes(data);
   if (typeof text !== 'string') return fatal(text.error);
   const lc = new LineCounter();
-  const docs = parseAllDocuments(text, { lineCounter: lc, uniqueKeys: false, prettyErrors: false });
+  const docs = parseAllDocuments(text, { lineCounter: lc, uniqueKeys: false, prettyErrors: true });
   if (!Array.isArray(docs)) return fatal('config file is empty');
   const nonEmpty = docs.filter((d) => d.contents !== null || d.errors.length > 0);
   if (nonEmpty.length === 0) return fatal('config file is empty');
