@@ -1,14 +1,20 @@
-// Loads the addon's conntrack function. A local loader: src/native/addon-loader.ts did not exist
-// when this was written; once it does, this file should just re-export from it.
-import * as path from 'node:path';
+// The addon's conntrack function, loaded through src/native/addon-loader (the addon's
+// AddonModule type does not declare it, so it is checked and typed here).
+import { loadAddon } from '../native/addon-loader';
 import type { ConntrackFilter } from './filter';
 
 export interface NativeConntrackResult {
+  /** DELETEs the kernel acknowledged. */
   deleted: number;
+  /** DELETEs answered ENOENT: the entry expired or was replaced between the dump and the delete. */
   notFound: number;
+  /** DELETEs answered with another error (firstFailErrno says which). */
   failed: number;
+  /** Entries the kernel's filtered dumps returned (duplicates across filters included). */
   received: number;
+  /** Distinct entries of those that match a filter, i.e. DELETEs sent. */
   matched: number;
+  /** Filtered dumps sent: one per filter. */
   dumps: number;
   firstFailErrno?: number;
 }
@@ -19,19 +25,12 @@ export interface ConntrackAddon {
 
 let cached: ConntrackAddon | undefined;
 
-/** `KPN_NATIVE_ADDON` overrides the path (e.g. a debug build). */
-export function addonPath(): string {
-  return process.env.KPN_NATIVE_ADDON ?? path.resolve(__dirname, '../../..', 'build/Release/kube_proxy_native.node');
-}
-
 export function loadConntrackAddon(): ConntrackAddon {
   if (cached) return cached;
-  const file = addonPath();
-  // eslint-disable-next-line @typescript-eslint/no-var-requires
-  const mod = require(file) as Partial<ConntrackAddon>;
+  const mod = loadAddon() as unknown as Partial<ConntrackAddon>;
   if (typeof mod.conntrackDelete !== 'function') {
-    throw new Error(`native addon ${file} has no conntrackDelete (built without native/conntrack?)`);
+    throw new Error('the native addon has no conntrackDelete (built without native/conntrack?)');
   }
-  cached = mod as ConntrackAddon;
+  cached = { conntrackDelete: mod.conntrackDelete.bind(mod) };
   return cached;
 }

@@ -195,3 +195,21 @@ test('conntrackDelete: bad arguments throw TypeError/RangeError naming them', ()
     assert.throws(() => call(netns, filters), (e: Error) => e instanceof type && msg.test(e.message), `${JSON.stringify([netns, filters])}`);
   }
 });
+
+test('conntrackDelete: 2000 matching flows are deleted over several batched sends, the others kept', async () => {
+  await withNetns(async (ns) => {
+    addAddresses(ns, [CLIENT, SVC_A, SVC_B, EP1]);
+    // One DNAT for every source port: sport-independent rule.
+    ns.exec('nft', ['-f', '-'], `table ip ctlab { chain out { type nat hook output priority -100; ip daddr { ${SVC_A}, ${SVC_B} } udp dport 53 dnat to ${EP1}:5353; }; }\n`);
+    const sends: Send[] = [];
+    for (let i = 0; i < 2000; i++) sends.push({ family: 4, src: CLIENT, sport: 20000 + i, dst: SVC_A, dport: 53 });
+    for (let i = 0; i < 5; i++) sends.push({ family: 4, src: CLIENT, sport: 30000 + i, dst: SVC_B, dport: 53 });
+    sendUdp(ns, sends);
+    assert.equal(listFlows(ns, 'udp').length, 2005);
+    const r = await new ConntrackClient({ netns: ns.path }).deleteFlows([{ family: 4, protocol: 'udp', origDst: SVC_A, origDstPort: 53, replySrc: EP1 }]);
+    assert.deepEqual({ deleted: r.deleted, received: r.received, failed: r.failed }, { deleted: 2000, received: 2000, failed: 0 });
+    const left = listFlows(ns, 'udp');
+    assert.equal(left.length, 5);
+    assert.ok(left.every((f) => f.origDst === SVC_B));
+  }, 'kpnct');
+});

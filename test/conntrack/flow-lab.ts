@@ -37,11 +37,11 @@ export function installDnat(ns: TestNetns, rules: Dnat[]): void {
 
 export interface Send { family: 4 | 6; src: string; sport: number; dst: string; dport: number }
 
-/** Sends one UDP datagram per entry from a node process inside the namespace. */
+/** Sends one UDP datagram per entry from a node process inside the namespace (list on stdin). */
 export function sendUdp(ns: TestNetns, sends: Send[]): void {
   const script = `
     const dgram = require('node:dgram');
-    const sends = ${JSON.stringify(sends)};
+    const sends = JSON.parse(require('node:fs').readFileSync(0, 'utf8'));
     (async () => {
       for (const s of sends) {
         const sock = dgram.createSocket(s.family === 6 ? 'udp6' : 'udp4');
@@ -49,8 +49,8 @@ export function sendUdp(ns: TestNetns, sends: Send[]): void {
         await new Promise((res, rej) => sock.send('x', s.dport, s.dst, (e) => e ? rej(e) : res()));
         sock.close();
       }
-    })().catch((e) => { console.error(e); process.exit(1); });`;
-  ns.exec(process.execPath, ['-e', script]);
+    })().catch((e) => { console.error(String(e)); process.exit(1); });`;
+  ns.exec(process.execPath, ['-e', script], JSON.stringify(sends));
 }
 
 const LINE = /^(\w+)\s+(\d+)\s+\d+\s+(?:\w+\s+)?src=(\S+) dst=(\S+) sport=(\d+) dport=(\d+) .*?src=(\S+) dst=\S+ sport=(\d+) dport=\d+/;
