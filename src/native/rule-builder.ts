@@ -345,8 +345,10 @@ export class RuleBuilder {
       if (!this.l4) this.l4proto('tcp');
       this.push('reject with tcp reset', { type: 'reject', rejectType: REJECT_TYPE.tcpRst, code: 0 });
     } else if (kind === 'icmp') {
-      const [rejectType, code] = this.family === 'ip' ? [REJECT_TYPE.icmpUnreach, ICMP_PORT_UNREACH]
-        : this.family === 'ip6' ? [REJECT_TYPE.icmpUnreach, ICMPV6_PORT_UNREACH]
+      // An inet rule that already matched one IP version gets that version's icmp, as with nft.
+      const v = this.family === 'ip' ? 4 : this.family === 'ip6' ? 6 : this.ipv;
+      const [rejectType, code] = v === 4 ? [REJECT_TYPE.icmpUnreach, ICMP_PORT_UNREACH]
+        : v === 6 ? [REJECT_TYPE.icmpUnreach, ICMPV6_PORT_UNREACH]
           : [REJECT_TYPE.icmpxUnreach, ICMPX_PORT_UNREACH];
       this.push('reject', { type: 'reject', rejectType, code });
     } else {

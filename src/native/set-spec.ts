@@ -10,6 +10,7 @@ export interface SetSpec {
   timeout?: boolean;
   dynamic?: boolean;
   defaultTimeoutSeconds?: number;
+  /** Accepted but not stored yet: the wire format has no set userdata (NFTA_SET_USERDATA). */
   comment?: string;
 }
 
@@ -93,6 +94,7 @@ export function setScriptBody(s: SetSpec): string {
   if (s.dynamic) flags.push('dynamic');
   if (flags.length) parts.push(`flags ${flags.join(',')};`);
   if (s.defaultTimeoutSeconds !== undefined) parts.push(`timeout ${s.defaultTimeoutSeconds}s;`);
-  if (s.comment !== undefined) parts.push(`comment "${s.comment}";`);
+  // No comment: the wire format cannot carry set userdata yet, and the script must describe the
+  // same ruleset as the netlink commit.
   return `{ ${parts.join(' ')} }`;
 }
