@@ -263,3 +263,17 @@ test('bad events are logged and change nothing; constructor arguments are checke
   assert.throws(() => new ProxyState({ nodeName: '', ipFamilies: ['IPv4'], log }), /nodeName/);
   assert.throws(() => new ProxyState({ nodeName: 'n', ipFamilies: [], log }), /ipFamilies/);
 });
+
+test('a Service switching type: to ExternalName removes it, to NodePort changes it', () => {
+  const { ps } = state();
+  ps.onService('add', web());
+  ps.takeChanges();
+  ps.onService('update', service('web', { type: 'NodePort', ports: [{ name: 'http', port: 80, nodePort: 30080 }] }));
+  const np = ps.takeChanges();
+  assert.deepEqual([...np.changes.services], [KEY]);
+  assert.equal(np.snapshot.services.get(KEY)?.nodePort, 30080);
+  ps.onService('update', service('web', { type: 'ExternalName', externalName: 'example.com', clusterIP: undefined, clusterIPs: undefined }));
+  const ext = ps.takeChanges();
+  assert.equal(ext.snapshot.services.has(KEY), false);
+  assert.equal(ext.changes.removedServices?.get(KEY)?.nodePort, 30080);
+});
