@@ -23,7 +23,7 @@ bool WireReader::Fail(size_t offset, const char* field, const std::string& messa
 bool WireReader::Need(const char* field, size_t n) {
   last_ = pos_;
   if (n > limit_ - pos_) {
-    const char* scope = limit_ == len_ ? "in buffer" : "in op body";
+    const char* scope = op >= 0 ? "in op body" : "in buffer";
     return Fail(pos_, field, "truncated: needs " + std::to_string(n) + " bytes, " +
                                  std::to_string(limit_ - pos_) + " left " + scope);
   }
