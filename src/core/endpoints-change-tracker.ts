@@ -36,27 +36,50 @@ export class EndpointsChangeTracker {
   private readonly appliedByService = new Map<string, EndpointsByKey>();
   private readonly slices = new Map<string, Map<string, ParsedSlice>>();
   private readonly pending = new Map<string, EndpointsByKey>();
+  /** `namespace/sliceName` -> the Service it was stored under. */
+  private readonly owner = new Map<string, string>();
   private readonly triggerTimes = new Map<string, Date[]>();
   private events = 0;
 
   constructor(private readonly opts: EndpointsChangeTrackerOptions) {}
 
-  /** Record an event; true when the slice's Service now has a pending change. */
+  /**
+   * Record an event; true when a Service now has a pending change. A slice whose
+   * `kubernetes.io/service-name` label changed or vanished leaves its former Service.
+   */
   update(kind: EventKind, slice: V1EndpointSlice): boolean {
+    const ns = slice.metadata?.namespace;
+    const name = slice.metadata?.name;
+    const sliceKey = ns && name ? `${ns}/${name}` : undefined;
+    const former = sliceKey === undefined ? undefined : this.owner.get(sliceKey);
     const id = sliceIdentity(slice, this.opts.log);
-    if (!id) return false;
+    if (!id && former === undefined) return false;
     this.events++;
+    let changed = false;
+    if (former !== undefined && former !== id?.service) {
+      this.storeSlice(former, name!, undefined);
+      this.owner.delete(sliceKey!);
+      changed = this.refresh(former, undefined);
+    }
+    if (!id) return changed;
     const parsed = kind === 'delete' ? undefined : parseEndpointSlice(slice, this.opts.nodeName, this.opts.log);
     const served = parsed && this.opts.ipFamilies.includes(parsed.family) ? parsed : undefined;
     this.storeSlice(id.service, id.name, served);
-    const merged = mergeSlices(this.slices.get(id.service)?.values() ?? []);
-    if (sameEndpoints(merged, this.appliedByService.get(id.service))) {
-      this.pending.delete(id.service);
-      this.triggerTimes.delete(id.service);
+    if (served) this.owner.set(sliceKey!, id.service);
+    else this.owner.delete(sliceKey!);
+    return this.refresh(id.service, served?.triggerTime) || changed;
+  }
+
+  /** Re-merge one Service's slices; pending only if that differs from what was applied. */
+  private refresh(service: string, trigger: Date | undefined): boolean {
+    const merged = mergeSlices(this.slices.get(service)?.values() ?? []);
+    if (sameEndpoints(merged, this.appliedByService.get(service))) {
+      this.pending.delete(service);
+      this.triggerTimes.delete(service);
       return false;
     }
-    this.pending.set(id.service, merged);
-    this.recordTrigger(id.service, served?.triggerTime);
+    this.pending.set(service, merged);
+    this.recordTrigger(service, trigger);
     return true;
   }
 

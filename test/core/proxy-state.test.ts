@@ -277,3 +277,21 @@ test('a Service switching type: to ExternalName removes it, to NodePort changes 
   assert.equal(ext.snapshot.services.has(KEY), false);
   assert.equal(ext.changes.removedServices?.get(KEY)?.nodePort, 30080);
 });
+
+test('a slice relabelled to another Service, or losing its label, leaves its former Service', () => {
+  const { ps, log } = state();
+  ps.onService('add', web());
+  ps.onService('add', service('api', { clusterIP: '10.96.0.20', clusterIPs: ['10.96.0.20'] }));
+  ps.onEndpointSlice('add', webSlice('10.0.0.1'));
+  ps.takeChanges();
+  assert.equal(ps.onEndpointSlice('update', slice('web-1', 'api', [sliceEndpoint('10.0.0.1')])), true);
+  const moved = ps.takeChanges();
+  assert.deepEqual([...moved.changes.services].sort(), ['ns/api:http/TCP/IPv4', KEY]);
+  assert.equal(moved.snapshot.endpoints.get(KEY)!.hasAny, false);
+  assert.deepEqual(ipPorts(moved.snapshot.endpoints.get('ns/api:http/TCP/IPv4')!.cluster), ['10.0.0.1:8080']);
+  const unlabeled = slice('web-1', 'api', [sliceEndpoint('10.0.0.1')]);
+  unlabeled.metadata!.labels = {};
+  assert.equal(ps.onEndpointSlice('update', unlabeled), true);
+  assert.equal(log.lines.length, 1, 'the missing label is still logged');
+  assert.equal(ps.takeChanges().snapshot.endpoints.get('ns/api:http/TCP/IPv4')!.hasAny, false);
+});
