@@ -1,0 +1,53 @@
+// /healthz and /livez on healthzBindAddress (default 0.0.0.0:10256), with upstream's status codes and
+// JSON body. /livez reflects only the proxy; /healthz also fails while the node is going away.
+import * as http from 'node:http';
+import type { Counter } from 'prom-client';
+import { parseBindAddress } from '../metrics/bind-address';
+import { listen, RunningServer } from '../metrics/server';
+import { HealthReport, ProxyHealth } from './proxy-health';
+
+export interface HealthServerOptions {
+  bindAddress: string;
+  health: ProxyHealth;
+  healthzTotal?: Counter<'code'>;
+  livezTotal?: Counter<'code'>;
+}
+
+/** Go's zero time.Time, which upstream prints before the first successful sync. */
+const ZERO_TIME = '0001-01-01T00:00:00Z';
+const time = (d: Date | undefined): string => (d ? d.toISOString() : ZERO_TIME);
+
+export function healthBody(r: HealthReport, nodeEligible?: boolean): Record<string, unknown> {
+  const status: Record<string, unknown> = {};
+  for (const [family, s] of Object.entries(r.status)) status[family] = { lastUpdated: time(s!.lastUpdated), healthy: s!.healthy };
+  const body: Record<string, unknown> = {
+    currentTime: time(r.currentTime),
+    // As upstream: a healthy answer reports lastUpdated as now, for old clients that compare the two.
+    lastUpdated: time(r.healthy && nodeEligible !== false ? r.currentTime : r.lastUpdated),
+    healthy: r.healthy,
+  };
+  if (nodeEligible !== undefined) body.nodeEligible = nodeEligible;
+  if (Object.keys(status).length > 0) body.status = status;
+  return body;
+}
+
+export async function startHealthServer(o: HealthServerOptions): Promise<RunningServer> {
+  const { host, port } = parseBindAddress(o.bindAddress, 'healthzBindAddress');
+  const server = http.createServer((req, res) => {
+    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    if (path !== '/healthz' && path !== '/livez') {
+      res.writeHead(404, { 'Content-Type': 'text/plain' });
+      res.end('404 page not found\n');
+      return;
+    }
+    const report = o.health.report();
+    const withNode = path === '/healthz';
+    const eligible = withNode ? o.health.nodeEligible() : undefined;
+    const ok = report.healthy && eligible !== false;
+    const code = ok ? 200 : 503;
+    (withNode ? o.healthzTotal : o.livezTotal)?.inc({ code: String(code) });
+    res.writeHead(code, { 'Content-Type': 'application/json', 'X-Content-Type-Options': 'nosniff' });
+    res.end(JSON.stringify(healthBody(report, eligible)));
+  });
+  return listen(server, host, port, 'healthzBindAddress');
+}

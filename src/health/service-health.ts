@@ -1,0 +1,94 @@
+// Health-check node ports for externalTrafficPolicy: Local Services (upstream service_health.go):
+// one HTTP server per Service on its healthCheckNodePort, 200 only while the Service has local
+// endpoints and the proxy is healthy, so external load balancers skip nodes without them.
+import * as http from 'node:http';
+import { listen, RunningServer } from '../metrics/server';
+
+export interface ServiceHealthOptions {
+  /** Addresses to listen on (upstream: the node IPs from nodePortAddresses, or every address). */
+  addresses?: string[];
+  proxyHealthy: () => boolean;
+  log?: { info(o: object, m: string): void; error(o: object, m: string): void };
+}
+
+interface Instance {
+  port: number;
+  servers: RunningServer[];
+  localEndpoints: number;
+}
+
+function splitName(nsName: string): { namespace: string; name: string } {
+  const i = nsName.indexOf('/');
+  if (i <= 0) throw new Error(`service name ${JSON.stringify(nsName)}: expected "namespace/name"`);
+  return { namespace: nsName.slice(0, i), name: nsName.slice(i + 1) };
+}
+
+export class ServiceHealthServer {
+  private readonly services = new Map<string, Instance>();
+  private readonly addresses: string[];
+
+  constructor(private readonly o: ServiceHealthOptions) {
+    this.addresses = o.addresses && o.addresses.length > 0 ? o.addresses : ['0.0.0.0'];
+  }
+
+  /**
+   * Makes the open servers match `wanted` (namespace/name -> healthCheckNodePort): closes those of
+   * Services that went away or changed port, opens the new ones. A port that cannot be opened is
+   * logged and left out (retried on the next call), as upstream does.
+   */
+  async syncServices(wanted: ReadonlyMap<string, number>): Promise<void> {
+    for (const [nsName, inst] of [...this.services]) {
+      if (wanted.get(nsName) === inst.port) continue;
+      this.o.log?.info({ service: nsName, port: inst.port }, 'closing healthcheck');
+      this.services.delete(nsName);
+      await Promise.all(inst.servers.map((s) => s.close()));
+    }
+    for (const [nsName, port] of wanted) {
+      if (this.services.has(nsName)) continue;
+      splitName(nsName);
+      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`healthCheckNodePort of ${nsName}: ${port} is not a port`);
+      const inst: Instance = { port, servers: [], localEndpoints: 0 };
+      try {
+        for (const addr of this.addresses) inst.servers.push(await this.serve(nsName, addr, port));
+        this.services.set(nsName, inst);
+        this.o.log?.info({ service: nsName, port }, 'opened healthcheck');
+      } catch (err) {
+        await Promise.all(inst.servers.map((s) => s.close()));
+        this.o.log?.error({ service: nsName, port, err: String(err) }, 'failed to start healthcheck');
+      }
+    }
+  }
+
+  /** Local endpoint counts per namespace/name; Services not listed have none. */
+  syncEndpoints(counts: ReadonlyMap<string, number>): void {
+    for (const [nsName, inst] of this.services) inst.localEndpoints = counts.get(nsName) ?? 0;
+  }
+
+  /** Ports actually bound per Service (differs from the requested port only when that was 0). */
+  boundPorts(nsName: string): number[] {
+    return this.services.get(nsName)?.servers.map((s) => s.port) ?? [];
+  }
+
+  openServices(): string[] {
+    return [...this.services.keys()].sort();
+  }
+
+  async closeAll(): Promise<void> {
+    await this.syncServices(new Map());
+  }
+
+  private serve(nsName: string, address: string, port: number): Promise<RunningServer> {
+    const server = http.createServer((_req, res) => {
+      const inst = this.services.get(nsName);
+      const count = inst?.localEndpoints ?? 0;
+      const healthy = this.o.proxyHealthy();
+      res.writeHead(count !== 0 && healthy ? 200 : 503, {
+        'Content-Type': 'application/json',
+        'X-Content-Type-Options': 'nosniff',
+        'X-Load-Balancing-Endpoint-Weight': String(count),
+      });
+      res.end(JSON.stringify({ service: splitName(nsName), localEndpoints: count, serviceProxyHealthy: healthy }, null, '\t'));
+    });
+    return listen(server, address, port, `healthCheckNodePort of ${nsName}`);
+  }
+}

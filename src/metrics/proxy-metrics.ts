@@ -1,0 +1,133 @@
+// kube-proxy's metrics with upstream's names, help texts, types, labels and buckets
+// (pkg/proxy/metrics/metrics.go), registered on an injected Registry, plus this project's own
+// API-server connection metrics under `kubeproxy_native_`.
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { NETWORK_PROGRAMMING_BUCKETS, SYNC_BUCKETS } from './buckets';
+
+export type IPFamilyLabel = 'IPv4' | 'IPv6';
+type Fam = 'ip_family';
+
+export interface ProxyMetrics {
+  syncProxyRulesDuration: Histogram<Fam>;
+  syncFullProxyRulesDuration: Histogram<Fam>;
+  syncPartialProxyRulesDuration: Histogram<Fam>;
+  networkProgrammingDuration: Histogram<Fam>;
+  syncProxyRulesLastTimestamp: Gauge<Fam>;
+  syncProxyRulesLastQueuedTimestamp: Gauge<Fam>;
+  endpointChangesPending: Gauge;
+  serviceChangesPending: Gauge;
+  endpointChangesTotal: Counter;
+  serviceChangesTotal: Counter;
+  noLocalEndpointsTotal: Gauge<Fam | 'traffic_policy'>;
+  nftablesSyncFailuresTotal: Counter<Fam>;
+  nftablesCleanupFailuresTotal: Counter<Fam>;
+  /** Ours: upstream's IPVS mode counts iptables-restore failures, which this project never runs. */
+  ipvsSyncFailuresTotal: Counter<Fam>;
+  proxyHealthzTotal: Counter<'code'>;
+  proxyLivezTotal: Counter<'code'>;
+  conntrackReconcilerSyncDuration: Histogram<Fam>;
+  conntrackReconcilerDeletedEntriesTotal: Counter<Fam>;
+  /** Ours: 1 while the list/watch of `resource` is connected, else 0. */
+  apiServerConnected: Gauge<'resource'>;
+  /** Ours: list/watch failures (each one is retried with backoff). */
+  apiServerErrorsTotal: Counter<'resource'>;
+}
+
+export interface CreateMetricsOptions {
+  /** Also register Node's process metrics (CPU, memory, event loop, GC). Default true. */
+  processMetrics?: boolean;
+}
+
+export function createProxyMetrics(register: Registry, opts: CreateMetricsOptions = {}): ProxyMetrics {
+  const registers = [register];
+  const hist = (name: string, help: string, buckets: number[]) =>
+    new Histogram<Fam>({ name: `kubeproxy_${name}`, help, buckets, labelNames: ['ip_family'], registers });
+  const famGauge = (name: string, help: string) => new Gauge<Fam>({ name: `kubeproxy_${name}`, help, labelNames: ['ip_family'], registers });
+  const famCounter = (name: string, help: string) => new Counter<Fam>({ name: `kubeproxy_${name}`, help, labelNames: ['ip_family'], registers });
+  const codeCounter = (name: string, help: string) => new Counter<'code'>({ name: `kubeproxy_${name}`, help, labelNames: ['code'], registers });
+
+  const m: ProxyMetrics = {
+    syncProxyRulesDuration: hist('sync_proxy_rules_duration_seconds', 'SyncProxyRules latency in seconds', SYNC_BUCKETS),
+    syncFullProxyRulesDuration: hist('sync_full_proxy_rules_duration_seconds', 'SyncProxyRules latency in seconds for full resyncs', SYNC_BUCKETS),
+    syncPartialProxyRulesDuration: hist('sync_partial_proxy_rules_duration_seconds', 'SyncProxyRules latency in seconds for partial resyncs', SYNC_BUCKETS),
+    networkProgrammingDuration: hist('network_programming_duration_seconds', 'In Cluster Network Programming Latency in seconds', NETWORK_PROGRAMMING_BUCKETS),
+    syncProxyRulesLastTimestamp: famGauge('sync_proxy_rules_last_timestamp_seconds', 'The last time proxy rules were successfully synced'),
+    syncProxyRulesLastQueuedTimestamp: famGauge('sync_proxy_rules_last_queued_timestamp_seconds', 'The last time a sync of proxy rules was queued'),
+    endpointChangesPending: new Gauge({ name: 'kubeproxy_sync_proxy_rules_endpoint_changes_pending', help: 'Pending proxy rules Endpoint changes', registers }),
+    serviceChangesPending: new Gauge({ name: 'kubeproxy_sync_proxy_rules_service_changes_pending', help: 'Pending proxy rules Service changes', registers }),
+    endpointChangesTotal: new Counter({ name: 'kubeproxy_sync_proxy_rules_endpoint_changes_total', help: 'Cumulative proxy rules Endpoint changes', registers }),
+    serviceChangesTotal: new Counter({ name: 'kubeproxy_sync_proxy_rules_service_changes_total', help: 'Cumulative proxy rules Service changes', registers }),
+    noLocalEndpointsTotal: new Gauge<Fam | 'traffic_policy'>({
+      name: 'kubeproxy_sync_proxy_rules_no_local_endpoints_total',
+      help: 'Number of services with a Local traffic policy and no endpoints',
+      labelNames: ['ip_family', 'traffic_policy'],
+      registers,
+    }),
+    nftablesSyncFailuresTotal: famCounter('sync_proxy_rules_nftables_sync_failures_total', 'Cumulative proxy nftables sync failures'),
+    nftablesCleanupFailuresTotal: famCounter('sync_proxy_rules_nftables_cleanup_failures_total', 'Cumulative proxy nftables cleanup failures'),
+    ipvsSyncFailuresTotal: famCounter('sync_proxy_rules_ipvs_sync_failures_total', 'Cumulative proxy IPVS sync failures'),
+    proxyHealthzTotal: codeCounter('proxy_healthz_total', 'Cumulative proxy healthz HTTP status'),
+    proxyLivezTotal: codeCounter('proxy_livez_total', 'Cumulative proxy livez HTTP status'),
+    conntrackReconcilerSyncDuration: hist('conntrack_reconciler_sync_duration_seconds', 'ReconcileConntrackFlowsLatency latency in seconds', SYNC_BUCKETS),
+    conntrackReconcilerDeletedEntriesTotal: famCounter('conntrack_reconciler_deleted_entries_total', 'Cumulative conntrack flows deleted by conntrack reconciler'),
+    apiServerConnected: new Gauge<'resource'>({
+      name: 'kubeproxy_native_apiserver_connected',
+      help: 'Whether the list/watch of this resource is connected to the API server (1) or retrying (0)',
+      labelNames: ['resource'],
+      registers,
+    }),
+    apiServerErrorsTotal: new Counter<'resource'>({
+      name: 'kubeproxy_native_apiserver_errors_total',
+      help: 'Failed list or watch requests to the API server, each retried with backoff',
+      labelNames: ['resource'],
+      registers,
+    }),
+  };
+  if (opts.processMetrics !== false) collectDefaultMetrics({ register });
+  return m;
+}
+
+/**
+ * Observes network programming latency for one sync: from each EndpointSlice's
+ * `endpoints.kubernetes.io/last-change-trigger-time` to `syncEnd`. Negative spans (clock skew
+ * between the control plane and this node) are dropped, as upstream does.
+ */
+export function observeNetworkProgramming(m: ProxyMetrics, family: IPFamilyLabel, triggerTimes: Iterable<Date>, syncEnd: Date): number {
+  let n = 0;
+  for (const t of triggerTimes) {
+    const seconds = (syncEnd.getTime() - t.getTime()) / 1000;
+    if (!Number.isFinite(seconds) || seconds < 0) continue;
+    m.networkProgrammingDuration.observe({ ip_family: family }, seconds);
+    n++;
+  }
+  return n;
+}
+
+/** The annotation's value as a Date, or undefined when absent or unparsable. */
+export function parseTriggerTime(annotations: Record<string, string> | undefined): Date | undefined {
+  const v = annotations?.['endpoints.kubernetes.io/last-change-trigger-time'];
+  if (!v) return undefined;
+  const d = new Date(v);
+  return Number.isNaN(d.getTime()) ? undefined : d;
+}
+
+/** Records one finished sync in the duration histograms and, when it succeeded, the last-sync gauge. */
+export function observeSync(m: ProxyMetrics, family: IPFamilyLabel, full: boolean, seconds: number, ok: boolean, now: Date): void {
+  const l = { ip_family: family };
+  m.syncProxyRulesDuration.observe(l, seconds);
+  (full ? m.syncFullProxyRulesDuration : m.syncPartialProxyRulesDuration).observe(l, seconds);
+  if (ok) m.syncProxyRulesLastTimestamp.set(l, now.getTime() / 1000);
+}
+
+/** A status listener for the API watchers (ClusterWatcherOptions.onStatus) feeding the connection metrics. */
+export function apiServerStatusObserver(m: ProxyMetrics): (s: { resource: string; connected: boolean; failures: number }) => void {
+  const seen = new Map<string, number>();
+  return (s) => {
+    m.apiServerConnected.set({ resource: s.resource }, s.connected ? 1 : 0);
+    // `failures` counts consecutive failures and drops back to 0 after a success.
+    const before = seen.get(s.resource) ?? 0;
+    const fresh = s.failures >= before ? s.failures - before : s.failures;
+    if (fresh > 0) m.apiServerErrorsTotal.inc({ resource: s.resource }, fresh);
+    seen.set(s.resource, s.failures);
+  };
+}
