@@ -11,6 +11,7 @@
 
 #include "../nl_builder.h"
 #include "ct_messages.h"
+#include "ct_queries.h"
 #include "ct_socket.h"
 
 namespace kpn::ct {
@@ -41,11 +42,18 @@ bool Fail(DeleteFailure* f, const std::string& msg, int err) {
   return false;
 }
 
+bool MatchesAny(const Query& q, const Entry& e) {
+  for (const Filter& f : q.members) {
+    if (Matches(f, e)) return true;
+  }
+  return false;
+}
+
 // One filtered dump; appends matching entries not seen before.
-bool DumpOne(CtSocket& sock, const Filter& filter, uint32_t seq, std::unordered_set<std::string>& seen,
+bool DumpOne(CtSocket& sock, const Query& query, uint32_t seq, std::unordered_set<std::string>& seen,
              std::vector<Entry>& out, DeleteStats* stats, DeleteFailure* failure) {
   NlBuilder b;
-  AppendDumpRequest(b, filter, seq);
+  AppendDumpRequest(b, query.kernel, seq);
   if (!b.ok()) return Fail(failure, "conntrack dump request too large", EMSGSIZE);
   if (!sock.Send(b.data())) return Fail(failure, sock.error(), sock.errnum());
   int kernelErr = 0;
@@ -61,7 +69,7 @@ bool DumpOne(CtSocket& sock, const Filter& filter, uint32_t seq, std::unordered_
     Entry e;
     if (!ParseEntry(body, len, &e)) { parseErr = true; return true; }
     stats->received++;
-    if (!Matches(filter, e)) return true;
+    if (!MatchesAny(query, e)) return true;
     if (seen.insert(EntryKey(e)).second) out.push_back(std::move(e));
     return true;
   });
@@ -120,8 +128,8 @@ bool DeleteMatching(const std::string& netnsPath, const std::vector<Filter>& fil
   if (!sock.Open(netnsPath)) return Fail(failure, sock.error(), sock.errnum());
   std::unordered_set<std::string> seen;
   std::vector<Entry> entries;
-  for (const Filter& f : filters) {
-    if (!DumpOne(sock, f, sock.ReserveSeq(1), seen, entries, stats, failure)) return false;
+  for (const Query& q : PlanQueries(filters)) {
+    if (!DumpOne(sock, q, sock.ReserveSeq(1), seen, entries, stats, failure)) return false;
     stats->dumps++;
   }
   stats->matched = static_cast<uint32_t>(entries.size());

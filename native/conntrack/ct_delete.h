@@ -1,4 +1,4 @@
-// The delete itself: for each filter a kernel-filtered dump, then every distinct matching entry
+// The delete itself: a kernel-filtered dump per query (filters grouped, see ct_queries.h), then every distinct matching entry
 // deleted by its exact tuple, the deletes batched many per sendmsg. Runs on a worker thread.
 #pragma once
 #include <string>

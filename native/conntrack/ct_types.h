@@ -36,7 +36,7 @@ struct Entry {
 };
 
 struct DeleteStats {
-  uint32_t dumps = 0;      // filtered dump requests sent
+  uint32_t dumps = 0;      // filtered dump requests sent (filters sharing Service IP:port share one)
   uint32_t received = 0;   // entries the kernel returned (its filter already applied)
   uint32_t matched = 0;    // distinct entries of those that match a filter
   uint32_t deleted = 0;    // DELETE acknowledged

@@ -97,7 +97,24 @@ test('conntrackDelete: overlapping filters in one call delete each entry once', 
     ]);
     const gone = (f: Flow): boolean => (f.origDst === SVC_A && f.dport === 53) || (f.dport === 30053 && f.replySrc === EP2);
     assert.deepEqual(keys(listFlows(ns, 'udp')), keys(before.filter((f) => !gone(f))));
-    assert.deepEqual({ deleted: r.deleted, matched: r.matched, received: r.received, dumps: r.dumps, notFound: r.notFound }, { deleted: 7, matched: 7, received: 10, dumps: 3, notFound: 0 });
+    // The two filters on SVC_A:53 share one dump (6 entries back), the NodePort one has its own (1).
+    assert.deepEqual({ deleted: r.deleted, matched: r.matched, received: r.received, dumps: r.dumps, notFound: r.notFound }, { deleted: 7, matched: 7, received: 7, dumps: 2, notFound: 0 });
+  }, 'kpnct');
+});
+
+test('conntrackDelete: filters for several endpoints of one Service IP:port are one kernel dump', async () => {
+  await withNetns(async (ns) => {
+    const before = buildLab(ns);
+    const r = await new ConntrackClient({ netns: ns.path }).deleteFlows([
+      { family: 4, protocol: 'udp', origDst: SVC_A, origDstPort: 53, replySrc: EP2, replySrcPort: 5353 },
+      { family: 4, protocol: 'udp', origDst: SVC_A, origDstPort: 53, replySrc: '10.0.1.77', replySrcPort: 5353 },
+      { family: 4, protocol: 'udp', origDst: SVC_B, origDstPort: 53, replySrc: EP1, replySrcPort: 5353 },
+      { family: 4, protocol: 'udp', replySrc: EP2, replySrcPort: 9 },
+    ]);
+    const gone = (f: Flow): boolean => (f.origDst === SVC_A && f.dport === 53 && f.replySrc === EP2) || (f.origDst === SVC_B && f.replySrc === EP1);
+    assert.deepEqual(keys(listFlows(ns, 'udp')), keys(before.filter((f) => !gone(f))));
+    assert.equal(r.deleted, 5);
+    assert.equal(r.dumps, 3, 'SVC_A:53 once, SVC_B:53 once, the reply-only filter alone');
   }, 'kpnct');
 });
 
