@@ -89,7 +89,9 @@ const v1alpha1Core: Schema = {
 const v1alpha2Core: Schema = {
   ...common,
   syncPeriod: { t: 'duration', zeroIsUnset: true },
-  minSyncPeriod: { t: 'duration', zeroIsUnset: true },
+  // Presence decides here (upstream v1alpha2 turns 0 into 1s): an explicit 0s, e.g. migrated from a
+  // v1alpha1 IPVS file whose minSyncPeriod defaulted to 0, must stay 0.
+  minSyncPeriod: { t: 'duration' },
   detectLocal: {
     t: 'object',
     fields: { bridgeInterface: { t: 'string' }, interfaceNamePrefix: { t: 'string' }, clusterCIDRs: { t: 'strings' } },

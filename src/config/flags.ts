@@ -12,8 +12,8 @@ export interface CoreFlag extends FlagSpec {
 
 const opt = (name: string, type: FlagSpec['type'], defaultText: string, help: string, shorthand?: string): CoreFlag =>
   ({ name, type, defaultText, help, scope: 'option', shorthand });
-const cfg = (name: string, type: FlagSpec['type'], defaultText: string, help: string, apply: CoreFlag['apply']): CoreFlag =>
-  ({ name, type, defaultText, help, scope: 'config', apply });
+const cfg = (name: string, type: FlagSpec['type'], defaultText: string, help: string, apply: CoreFlag['apply'], field?: string): CoreFlag =>
+  ({ name, type, defaultText, help, scope: 'config', apply, field });
 const IGNORED = ' This parameter is ignored if a config file is specified by --config.';
 
 export const CORE_FLAGS: CoreFlag[] = [
@@ -25,67 +25,67 @@ export const CORE_FLAGS: CoreFlag[] = [
   opt('hostname-override', 'string', '""', 'If non-empty, will be used as the name of the Node that kube-proxy is running on. Overrides hostnameOverride of the config file.'),
   opt('version', 'version', 'false', 'Print version information and quit (--version=raw for more detail).'),
   opt('help', 'bool', 'false', 'help for kube-proxy', 'h'),
-  { name: 'v', shorthand: 'v', type: 'level', defaultText: '0', scope: 'logging', help: 'number for the log level verbosity (0-3 info, 4 debug, 5 and more trace).',
+  { name: 'v', shorthand: 'v', type: 'level', defaultText: '0', scope: 'logging', field: 'logging.verbosity', help: 'number for the log level verbosity (0-3 info, 4 debug, 5 and more trace).',
     apply: (c, v) => { c.logging.verbosity = v; } },
-  { name: 'logging-format', type: 'string', defaultText: 'json', scope: 'logging', help: 'Sets the log format. Permitted formats: "json", "text".',
+  { name: 'logging-format', type: 'string', defaultText: 'json', scope: 'logging', field: 'logging.format', help: 'Sets the log format. Permitted formats: "json", "text".',
     apply: (c, v) => { c.logging.format = v; } },
   { name: 'vmodule', type: 'strings', defaultText: '""', scope: 'logging', help: 'comma-separated list of pattern=N settings for file-filtered logging (accepted for compatibility; recorded in the config).',
     apply: (c, v: string[]) => { c.logging.vmodule = v.map(parseVModule); } },
-  { name: 'log-flush-frequency', type: 'duration', defaultText: '5s', scope: 'logging', help: 'Maximum number of seconds between log flushes.',
+  { name: 'log-flush-frequency', type: 'duration', defaultText: '5s', scope: 'logging', field: 'logging.flushFrequency', help: 'Maximum number of seconds between log flushes.',
     apply: (c, v) => { c.logging.flushFrequency = v; } },
   cfg('feature-gates', 'boolMap', '""', 'A set of key=value pairs that describe feature gates for alpha/experimental features.' + IGNORED,
-    (c, v) => { Object.assign(c.featureGates, v); }),
+    (c, v) => { Object.assign(c.featureGates, v); }, 'featureGates'),
   cfg('kubeconfig', 'string', '""', 'Path to kubeconfig file with authorization information (the master location can be overridden by the master flag).' + IGNORED,
     (c, v) => { c.clientConnection.kubeconfig = v; }),
   cfg('kube-api-content-type', 'string', 'application/vnd.kubernetes.protobuf', 'Content type of requests sent to apiserver.' + IGNORED,
-    (c, v) => { c.clientConnection.contentType = v; }),
-  cfg('kube-api-burst', 'int32', '10', 'Burst to use while talking with kubernetes apiserver.' + IGNORED, (c, v) => { c.clientConnection.burst = v; }),
-  cfg('kube-api-qps', 'float', '5', 'QPS to use while talking with kubernetes apiserver.' + IGNORED, (c, v) => { c.clientConnection.qps = v; }),
+    (c, v) => { c.clientConnection.contentType = v; }, 'clientConnection.contentType'),
+  cfg('kube-api-burst', 'int32', '10', 'Burst to use while talking with kubernetes apiserver.' + IGNORED, (c, v) => { c.clientConnection.burst = v; }, 'clientConnection.burst'),
+  cfg('kube-api-qps', 'float', '5', 'QPS to use while talking with kubernetes apiserver.' + IGNORED, (c, v) => { c.clientConnection.qps = v; }, 'clientConnection.qps'),
   cfg('bind-address', 'ip', '0.0.0.0', "Overrides kube-proxy's idea of what its node's primary IP is (0.0.0.0 or :: for no override; v1alpha2: nodeIPOverride)." + IGNORED,
-    (c, v: string) => { c.nodeIPOverride = v === '0.0.0.0' || /^[0:]+$/.test(v) ? [] : [v]; }),
+    (c, v: string) => { c.nodeIPOverride = v === '0.0.0.0' || /^[0:]+$/.test(v) ? [] : [v]; }, 'nodeIPOverride'),
   cfg('healthz-bind-address', 'ipPort', '0.0.0.0:10256', 'The IP address and port for the health check server to serve on. Set empty to disable.' + IGNORED,
-    (c, v) => { c.healthzBindAddress = v; }),
+    (c, v) => { c.healthzBindAddress = v; }, 'healthzBindAddress'),
   cfg('metrics-bind-address', 'ipPort', '127.0.0.1:10249', 'The IP address and port for the metrics server to serve on. Set empty to disable.' + IGNORED,
-    (c, v) => { c.metricsBindAddress = v; }),
+    (c, v) => { c.metricsBindAddress = v; }, 'metricsBindAddress'),
   cfg('healthz-port', 'int32', '10256', 'DEPRECATED: use --healthz-bind-address. The port to bind the health check server. Use 0 to disable.' + IGNORED, undefined),
   cfg('metrics-port', 'int32', '10249', 'DEPRECATED: use --metrics-bind-address. The port to bind the metrics server. Use 0 to disable.' + IGNORED, undefined),
   cfg('bind-address-hard-fail', 'bool', 'false', 'If true kube-proxy will treat failure to bind to a port as fatal and exit.' + IGNORED,
     (c, v) => { c.bindAddressHardFail = v; }),
   cfg('profiling', 'bool', 'false', 'If true enables profiling via web interface on /debug/pprof handler.' + IGNORED, (c, v) => { c.enableProfiling = v; }),
   cfg('show-hidden-metrics-for-version', 'string', '""', 'The previous version for which you want to show hidden metrics (<major>.<minor>).' + IGNORED,
-    (c, v) => { c.showHiddenMetricsForVersion = v; }),
+    (c, v) => { c.showHiddenMetricsForVersion = v; }, 'showHiddenMetricsForVersion'),
   cfg('proxy-mode', 'string', '""', "Which proxy mode to use: 'nftables' (the default, also for blank) or 'ipvs' (DEPRECATED: nftables is its replacement)." + IGNORED,
-    (c, v) => { c.mode = v; }),
+    (c, v) => { c.mode = v; }, 'mode'),
   cfg('masquerade-all', 'bool', 'false', 'SNAT all traffic sent via Service cluster IPs. This may be required with some CNI plugins.' + IGNORED,
     (c, v) => { c.linux.masqueradeAll = v; }),
   cfg('detect-local-mode', 'string', '""', 'Mode to use to detect local traffic: ClusterCIDR, NodeCIDR, BridgeInterface or InterfaceNamePrefix.' + IGNORED,
-    (c, v) => { c.detectLocalMode = v; }),
+    (c, v) => { c.detectLocalMode = v; }, 'detectLocalMode'),
   cfg('pod-bridge-interface', 'string', '""', 'A bridge interface name. When --detect-local-mode is BridgeInterface, traffic from this bridge is local.' + IGNORED,
-    (c, v) => { c.detectLocal.bridgeInterface = v; }),
+    (c, v) => { c.detectLocal.bridgeInterface = v; }, 'detectLocal.bridgeInterface'),
   cfg('pod-interface-name-prefix', 'string', '""', 'An interface name prefix. When --detect-local-mode is InterfaceNamePrefix, traffic from interfaces with this prefix is local.' + IGNORED,
-    (c, v) => { c.detectLocal.interfaceNamePrefix = v; }),
+    (c, v) => { c.detectLocal.interfaceNamePrefix = v; }, 'detectLocal.interfaceNamePrefix'),
   cfg('cluster-cidr', 'string', '""', 'The CIDR range of the pods in the cluster (a comma-separated dual-stack pair for dual-stack clusters).' + IGNORED,
-    (c, v: string) => { c.detectLocal.clusterCIDRs = v === '' ? [] : v.split(','); }),
+    (c, v: string) => { c.detectLocal.clusterCIDRs = v === '' ? [] : v.split(','); }, 'detectLocal.clusterCIDRs'),
   cfg('nodeport-addresses', 'strings', '[]', "A list of CIDR ranges that contain valid node IPs, or the single string 'primary'. If unset, NodePort connections are accepted on all local IPs." + IGNORED,
-    (c, v) => { c.nodePortAddresses = v; }),
+    (c, v) => { c.nodePortAddresses = v; }, 'nodePortAddresses'),
   cfg('oom-score-adj', 'int32', '-999', 'The oom-score-adj value for kube-proxy process. Values must be within the range [-1000, 1000].' + IGNORED,
-    (c, v) => { c.linux.oomScoreAdj = v; }),
+    (c, v) => { c.linux.oomScoreAdj = v; }, 'linux.oomScoreAdj'),
   cfg('conntrack-max-per-core', 'int32', '32768', 'Maximum number of NAT connections to track per CPU core (0 to leave the limit as-is and ignore conntrack-min).' + IGNORED,
-    (c, v) => { c.linux.conntrack.maxPerCore = v; }),
+    (c, v) => { c.linux.conntrack.maxPerCore = v; }, 'linux.conntrack.maxPerCore'),
   cfg('conntrack-min', 'int32', '131072', 'Minimum number of conntrack entries to allocate, regardless of conntrack-max-per-core.' + IGNORED,
-    (c, v) => { c.linux.conntrack.min = v; }),
+    (c, v) => { c.linux.conntrack.min = v; }, 'linux.conntrack.min'),
   cfg('conntrack-tcp-timeout-established', 'duration', '24h0m0s', 'Idle timeout for established TCP connections (0 to leave as-is).' + IGNORED,
-    (c, v) => { c.linux.conntrack.tcpEstablishedTimeout = v; }),
+    (c, v) => { c.linux.conntrack.tcpEstablishedTimeout = v; }, 'linux.conntrack.tcpEstablishedTimeout'),
   cfg('conntrack-tcp-timeout-close-wait', 'duration', '1h0m0s', 'NAT timeout for TCP connections in the CLOSE_WAIT state.' + IGNORED,
-    (c, v) => { c.linux.conntrack.tcpCloseWaitTimeout = v; }),
+    (c, v) => { c.linux.conntrack.tcpCloseWaitTimeout = v; }, 'linux.conntrack.tcpCloseWaitTimeout'),
   cfg('conntrack-tcp-be-liberal', 'bool', 'false', 'Enable liberal mode for tracking TCP packets by setting nf_conntrack_tcp_be_liberal to 1.' + IGNORED,
     (c, v) => { c.linux.conntrack.tcpBeLiberal = v; }),
   cfg('conntrack-udp-timeout', 'duration', '0s', 'Idle timeout for UNREPLIED UDP connections (0 to leave as-is).' + IGNORED,
-    (c, v) => { c.linux.conntrack.udpTimeout = v; }),
+    (c, v) => { c.linux.conntrack.udpTimeout = v; }, 'linux.conntrack.udpTimeout'),
   cfg('conntrack-udp-timeout-stream', 'duration', '0s', 'Idle timeout for ASSURED UDP connections (0 to leave as-is).' + IGNORED,
-    (c, v) => { c.linux.conntrack.udpStreamTimeout = v; }),
+    (c, v) => { c.linux.conntrack.udpStreamTimeout = v; }, 'linux.conntrack.udpStreamTimeout'),
   cfg('config-sync-period', 'duration', '15m0s', 'How often configuration from the apiserver is refreshed. Must be greater than 0.' + IGNORED,
-    (c, v) => { c.configSyncPeriod = v; }),
+    (c, v) => { c.configSyncPeriod = v; }, 'configSyncPeriod'),
 ];
 
 function parseVModule(s: string): { filePattern: string; verbosity: number } {
@@ -143,4 +143,17 @@ export function applyLoggingFlags(c: KubeProxyConfiguration, values: Map<string,
   for (const f of CORE_FLAGS) {
     if (f.scope === 'logging' && f.apply && values.has(f.name)) f.apply(c, values.get(f.name));
   }
+}
+
+/** Field -> the flag that set it, for the flags given on the command line in the given scopes. */
+export function flagFields(values: Map<string, unknown>, scopes: ReadonlyArray<FlagSpec['scope']>): Map<string, string> {
+  const out = new Map<string, string>();
+  const note = (name: string, field: string | undefined, scope: FlagSpec['scope'] | undefined) => {
+    if (field && scope && scopes.includes(scope) && values.has(name)) out.set(field, `--${name}`);
+  };
+  for (const s of allFlagSpecs()) note(s.name, s.field, s.scope);
+  for (const m of MODES) {
+    for (const f of m.flags as AnyModeFlag[]) if ('listen' in f) note(f.listen, f.field, flagScope(f.listen));
+  }
+  return out;
 }

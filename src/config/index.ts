@@ -2,7 +2,7 @@
 // and the effective configuration. Pure apart from the injected file reader.
 import { readFileSync } from 'node:fs';
 import { defaultsFor, loadConfigData, LoadedFile } from './decode';
-import { applyConfigFlags, applyLoggingFlags, allFlagSpecs, CORE_FLAGS } from './flags';
+import { applyConfigFlags, applyLoggingFlags, allFlagSpecs, CORE_FLAGS, flagFields } from './flags';
 import { parseFlags } from './flag-parse';
 import { helpText } from './help';
 import type { FieldError } from './mode-section';
@@ -97,32 +97,6 @@ function labelFor(file: LoadedFile | undefined, flagOf: Map<string, string>): Or
   };
 }
 
-// Which field each config flag sets, so a validation error of a flag-given value names the flag.
-const FLAG_FIELDS: Record<string, string> = {
-  'proxy-mode': 'mode', 'iptables-masquerade-bit': 'iptables.masqueradeBit', 'cluster-cidr': 'detectLocal.clusterCIDRs',
-  'nodeport-addresses': 'nodePortAddresses', 'oom-score-adj': 'linux.oomScoreAdj', 'detect-local-mode': 'detectLocalMode',
-  'config-sync-period': 'configSyncPeriod', 'healthz-bind-address': 'healthzBindAddress', 'metrics-bind-address': 'metricsBindAddress',
-  'ipvs-scheduler': 'ipvs.scheduler', 'ipvs-exclude-cidrs': 'ipvs.excludeCIDRs', 'kube-api-burst': 'clientConnection.burst',
-  'kube-api-qps': 'clientConnection.qps', 'logging-format': 'logging.format', 'bind-address': 'nodeIPOverride',
-  'conntrack-max-per-core': 'linux.conntrack.maxPerCore', 'conntrack-min': 'linux.conntrack.min',
-  'ipvs-tcp-timeout': 'ipvs.tcpTimeout', 'ipvs-tcpfin-timeout': 'ipvs.tcpFinTimeout', 'ipvs-udp-timeout': 'ipvs.udpTimeout',
-  'conntrack-tcp-timeout-established': 'linux.conntrack.tcpEstablishedTimeout', 'conntrack-tcp-timeout-close-wait': 'linux.conntrack.tcpCloseWaitTimeout',
-  'conntrack-udp-timeout': 'linux.conntrack.udpTimeout', 'conntrack-udp-timeout-stream': 'linux.conntrack.udpStreamTimeout',
-  'show-hidden-metrics-for-version': 'showHiddenMetricsForVersion', 'log-flush-frequency': 'logging.flushFrequency',
-  'iptables-sync-period': 'syncPeriod', 'iptables-min-sync-period': 'minSyncPeriod',
-  'ipvs-sync-period': 'syncPeriod', 'ipvs-min-sync-period': 'minSyncPeriod',
-};
-
-function flagOrigins(values: Map<string, unknown>, scopes: Array<'config' | 'logging'>): Map<string, string> {
-  const specs = allFlagSpecs();
-  const out = new Map<string, string>();
-  for (const [flag, field] of Object.entries(FLAG_FIELDS)) {
-    const scope = specs.find((s) => s.name === flag)?.scope;
-    if (values.has(flag) && scope && (scopes as string[]).includes(scope)) out.set(field, `--${flag}`);
-  }
-  return out;
-}
-
 export function parseCommandLine(argv: readonly string[], io: Io = nodeIo): CommandLine {
   const { values, errors } = parseFlags(argv, allFlagSpecs());
   const action = actionOf(values);
@@ -173,7 +147,7 @@ export function parseCommandLine(argv: readonly string[], io: Io = nodeIo): Comm
     else config.hostnameOverride = hostname.trim().toLowerCase();
   }
 
-  const origin = labelFor(file, flagOrigins(values, configFile ? ['logging'] : ['config', 'logging']));
+  const origin = labelFor(file, flagFields(values, configFile ? ['logging'] : ['config', 'logging']));
   if (config.configHardFail) {
     errors.push(...fieldErrors, ...unique(validate(config).map(origin.describe)));
   } else {

@@ -24,6 +24,8 @@ export interface FlagSpec {
   defaultText: string;
   help: string;
   scope: 'option' | 'logging' | 'config';
+  /** The v1alpha2 field the flag sets, so that a validation error of its value names the flag. */
+  field?: string;
 }
 
 export interface ModeFlagTarget<S> { section: S; top: Hoisted; mode: string }
@@ -32,7 +34,7 @@ export interface ModeFlagTarget<S> { section: S; top: Hoisted; mode: string }
  *  declares (`listen`), e.g. IPVS uses --iptables-masquerade-bit as upstream's IPVS mode did. */
 export type ModeFlag<S> =
   | { spec: FlagSpec; apply(t: ModeFlagTarget<S>, value: unknown): void }
-  | { listen: string; apply(t: ModeFlagTarget<S>, value: unknown): void };
+  | { listen: string; field?: string; apply(t: ModeFlagTarget<S>, value: unknown): void };
 
 export interface ModeConfig<S extends object> {
   /** The section's key in KubeProxyConfiguration, which is also the mode's name. */

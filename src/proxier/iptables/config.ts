@@ -71,22 +71,22 @@ export const iptablesConfig: ModeConfig<IPTablesConfig> = {
   validate: (s) => masqueradeBitError('iptables.masqueradeBit', s.masqueradeBit),
   flags: [
     {
-      spec: { name: 'iptables-masquerade-bit', type: 'int32', defaultText: '14', scope: 'config',
+      spec: { name: 'iptables-masquerade-bit', type: 'int32', defaultText: '14', scope: 'config', field: 'iptables.masqueradeBit',
         help: 'If using the iptables or ipvs proxy mode, the bit of the fwmark space to mark packets requiring SNAT with. Must be within the range [0, 31].' },
       apply: (t, v) => { t.section.masqueradeBit = v as number; },
     },
     {
-      spec: { name: 'iptables-localhost-nodeports', type: 'bool', defaultText: 'true', scope: 'config',
+      spec: { name: 'iptables-localhost-nodeports', type: 'bool', defaultText: 'true', scope: 'config', field: 'iptables.localhostNodePorts',
         help: 'If false, kube-proxy will disable the legacy behavior of allowing NodePort services to be accessed via localhost. (Applies only to iptables mode and IPv4.)' },
       apply: (t, v) => { t.section.localhostNodePorts = v as boolean; },
     },
     {
-      spec: { name: 'iptables-sync-period', type: 'duration', defaultText: '30s', scope: 'config',
+      spec: { name: 'iptables-sync-period', type: 'duration', defaultText: '30s', scope: 'config', field: 'syncPeriod',
         help: "An interval (e.g. '5s', '1m', '2h22m') indicating how frequently various re-synchronizing and cleanup operations are performed. Must be greater than 0. Used in every mode except ipvs." },
       apply: (t, v) => { if (t.mode !== 'ipvs') t.top.syncPeriod = v as number; },
     },
     {
-      spec: { name: 'iptables-min-sync-period', type: 'duration', defaultText: '1s', scope: 'config',
+      spec: { name: 'iptables-min-sync-period', type: 'duration', defaultText: '1s', scope: 'config', field: 'minSyncPeriod',
         help: "The minimum period between rule resyncs (e.g. '5s', '1m', '2h22m'). A value of 0 means every Service or EndpointSlice change will result in an immediate resync. Used in every mode except ipvs." },
       apply: (t, v) => { if (t.mode !== 'ipvs') t.top.minSyncPeriod = v as number; },
     },

@@ -106,39 +106,39 @@ export const ipvsConfig: ModeConfig<IPVSConfig> = {
     return mode === 'ipvs' ? [...bit, ...validateActive(s)] : bit;
   },
   flags: [
-    { listen: 'iptables-masquerade-bit', apply: (t, v) => { t.section.masqueradeBit = v as number; } },
+    { listen: 'iptables-masquerade-bit', field: 'ipvs.masqueradeBit', apply: (t, v) => { t.section.masqueradeBit = v as number; } },
     {
-      spec: { name: 'ipvs-scheduler', type: 'string', defaultText: '""', scope: 'config', help: 'The ipvs scheduler type when proxy mode is ipvs (blank means rr).' },
+      spec: { name: 'ipvs-scheduler', type: 'string', defaultText: '""', scope: 'config', field: 'ipvs.scheduler', help: 'The ipvs scheduler type when proxy mode is ipvs (blank means rr).' },
       apply: (t, v) => { t.section.scheduler = v as string; },
     },
     {
-      spec: { name: 'ipvs-sync-period', type: 'duration', defaultText: '30s', scope: 'config',
+      spec: { name: 'ipvs-sync-period', type: 'duration', defaultText: '30s', scope: 'config', field: 'syncPeriod',
         help: "An interval (e.g. '5s', '1m', '2h22m') indicating how frequently various re-synchronizing and cleanup operations are performed in ipvs mode. Must be greater than 0." },
       apply: (t, v) => { if (t.mode === 'ipvs') t.top.syncPeriod = v as number; },
     },
     {
-      spec: { name: 'ipvs-min-sync-period', type: 'duration', defaultText: '0s', scope: 'config',
+      spec: { name: 'ipvs-min-sync-period', type: 'duration', defaultText: '0s', scope: 'config', field: 'minSyncPeriod',
         help: "The minimum period between IPVS rule resyncs (e.g. '5s', '1m', '2h22m'). A value of 0 means every Service or EndpointSlice change will result in an immediate IPVS resync." },
       apply: (t, v) => { if (t.mode === 'ipvs') t.top.minSyncPeriod = v as number; },
     },
     {
-      spec: { name: 'ipvs-strict-arp', type: 'bool', defaultText: 'false', scope: 'config', help: 'Enable strict ARP by setting arp_ignore to 1 and arp_announce to 2.' },
+      spec: { name: 'ipvs-strict-arp', type: 'bool', defaultText: 'false', scope: 'config', field: 'ipvs.strictARP', help: 'Enable strict ARP by setting arp_ignore to 1 and arp_announce to 2.' },
       apply: (t, v) => { t.section.strictARP = v as boolean; },
     },
     {
-      spec: { name: 'ipvs-tcp-timeout', type: 'duration', defaultText: '0s', scope: 'config', help: "The timeout for idle IPVS TCP connections, 0 to leave as-is. (e.g. '5s', '1m', '2h22m')." },
+      spec: { name: 'ipvs-tcp-timeout', type: 'duration', defaultText: '0s', scope: 'config', field: 'ipvs.tcpTimeout', help: "The timeout for idle IPVS TCP connections, 0 to leave as-is. (e.g. '5s', '1m', '2h22m')." },
       apply: (t, v) => { t.section.tcpTimeout = v as number; },
     },
     {
-      spec: { name: 'ipvs-tcpfin-timeout', type: 'duration', defaultText: '0s', scope: 'config', help: "The timeout for IPVS TCP connections after receiving a FIN packet, 0 to leave as-is. (e.g. '5s', '1m', '2h22m')." },
+      spec: { name: 'ipvs-tcpfin-timeout', type: 'duration', defaultText: '0s', scope: 'config', field: 'ipvs.tcpFinTimeout', help: "The timeout for IPVS TCP connections after receiving a FIN packet, 0 to leave as-is. (e.g. '5s', '1m', '2h22m')." },
       apply: (t, v) => { t.section.tcpFinTimeout = v as number; },
     },
     {
-      spec: { name: 'ipvs-udp-timeout', type: 'duration', defaultText: '0s', scope: 'config', help: "The timeout for IPVS UDP packets, 0 to leave as-is. (e.g. '5s', '1m', '2h22m')." },
+      spec: { name: 'ipvs-udp-timeout', type: 'duration', defaultText: '0s', scope: 'config', field: 'ipvs.udpTimeout', help: "The timeout for IPVS UDP packets, 0 to leave as-is. (e.g. '5s', '1m', '2h22m')." },
       apply: (t, v) => { t.section.udpTimeout = v as number; },
     },
     {
-      spec: { name: 'ipvs-exclude-cidrs', type: 'strings', defaultText: '[]', scope: 'config', help: 'A comma-separated list of CIDRs which the ipvs proxier should not touch when cleaning up IPVS rules.' },
+      spec: { name: 'ipvs-exclude-cidrs', type: 'strings', defaultText: '[]', scope: 'config', field: 'ipvs.excludeCIDRs', help: 'A comma-separated list of CIDRs which the ipvs proxier should not touch when cleaning up IPVS rules.' },
       apply: (t, v) => { t.section.excludeCIDRs = v as string[]; },
     },
   ],
