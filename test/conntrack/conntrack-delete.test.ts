@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { loadConntrackAddon } from '../../src/conntrack/addon';
 import { ConntrackClient } from '../../src/conntrack/conntrack-client';
 import type { ConntrackFilter } from '../../src/conntrack/filter';
-import { staleFlowFilters } from '../../src/conntrack/stale-flows';
+import { cleanupStaleFlows } from '../../src/conntrack/cleanup';
 import type { ServicePort } from '../../src/core/types';
 import { withNetns, type TestNetns } from '../helpers/netns';
 import { addAddresses, flowKey, insertSctp, installDnat, listFlows, sendUdp, type Dnat, type Flow, type Send } from './flow-lab';
@@ -155,23 +155,35 @@ test('conntrackDelete: SCTP ports are honoured (the kernel filter ignores them; 
   }, 'kpnct');
 });
 
-test('staleFlowFilters + ConntrackClient: a removed endpoint loses its Service and NodePort flows only', async () => {
+const svcA: ServicePort = {
+  key: 'ns/a:dns/UDP', namespace: 'ns', name: 'a', portName: 'dns', protocol: 'UDP', family: 'IPv4', clusterIP: SVC_A, port: 53,
+  nodePort: 30053, externalIPs: [], loadBalancerIPs: [], loadBalancerSourceRanges: [], affinityTimeoutSeconds: 0,
+  externalPolicyLocal: false, internalPolicyLocal: false, healthCheckNodePort: 0,
+};
+const removedEp1 = { services: new Set([svcA.key]), removedEndpoints: new Map([[svcA.key, [{ ip: EP1, port: 5353, ready: true, serving: true, terminating: false, isLocal: false }]]]) };
+
+test('cleanupStaleFlows: a removed endpoint loses its Service and NodePort flows only', async () => {
   await withNetns(async (ns) => {
     const before = buildLab(ns);
-    const svcA: ServicePort = {
-      key: 'ns/a:dns/UDP', namespace: 'ns', name: 'a', portName: 'dns', protocol: 'UDP', family: 'IPv4', clusterIP: SVC_A, port: 53,
-      nodePort: 30053, externalIPs: [], loadBalancerIPs: [], loadBalancerSourceRanges: [], affinityTimeoutSeconds: 0,
-      externalPolicyLocal: false, internalPolicyLocal: false, healthCheckNodePort: 0,
-    };
-    const filters = staleFlowFilters({ services: new Map([[svcA.key, svcA]]) }, {
-      services: new Set([svcA.key]),
-      removedEndpoints: new Map([[svcA.key, [{ ip: EP1, port: 5353, ready: true, serving: true, terminating: false, isLocal: false }]]]),
-    });
-    const r = await new ConntrackClient({ netns: ns.path }).deleteFlows(filters);
+    const out = await cleanupStaleFlows(new ConntrackClient({ netns: ns.path }), { services: new Map([[svcA.key, svcA]]) }, removedEp1);
     const gone = (f: Flow): boolean => f.replySrc === EP1 && ((f.origDst === SVC_A && f.dport === 53) || f.dport === 30053);
-    assert.equal(r.deleted, 4);
+    assert.equal(out.error, undefined);
+    assert.equal(out.filters, 2);
+    assert.equal(out.result?.deleted, 4);
     assert.deepEqual(keys(listFlows(ns, 'udp')), keys(before.filter((f) => !gone(f))));
   }, 'kpnct');
+});
+
+test('cleanupStaleFlows: a failing delete is returned as an error, not thrown', async () => {
+  const out = await cleanupStaleFlows(new ConntrackClient({ netns: '/run/netns/kpn-does-not-exist' }), { services: new Map([[svcA.key, svcA]]) }, removedEp1);
+  assert.equal(out.filters, 2);
+  assert.equal(out.result, undefined);
+  assert.match(out.error?.message ?? '', /kpn-does-not-exist/);
+});
+
+test('cleanupStaleFlows: nothing stale, nothing sent', async () => {
+  const out = await cleanupStaleFlows(new ConntrackClient({ netns: '/run/netns/kpn-does-not-exist' }), { services: new Map([[svcA.key, svcA]]) }, { services: new Set(), removedEndpoints: new Map() });
+  assert.deepEqual(out, { filters: 0, durationSeconds: 0 });
 });
 
 test('conntrackDelete: a missing namespace rejects with errno ENOENT', async () => {
