@@ -106,7 +106,10 @@ export class NftablesProxier implements Proxier {
         this.rememberMaybeChains(a.writer);
         const op = failingOp(e);
         const owner = op === null ? undefined : a.writer.owners[op];
-        if (attempt >= MAX_ATTEMPTS || owner === undefined || owner === BASE_OWNER) throw e;
+        // ENOENT, or a failing flush/delete, means the kernel lacks what the mirror says it holds:
+        // drift, not a bad Service; the full sync this failure triggers repairs it.
+        const drift = (e as NetlinkErrorLike).code === 'ENOENT' || (op !== null && !a.writer.adds[op]);
+        if (attempt >= MAX_ATTEMPTS || owner === undefined || owner === BASE_OWNER || drift) throw e;
         if (owner === MIXED_OWNER) { fine = true; continue; }
         const why = `${(e as Error).message} (${a.writer.tx.describe(op!)})`;
         refusedNow.set(owner, why);

@@ -23,8 +23,11 @@ export class TxWriter {
   /** Chains this transaction adds, per family: they may exist if the commit's outcome is unclear. */
   readonly addedChains: { family: IpFamily; name: string }[] = [];
 
-  private note(owner: string): void {
-    while (this.owners.length < this.tx.opCount) this.owners.push(owner);
+  /** Whether each op adds (a ServicePort's new objects) or removes (what the mirror says exists). */
+  readonly adds: boolean[] = [];
+
+  private note(owner: string, adds = true): void {
+    while (this.owners.length < this.tx.opCount) { this.owners.push(owner); this.adds.push(adds); }
   }
 
   addTable(family: IpFamily): void { this.tx.addTable(family, TABLE); this.note(BASE_OWNER); }
@@ -35,8 +38,8 @@ export class TxWriter {
     this.addedChains.push({ family, name: chain.name });
     this.note(owner);
   }
-  flushChain(family: IpFamily, name: string, owner: string): void { this.tx.flushChain(family, TABLE, name); this.note(owner); }
-  deleteChain(family: IpFamily, name: string, owner: string): void { this.tx.deleteChain(family, TABLE, name); this.note(owner); }
+  flushChain(family: IpFamily, name: string, owner: string): void { this.tx.flushChain(family, TABLE, name); this.note(owner, false); }
+  deleteChain(family: IpFamily, name: string, owner: string): void { this.tx.deleteChain(family, TABLE, name); this.note(owner, false); }
 
   addRules(family: IpFamily, chain: ChainDef, owner: string): void {
     for (const r of chain.rules) this.tx.addRule(family, TABLE, chain.name, buildRule(r, family));
@@ -54,7 +57,7 @@ export class TxWriter {
   }
   deleteElements(family: IpFamily, set: string, els: ElementDef[], owner: string): void {
     this.tx.deleteElements(family, TABLE, set, els.map((e) => ({ key: e.key })));
-    this.note(owner);
+    this.note(owner, false);
   }
 }
 

@@ -1,0 +1,207 @@
+// The ruleset compiler against expected nft text, one case per feature.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { compileBase } from '../../../src/proxier/nftables/compile-base';
+import { compileService } from '../../../src/proxier/nftables/compile-service';
+import { endpointChainName, hashAndTruncate, serviceChainNames } from '../../../src/proxier/nftables/names';
+import { renderDesiredScript } from '../../../src/proxier/nftables/render-script';
+import { ctx, ep, selected, sp } from './fixtures';
+import type { ContextInputs } from '../../../src/proxier/nftables/context';
+import type { Endpoint, ServicePort } from '../../../src/core/types';
+
+function script(s: ServicePort, eps: Endpoint[], over: Partial<ContextInputs> = {}, family: 'ip' | 'ip6' = 'ip'): string {
+  const c = ctx(over, family);
+  return renderDesiredScript(compileBase(c), [compileService(s, selected(eps), c)]);
+}
+
+function has(text: string, line: string): void {
+  assert.ok(text.split('\n').includes(line), `missing line:\n  ${line}\nin:\n${text}`);
+}
+function lacks(text: string, fragment: string): void {
+  assert.ok(!text.includes(fragment), `unexpected ${fragment} in:\n${text}`);
+}
+
+const svc = serviceChainNames(sp('svc1'));
+const S = svc.cluster;
+const E1 = endpointChainName(sp('svc1'), { ip: '10.180.0.1', port: 80 });
+const E2 = endpointChainName(sp('svc1'), { ip: '10.180.0.2', port: 80 });
+
+test('chain names match upstream (hash of ns/name/proto/port)', () => {
+  assert.equal(S, 'service-ULMVA6XW-ns1/svc1/tcp/p80');
+  assert.equal(E1, 'endpoint-5OJB2KTY-ns1/svc1/tcp/p80__10.180.0.1/80');
+  assert.match(endpointChainName(sp('svc1'), { ip: 'fd00::1', port: 80 }), /__fd00..1\/80$/);
+  assert.ok(hashAndTruncate('x'.repeat(400)).endsWith('...'));
+  assert.equal(hashAndTruncate('x'.repeat(400)).length, 240);
+});
+
+test('base chains, hooks and the shared dispatch maps', () => {
+  const t = renderDesiredScript(compileBase(ctx()), []);
+  has(t, 'add chain ip kube-proxy filter-prerouting { type filter hook prerouting priority -110; }');
+  has(t, 'add chain ip kube-proxy filter-output-post-dnat { type filter hook output priority -90; }');
+  has(t, 'add chain ip kube-proxy nat-prerouting { type nat hook prerouting priority -100; }');
+  has(t, 'add chain ip kube-proxy nat-postrouting { type nat hook postrouting priority 100; }');
+  has(t, 'add rule ip kube-proxy filter-input ct state new jump nodeport-endpoints-check');
+  has(t, 'add rule ip kube-proxy services ip daddr . meta l4proto . th dport vmap @service-ips');
+  has(t, 'add rule ip kube-proxy services ip daddr != 127.0.0.0/8 fib daddr type local meta l4proto . th dport vmap @service-nodeports');
+  has(t, 'add rule ip kube-proxy mark-for-masquerade meta mark set meta mark or 0x00004000');
+  has(t, 'add rule ip kube-proxy masquerading meta mark & 0x00004000 == 0x00000000 return');
+  has(t, 'add rule ip kube-proxy masquerading meta mark set meta mark xor 0x00004000');
+  has(t, 'add rule ip kube-proxy masquerading masquerade fully-random');
+  has(t, 'add rule ip kube-proxy cluster-ips-check ip daddr @cluster-ips reject comment "Reject traffic to invalid ports of ClusterIPs"');
+  has(t, 'add map ip kube-proxy firewall-ips { type ipv4_addr . inet_proto . inet_service : verdict; comment "destinations that are subject to LoadBalancerSourceRanges"; }');
+  has(t, 'add set ip kube-proxy affinity { type ipv4_addr . ipv4_addr . inet_service . ipv4_addr . inet_service; flags dynamic,timeout; comment "ClientIP session affinity of every Service"; }');
+  lacks(t, 'nodeport-ips');
+});
+
+test('ClusterIP: dispatch element, masquerade of off-cluster traffic, one numgen rule per endpoint', () => {
+  const t = script(sp('svc1'), [ep('10.180.0.1'), ep('10.180.0.2')]);
+  has(t, `add element ip kube-proxy service-ips { 172.30.0.41 . tcp . 80 : goto ${S} }`);
+  has(t, 'add element ip kube-proxy cluster-ips { 172.30.0.41 }');
+  has(t, `add rule ip kube-proxy ${S} ip daddr 172.30.0.41 meta l4proto tcp th dport 80 ip saddr != 10.0.0.0/16 jump mark-for-masquerade`);
+  has(t, `add rule ip kube-proxy ${S} numgen random mod 2 == 0 goto ${E1}`);
+  has(t, `add rule ip kube-proxy ${S} goto ${E2}`);
+  has(t, `add rule ip kube-proxy ${E1} ip saddr 10.180.0.1 jump mark-for-masquerade`);
+  has(t, `add rule ip kube-proxy ${E1} meta l4proto tcp dnat to 10.180.0.1:80`);
+  lacks(t, 'vmap {');
+  lacks(t, svc.external);
+});
+
+test('three endpoints: mod 3, then mod 2, then unconditional', () => {
+  const eps = ['10.180.0.3', '10.180.0.1', '10.180.0.2'].map((ip) => ep(ip));
+  const c = ctx();
+  const obj = compileService(sp('svc1'), selected(eps), c);
+  const lb = obj.chains[0].rules.slice(1).map((r) => r.map((s) => s.op).join(','));
+  assert.deepEqual(lb, ['numgenMod,verdict', 'numgenMod,verdict', 'verdict']);
+  const t = renderDesiredScript(compileBase(c), [obj]);
+  has(t, `add rule ip kube-proxy ${S} numgen random mod 3 == 0 goto ${E1}`);
+  has(t, `add rule ip kube-proxy ${S} numgen random mod 2 == 0 goto ${E2}`);
+});
+
+test('NodePort on all local addresses goes through the external chain, which masquerades', () => {
+  const t = script(sp('svc1', { nodePort: 30080 }), [ep('10.180.0.1')]);
+  has(t, `add element ip kube-proxy service-nodeports { tcp . 30080 : goto ${svc.external} }`);
+  has(t, `add rule ip kube-proxy ${svc.external} jump mark-for-masquerade`);
+  has(t, `add rule ip kube-proxy ${svc.external} goto ${S}`);
+});
+
+test('nodePortAddresses: CIDRs and primary go into the nodeport-ips interval set', () => {
+  const t = script(sp('svc1', { nodePort: 30080 }), [ep('10.180.0.1')], { nodePortAddresses: ['192.168.0.0/24', 'primary', 'fd00::/64'] });
+  has(t, 'add set ip kube-proxy nodeport-ips { type ipv4_addr; flags interval; comment "IPs that accept NodePort traffic"; }');
+  has(t, 'add element ip kube-proxy nodeport-ips { 192.168.0.0/24 }');
+  has(t, 'add element ip kube-proxy nodeport-ips { 192.168.0.2/32 }');
+  has(t, 'add rule ip kube-proxy services ip daddr != 127.0.0.0/8 ip daddr @nodeport-ips fib daddr type local meta l4proto . th dport vmap @service-nodeports');
+  has(t, 'add rule ip kube-proxy nodeport-endpoints-check ip daddr != 127.0.0.0/8 ip daddr @nodeport-ips meta l4proto . th dport vmap @no-endpoint-nodeports');
+  lacks(t, 'fd00::');
+});
+
+test('externalIP: dispatched to the external chain', () => {
+  const t = script(sp('svc1', { externalIPs: ['192.168.99.11'] }), [ep('10.180.0.1')]);
+  has(t, `add element ip kube-proxy service-ips { 192.168.99.11 . tcp . 80 : goto ${svc.external} }`);
+  lacks(t, 'add element ip kube-proxy no-endpoint-services');
+});
+
+test('LoadBalancer IP with source ranges: firewall element and chain, node IP in range allows the LB IP', () => {
+  const s = sp('svc1', { loadBalancerIPs: ['5.6.7.8'], loadBalancerSourceRanges: ['192.168.0.0/24', '203.0.113.7/32', 'fd00::/8'] });
+  const t = script(s, [ep('10.180.0.1')]);
+  has(t, `add element ip kube-proxy service-ips { 5.6.7.8 . tcp . 80 : goto ${svc.external} }`);
+  has(t, `add element ip kube-proxy firewall-ips { 5.6.7.8 . tcp . 80 : goto ${svc.firewall} }`);
+  has(t, `add rule ip kube-proxy ${svc.firewall} ip saddr 192.168.0.0/24 return`);
+  has(t, `add rule ip kube-proxy ${svc.firewall} ip saddr 203.0.113.7/32 return`);
+  has(t, `add rule ip kube-proxy ${svc.firewall} ip saddr 5.6.7.8 return`);
+  has(t, `add rule ip kube-proxy ${svc.firewall} drop`);
+  const noNode = script({ ...s, loadBalancerSourceRanges: ['203.0.113.0/24'] }, [ep('10.180.0.1')]);
+  lacks(noNode, `${svc.firewall} ip saddr 5.6.7.8 return`);
+  lacks(script({ ...s, loadBalancerSourceRanges: [] }, [ep('10.180.0.1')]), 'add element ip kube-proxy firewall-ips');
+});
+
+test('session affinity: lookups in the shared set before load-balancing, update in the endpoint chain', () => {
+  const t = script(sp('svc1', { affinityTimeoutSeconds: 10800 }), [ep('10.180.0.1'), ep('10.180.0.2')]);
+  has(t, `add rule ip kube-proxy ${S} ip saddr . 172.30.0.41 . 80 . 10.180.0.1 . 80 @affinity goto ${E1}`);
+  has(t, `add rule ip kube-proxy ${E1} update @affinity { ip saddr . 172.30.0.41 . 80 . 10.180.0.1 . 80 timeout 10800s }`);
+  const rules = t.split('\n').filter((l) => l.startsWith(`add rule ip kube-proxy ${S} `));
+  assert.ok(rules.findIndex((l) => l.includes('@affinity')) < rules.findIndex((l) => l.includes('numgen')));
+  lacks(t, 'add set ip kube-proxy affinity-');
+});
+
+test('no endpoints: reject for every address of the Service, no service chains', () => {
+  const s = sp('svc1', { nodePort: 30080, externalIPs: ['192.168.99.11'], loadBalancerIPs: ['5.6.7.8'] });
+  const t = script(s, []);
+  has(t, 'add element ip kube-proxy no-endpoint-services { 172.30.0.41 . tcp . 80 : goto reject-chain }');
+  has(t, 'add element ip kube-proxy no-endpoint-services { 192.168.99.11 . tcp . 80 : goto reject-chain }');
+  has(t, 'add element ip kube-proxy no-endpoint-services { 5.6.7.8 . tcp . 80 : goto reject-chain }');
+  has(t, 'add element ip kube-proxy no-endpoint-nodeports { tcp . 30080 : goto reject-chain }');
+  has(t, 'add element ip kube-proxy cluster-ips { 172.30.0.41 }');
+  lacks(t, 'add element ip kube-proxy service-ips');
+  lacks(t, 'ns1/svc1');
+});
+
+test('Local external policy with local endpoints: short-circuits, no masquerade of outside traffic', () => {
+  const s = sp('svc1', { nodePort: 30080, externalPolicyLocal: true });
+  const t = script(s, [ep('10.180.0.1', 80, { isLocal: true }), ep('10.180.0.2')]);
+  has(t, `add rule ip kube-proxy ${svc.external} ip saddr 10.0.0.0/16 goto ${S} comment "short-circuit pod traffic"`);
+  has(t, `add rule ip kube-proxy ${svc.external} fib saddr type local jump mark-for-masquerade comment "masquerade local traffic"`);
+  has(t, `add rule ip kube-proxy ${svc.external} fib saddr type local goto ${S} comment "short-circuit local traffic"`);
+  has(t, `add rule ip kube-proxy ${svc.external} goto ${svc.local}`);
+  has(t, `add rule ip kube-proxy ${svc.local} goto ${E1}`);
+  lacks(t, `${svc.local} goto ${E2}`);
+  lacks(t, `add rule ip kube-proxy ${svc.external} jump mark-for-masquerade\n`);
+});
+
+test('Local external policy without local endpoints: external traffic dropped, internal still served', () => {
+  const s = sp('svc1', { nodePort: 30080, loadBalancerIPs: ['5.6.7.8'], externalPolicyLocal: true });
+  const t = script(s, [ep('10.180.0.2')]);
+  has(t, 'add element ip kube-proxy no-endpoint-nodeports { tcp . 30080 : drop }');
+  has(t, 'add element ip kube-proxy no-endpoint-services { 5.6.7.8 . tcp . 80 : drop }');
+  has(t, `add element ip kube-proxy service-ips { 172.30.0.41 . tcp . 80 : goto ${S} }`);
+  has(t, `add element ip kube-proxy service-nodeports { tcp . 30080 : goto ${svc.external} }`);
+  lacks(t, `${svc.external} goto ${svc.local}`);
+});
+
+test('Local internal policy without local endpoints: ClusterIP traffic dropped', () => {
+  const t = script(sp('svc1', { internalPolicyLocal: true }), [ep('10.180.0.2')]);
+  has(t, 'add element ip kube-proxy no-endpoint-services { 172.30.0.41 . tcp . 80 : drop }');
+  lacks(t, 'add element ip kube-proxy service-ips');
+  const withLocal = script(sp('svc1', { internalPolicyLocal: true }), [ep('10.180.0.1', 80, { isLocal: true })]);
+  has(withLocal, `add element ip kube-proxy service-ips { 172.30.0.41 . tcp . 80 : goto ${svc.local} }`);
+  has(withLocal, `add rule ip kube-proxy ${svc.local} ip daddr 172.30.0.41 meta l4proto tcp th dport 80 ip saddr != 10.0.0.0/16 jump mark-for-masquerade`);
+});
+
+test('masqueradeAll masquerades all ClusterIP traffic; a custom masqueradeBit changes the mark', () => {
+  const t = script(sp('svc1'), [ep('10.180.0.1')], { masqueradeAll: true, masqueradeBit: 5 });
+  has(t, `add rule ip kube-proxy ${S} ip daddr 172.30.0.41 meta l4proto tcp th dport 80 jump mark-for-masquerade`);
+  has(t, 'add rule ip kube-proxy mark-for-masquerade meta mark set meta mark or 0x00000020');
+});
+
+test('detect-local modes', () => {
+  const line = (over: Partial<ContextInputs>) => script(sp('svc1'), [ep('10.180.0.1')], over).split('\n')
+    .find((l) => l.startsWith(`add rule ip kube-proxy ${S} ip daddr 172.30.0.41`));
+  assert.match(line({})!, / ip saddr != 10\.0\.0\.0\/16 jump/);
+  assert.match(line({ localDetector: { mode: 'NodeCIDR', cidrs: [] } })!, / ip saddr != 10\.0\.1\.0\/24 jump/);
+  assert.match(line({ localDetector: { mode: 'BridgeInterface', interface: 'cbr0' } })!, / iifname != "cbr0" jump/);
+  assert.match(line({ localDetector: { mode: 'InterfaceNamePrefix', prefix: 'veth' } })!, / iifname != "veth\*" jump/);
+  assert.equal(line({ localDetector: { mode: 'None' } }), undefined);
+  // A CIDR mode without a CIDR of the family detects nothing in that family.
+  assert.equal(line({ localDetector: { mode: 'ClusterCIDR', cidrs: ['fd00:10::/48'] } }), undefined);
+});
+
+test('IPv6: ip6 table syntax, bracketed DNAT, ::1 excluded from NodePorts', () => {
+  const s = sp('svc6', { family: 'IPv6', clusterIP: 'fd00:30::41', nodePort: 30081 });
+  const t = script(s, [ep('fd00:10::5', 8080)], {}, 'ip6');
+  const e = endpointChainName(s, { ip: 'fd00:10::5', port: 8080 });
+  has(t, `add element ip6 kube-proxy service-ips { fd00:30::41 . tcp . 80 : goto ${serviceChainNames(s).cluster} }`);
+  has(t, `add rule ip6 kube-proxy ${e} meta l4proto tcp dnat to [fd00:10::5]:8080`);
+  has(t, `add rule ip6 kube-proxy ${serviceChainNames(s).cluster} ip6 daddr fd00:30::41 meta l4proto tcp th dport 80 ip6 saddr != fd00:10::/48 jump mark-for-masquerade`);
+  has(t, 'add rule ip6 kube-proxy services ip6 daddr != ::1 fib daddr type local meta l4proto . th dport vmap @service-nodeports');
+});
+
+test('serviceCIDRs: drop traffic to unallocated ClusterIPs', () => {
+  const t = renderDesiredScript(compileBase(ctx({ serviceCIDRs: ['172.30.0.0/16', 'fd00:30::/112'] })), []);
+  has(t, 'add rule ip kube-proxy cluster-ips-check ip daddr 172.30.0.0/16 drop comment "Drop traffic to unallocated ClusterIPs"');
+  lacks(t, 'fd00:30::');
+});
+
+test('bad input names the field', () => {
+  assert.throws(() => compileService(sp('bad', { clusterIP: 'fd00::1' }), selected([]), ctx()), /clusterIP: "fd00::1" is not an address of family ip/);
+  assert.throws(() => compileService(sp('bad', { port: 70000 }), selected([]), ctx()), /port: invalid port 70000/);
+  assert.throws(() => compileService(sp('bad'), selected([ep('10.0.0.1', 0)]), ctx()), /endpoints\[0\]\.port: invalid port 0/);
+});
