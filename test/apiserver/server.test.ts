@@ -1,0 +1,117 @@
+// The test API server's own protocol, checked with plain HTTP (so the watcher tests rest on something verified).
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import * as http from 'node:http';
+import { matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector } from './selectors';
+import { TestApiServer } from './server';
+
+/** Reads watch events until `count` arrived or the stream ended. */
+function watchEvents(url: string, count: number): Promise<Array<{ type: string; object: { metadata?: { name?: string; resourceVersion?: string }; code?: number } }>> {
+  return new Promise((resolve, reject) => {
+    const events: Array<{ type: string; object: { metadata?: { name?: string; resourceVersion?: string }; code?: number } }> = [];
+    const req = http.get(url, (res) => {
+      let buf = '';
+      res.on('data', (c: Buffer) => {
+        buf += c.toString();
+        let i;
+        while ((i = buf.indexOf('\n')) >= 0) {
+          events.push(JSON.parse(buf.slice(0, i)));
+          buf = buf.slice(i + 1);
+          if (events.length === count) {
+            req.destroy();
+            resolve(events);
+          }
+        }
+      });
+      res.on('end', () => resolve(events));
+    });
+    req.on('error', (e) => (events.length >= count ? undefined : reject(e)));
+  });
+}
+
+describe('selectors', () => {
+  it('parses and matches every label operator', () => {
+    const l = { app: 'web', tier: 'front' };
+    const m = (s: string, labels: Record<string, string> = l) => matchesLabels(parseLabelSelector(s), labels);
+    assert.equal(m('app=web'), true);
+    assert.equal(m('app==web'), true);
+    assert.equal(m('app!=web'), false);
+    assert.equal(m('missing!=x'), true);
+    assert.equal(m('app in (db, web)'), true);
+    assert.equal(m('app notin (db,web)'), false);
+    assert.equal(m('tier'), true);
+    assert.equal(m('!tier'), false);
+    assert.equal(m('!service.kubernetes.io/service-proxy-name,!service.kubernetes.io/headless'), true);
+    assert.equal(m('app=web,tier in (back)'), false);
+    assert.equal(m(''), true);
+    assert.throws(() => parseLabelSelector('app in web'), /unable to parse requirement/);
+  });
+
+  it('parses and matches field selectors (comma is AND)', () => {
+    const o = { metadata: { name: 'a', namespace: 'ns1' } };
+    assert.equal(matchesFields(parseFieldSelector('metadata.name=a'), o), true);
+    assert.equal(matchesFields(parseFieldSelector('metadata.namespace!=ns1'), o), false);
+    assert.equal(matchesFields(parseFieldSelector('metadata.namespace!=x,metadata.namespace!=y'), o), true);
+    assert.equal(matchesFields(parseFieldSelector('metadata.namespace!=x,metadata.name==b'), o), false);
+  });
+});
+
+describe('TestApiServer', () => {
+  const api = new TestApiServer({ historyLimit: 5 });
+  before(() => api.start());
+  after(() => api.stop());
+
+  it('pages lists with continue tokens from one snapshot, and expires them on compaction', async () => {
+    for (let i = 0; i < 5; i++) api.create('services', { metadata: { namespace: 'p', name: `s${i}` } });
+    const page1 = (await (await fetch(`${api.url}/api/v1/namespaces/p/services?limit=2`)).json()) as { items: unknown[]; metadata: { continue: string; resourceVersion: string } };
+    assert.equal(page1.items.length, 2);
+    api.create('services', { metadata: { namespace: 'p', name: 's9' } });
+    const page2 = (await (await fetch(`${api.url}/api/v1/namespaces/p/services?limit=2&continue=${encodeURIComponent(page1.metadata.continue)}`)).json()) as { items: Array<{ metadata: { name: string } }>; metadata: { continue: string; resourceVersion: string } };
+    assert.deepEqual(page2.items.map((i) => i.metadata.name), ['s2', 's3']);
+    assert.equal(page2.metadata.resourceVersion, page1.metadata.resourceVersion, 'same snapshot');
+    api.compact();
+    const expired = await fetch(`${api.url}/api/v1/namespaces/p/services?limit=2&continue=${encodeURIComponent(page2.metadata.continue)}`);
+    assert.equal(expired.status, 410);
+    assert.equal(((await expired.json()) as { reason: string }).reason, 'Expired');
+  });
+
+  it('turns selector transitions into ADDED and DELETED for a watcher', async () => {
+    const ns = api.create('namespaces', { metadata: { name: 'flip', labels: {} } });
+    const rv = ns.metadata!.resourceVersion!;
+    const events = watchEvents(`${api.url}/api/v1/namespaces?watch=true&resourceVersion=${rv}&labelSelector=off%3Dyes`, 2);
+    await new Promise((r) => setTimeout(r, 50));
+    const on = api.update('namespaces', { ...ns, metadata: { ...ns.metadata, labels: { off: 'yes' } } });
+    api.update('namespaces', { ...on, metadata: { ...on.metadata, labels: {} } });
+    const got = await events;
+    assert.deepEqual(got.map((e) => `${e.type} ${e.object.metadata?.name}`), ['ADDED flip', 'DELETED flip']);
+  });
+
+  it('answers a watch from a compacted version with an ERROR 410 event', async () => {
+    const old = api.store.rv;
+    for (let i = 0; i < 6; i++) api.create('nodes', { metadata: { name: `n${i}` } });
+    const got = await watchEvents(`${api.url}/api/v1/nodes?watch=true&resourceVersion=${old}`, 1);
+    assert.equal(got[0].type, 'ERROR');
+    assert.equal(got[0].object.code, 410);
+  });
+
+  it('replays history from a version, then sends bookmarks on request', async () => {
+    const from = api.store.rv;
+    api.create('nodes', { metadata: { name: 'late' } });
+    const p = watchEvents(`${api.url}/api/v1/nodes?watch=true&resourceVersion=${from}&allowWatchBookmarks=true`, 2);
+    await new Promise((r) => setTimeout(r, 50));
+    api.bookmarkAll();
+    const got = await p;
+    assert.deepEqual(got.map((e) => e.type), ['ADDED', 'BOOKMARK']);
+    assert.equal(got[1].object.metadata?.resourceVersion, String(api.store.rv));
+  });
+
+  it('accepts Events, rejects bad selectors and unknown paths, and records every request', async () => {
+    const ev = await fetch(`${api.url}/apis/events.k8s.io/v1/namespaces/default/events`, { method: 'POST', body: JSON.stringify({ metadata: { name: 'e' } }) });
+    assert.equal(ev.status, 201);
+    assert.equal((await fetch(`${api.url}/api/v1/services?fieldSelector=spec.clusterIP%3D1`)).status, 400);
+    assert.equal((await fetch(`${api.url}/api/v1/pods`)).status, 404);
+    assert.equal((await fetch(`${api.url}/api/v1/nodes/late`)).status, 200);
+    const last = api.requests.slice(-4).map((r) => `${r.method} ${r.path}`);
+    assert.deepEqual(last, ['POST /apis/events.k8s.io/v1/namespaces/default/events', 'GET /api/v1/services', 'GET /api/v1/pods', 'GET /api/v1/nodes/late']);
+  });
+});
