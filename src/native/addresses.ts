@@ -4,23 +4,33 @@ import { isIPv4, isIPv6 } from 'node:net';
 
 export type IpVersion = 4 | 6;
 
-export interface Cidr { version: IpVersion; bytes: Uint8Array; prefix: number; text: string }
+export interface Cidr { version: IpVersion; bytes: number[]; prefix: number; text: string }
 
 export function ipVersionOf(addr: string): IpVersion | 0 {
   return isIPv4(addr) ? 4 : isIPv6(addr) ? 6 : 0;
 }
 
-function ipv4Bytes(s: string): Uint8Array {
-  const out = new Uint8Array(4);
-  const parts = s.split('.');
-  for (let i = 0; i < 4; i++) out[i] = Number(parts[i]);
+function ipv4Bytes(s: string): number[] {
+  const out = [0, 0, 0, 0];
+  let part = 0;
+  let v = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 46) {
+      out[part++] = v;
+      v = 0;
+    } else {
+      v = v * 10 + (c - 48);
+    }
+  }
+  out[part] = v;
   return out;
 }
 
-function ipv6Bytes(s: string): Uint8Array {
-  const out = new Uint8Array(16);
+function ipv6Bytes(s: string): number[] {
+  const out: number[] = Array(16).fill(0);
   let head = s;
-  let v4tail: Uint8Array | undefined;
+  let v4tail: number[] | undefined;
   const lastColon = s.lastIndexOf(':');
   if (s.indexOf('.', lastColon) >= 0) {
     v4tail = ipv4Bytes(s.slice(lastColon + 1));
@@ -35,12 +45,12 @@ function ipv6Bytes(s: string): Uint8Array {
     out[i * 2] = g >> 8;
     out[i * 2 + 1] = g & 0xff;
   }
-  if (v4tail) out.set(v4tail, 12);
+  if (v4tail) out.splice(12, 4, ...v4tail);
   return out;
 }
 
 /** Parses one address; `want` restricts the version. */
-export function parseIp(addr: unknown, arg: string, want?: IpVersion): { version: IpVersion; bytes: Uint8Array } {
+export function parseIp(addr: unknown, arg: string, want?: IpVersion): { version: IpVersion; bytes: number[] } {
   if (typeof addr !== 'string') throw new TypeError(`${arg}: expected an IP address string, got ${typeof addr}`);
   const version = ipVersionOf(addr);
   if (!version) throw new RangeError(`${arg}: '${addr}' is not an IP address`);
@@ -68,8 +78,8 @@ export function parseCidr(s: unknown, arg: string, want?: IpVersion): Cidr {
   return { version, bytes, prefix, text: s };
 }
 
-export function prefixMask(len: number, prefix: number): Uint8Array {
-  const m = new Uint8Array(len);
+export function prefixMask(len: number, prefix: number): number[] {
+  const m: number[] = Array(len).fill(0);
   for (let i = 0; i < len; i++) {
     const bits = Math.max(0, Math.min(8, prefix - i * 8));
     m[i] = bits === 0 ? 0 : (0xff << (8 - bits)) & 0xff;
@@ -78,9 +88,9 @@ export function prefixMask(len: number, prefix: number): Uint8Array {
 }
 
 /** The last address of a CIDR (host bits all ones). */
-export function cidrLast(c: Cidr): Uint8Array {
+export function cidrLast(c: Cidr): number[] {
   const mask = prefixMask(c.bytes.length, c.prefix);
-  const out = new Uint8Array(c.bytes.length);
+  const out: number[] = Array(c.bytes.length).fill(0);
   for (let i = 0; i < out.length; i++) out[i] = c.bytes[i] | (~mask[i] & 0xff);
   return out;
 }

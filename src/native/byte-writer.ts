@@ -53,14 +53,18 @@ export class ByteWriter {
     this.pos += 8;
   }
 
-  bytes(b: Uint8Array): void {
+  bytes(b: Uint8Array | readonly number[]): void {
     this.ensure(b.length);
-    this.buf.set(b, this.pos);
-    this.pos += b.length;
+    if (b instanceof Uint8Array) {
+      this.buf.set(b, this.pos);
+      this.pos += b.length;
+      return;
+    }
+    for (let i = 0; i < b.length; i++) this.buf[this.pos++] = b[i];
   }
 
   /** u16 length then bytes. */
-  blob(b: Uint8Array): void {
+  blob(b: Uint8Array | readonly number[]): void {
     this.u16(b.length);
     this.bytes(b);
   }

@@ -4,6 +4,7 @@
 import { cidrLast, parseCidr, parseIp } from './addresses';
 import { checkIfname, scriptName as scriptChain } from './names';
 import { L4PROTO_BY_CODE, L4PROTO_CODE, NftType, SET_ELEM_INTERVAL_END, VERDICT_CODE, Verdict, wordAlign } from './nft-types';
+import { Bytes } from './expressions';
 import { EncodedElement } from './serialize';
 import { checkTimeoutSeconds, SetSpec } from './set-spec';
 import { checkVerdict } from './verdicts';
@@ -14,11 +15,9 @@ export interface Element { key: KeyPart[]; verdict?: Verdict; timeoutSeconds?: n
 const HOST_LE = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
 /** Writes a 32-bit value in host byte order (meta mark, ct state: nft compares them as host integers). */
-export function hostU32(v: number): Uint8Array {
-  const b = new Uint8Array(4);
-  const dv = new DataView(b.buffer);
-  dv.setUint32(0, v >>> 0, HOST_LE);
-  return b;
+export function hostU32(v: number): number[] {
+  const b = [v & 0xff, (v >>> 8) & 0xff, (v >>> 16) & 0xff, v >>> 24];
+  return HOST_LE ? b : b.reverse();
 }
 
 export function checkU32(v: unknown, arg: string): number {
@@ -40,7 +39,7 @@ export function protoNumber(v: unknown, arg: string): number {
 }
 
 /** One key part as a [first, last] pair of unpadded values (equal unless a CIDR in an interval set). */
-function encodePart(t: NftType, v: KeyPart, interval: boolean, arg: string): [Uint8Array, Uint8Array] {
+function encodePart(t: NftType, v: KeyPart, interval: boolean, arg: string): [Bytes, Bytes] {
   switch (t) {
     case 'ipv4_addr':
     case 'ipv6_addr': {
@@ -53,12 +52,12 @@ function encodePart(t: NftType, v: KeyPart, interval: boolean, arg: string): [Ui
       return [c.bytes, cidrLast(c)];
     }
     case 'inet_proto': {
-      const b = Uint8Array.of(protoNumber(v, arg));
+      const b = [protoNumber(v, arg)];
       return [b, b];
     }
     case 'inet_service': {
       const p = checkPort(v, arg);
-      const b = Uint8Array.of(p >> 8, p & 0xff);
+      const b = [p >> 8, p & 0xff];
       return [b, b];
     }
     case 'mark': {
@@ -75,7 +74,7 @@ function encodePart(t: NftType, v: KeyPart, interval: boolean, arg: string): [Ui
   }
 }
 
-function concat(parts: Uint8Array[], pad: boolean): Uint8Array {
+function concat(parts: Bytes[], pad: boolean): Bytes {
   if (!pad) return parts[0];
   let len = 0;
   for (const p of parts) len += wordAlign(p.length);
@@ -92,7 +91,7 @@ function encodeVerdict(v: Verdict): { code: number; chain: string } {
   return { code: VERDICT_CODE[v.kind], chain: v.kind === 'jump' || v.kind === 'goto' ? v.chain : '' };
 }
 
-interface KeyRange { first: Uint8Array; last: Uint8Array; el: Element; index: number }
+interface KeyRange { first: Bytes; last: Bytes; el: Element; index: number }
 
 function checkElement(spec: SetSpec, el: Element, arg: string): KeyRange & { index: number } {
   if (typeof el !== 'object' || el === null || !Array.isArray(el.key)) throw new TypeError(`${arg}.key: expected an array of key parts`);
@@ -107,8 +106,8 @@ function checkElement(spec: SetSpec, el: Element, arg: string): KeyRange & { ind
     if (!spec.timeout) throw new RangeError(`${arg}.timeoutSeconds: set '${spec.name}' has no timeout flag`);
   }
   const pad = spec.key.length > 1;
-  const firsts: Uint8Array[] = [];
-  const lasts: Uint8Array[] = [];
+  const firsts: Bytes[] = [];
+  const lasts: Bytes[] = [];
   for (let i = 0; i < spec.key.length; i++) {
     const [f, l] = encodePart(spec.key[i], el.key[i], !!spec.interval, `${arg}.key[${i}]`);
     firsts.push(f);
@@ -117,12 +116,13 @@ function checkElement(spec: SetSpec, el: Element, arg: string): KeyRange & { ind
   return { first: concat(firsts, pad), last: concat(lasts, pad), el, index: 0 };
 }
 
-function compareBytes(a: Uint8Array, b: Uint8Array): number {
-  return Buffer.compare(a, b);
+function compareBytes(a: Bytes, b: Bytes): number {
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i] - b[i];
+  return 0;
 }
 
 /** value + 1 as a big-endian number of the same width, or undefined when it overflows. */
-function successor(v: Uint8Array): Uint8Array | undefined {
+function successor(v: Bytes): Bytes | undefined {
   const out = Uint8Array.from(v);
   for (let i = out.length - 1; i >= 0; i--) {
     if (out[i] !== 0xff) {
@@ -163,7 +163,7 @@ export function encodeElements(spec: SetSpec, elements: Element[], arg: string, 
     }
   }
   const out: EncodedElement[] = [];
-  if (opts.firstAdd && ranges.length > 0 && ranges[0].first.some((b) => b !== 0)) {
+  if (opts.firstAdd && ranges.length > 0 && Array.prototype.some.call(ranges[0].first, (b: number) => b !== 0)) {
     out.push({ key: new Uint8Array(ranges[0].first.length), flags: SET_ELEM_INTERVAL_END, timeoutMs: 0 });
   }
   for (const r of ranges) {

@@ -2,13 +2,16 @@
 // (docs/wire-format.md). Register numbers are wire values: 0 verdict, 1..4 NFT_REG_1..4,
 // 8..23 NFT_REG32_00..15. Data blobs are already in the byte order the kernel compares.
 
+/** Raw bytes; small values are plain arrays because a typed array per value costs far more to allocate. */
+export type Bytes = Uint8Array | readonly number[];
+
 export type Expr =
   | { type: 'payload'; base: number; offset: number; len: number; dreg: number }
   | { type: 'meta'; set: boolean; key: number; reg: number }
-  | { type: 'cmp'; sreg: number; op: number; data: Uint8Array }
-  | { type: 'bitwise'; sreg: number; dreg: number; len: number; mask: Uint8Array; xor: Uint8Array }
+  | { type: 'cmp'; sreg: number; op: number; data: Bytes }
+  | { type: 'bitwise'; sreg: number; dreg: number; len: number; mask: Bytes; xor: Bytes }
   | { type: 'lookup'; sreg: number; set: string; dreg?: number; invert: boolean }
-  | { type: 'immediate'; dreg: number; data: Uint8Array }
+  | { type: 'immediate'; dreg: number; data: Bytes }
   | { type: 'verdict'; code: number; chain: string }
   | { type: 'nat'; natType: number; family: number; regAddrMin: number; regAddrMax: number; regProtoMin: number; regProtoMax: number; flags: number }
   | { type: 'masq'; flags: number; regProtoMin: number; regProtoMax: number }

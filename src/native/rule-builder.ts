@@ -1,7 +1,7 @@
 // The fluent rule builder: each call appends the low-level expressions (registers chosen the way
 // nft chooses them) and the nft text a person would write, so the netlink commit and
 // toNftScript() describe the same rule.
-import { IpVersion, parseCidr, parseIp } from './addresses';
+import { IpVersion, parseCidr, parseIp, prefixMask } from './addresses';
 import { checkPort, checkU32, hostU32, protoNumber, verdictText } from './elements';
 import { Expr, REG_1, REG_2, REG_VERDICT, registerForWord } from './expressions';
 import { checkIfname, checkSetName } from './names';
@@ -83,7 +83,7 @@ export class RuleBuilder {
     this.ipv = version;
     return [
       { type: 'meta', set: false, key: META.nfproto, reg: REG_1 },
-      { type: 'cmp', sreg: REG_1, op: CMP_OP.eq, data: Uint8Array.of(version === 4 ? 2 : 10) },
+      { type: 'cmp', sreg: REG_1, op: CMP_OP.eq, data: [version === 4 ? 2 : 10] },
     ];
   }
 
@@ -103,7 +103,7 @@ export class RuleBuilder {
     this.ipv = v;
     return this.push(`meta nfproto ${version}`,
       { type: 'meta', set: false, key: META.nfproto, reg: REG_1 },
-      { type: 'cmp', sreg: REG_1, op: CMP_OP.eq, data: Uint8Array.of(v === 4 ? 2 : 10) });
+      { type: 'cmp', sreg: REG_1, op: CMP_OP.eq, data: [v === 4 ? 2 : 10] });
   }
 
   private addrMatch(field: AddrField, addrOrCidr: string, negate?: boolean): this {
@@ -120,11 +120,9 @@ export class RuleBuilder {
         { type: 'payload', base: PAYLOAD_BASE.network, offset, len: n, dreg: REG_1 },
         { type: 'cmp', sreg: REG_1, op: cmpOp(negate), data: c.bytes.slice(0, n) });
     }
-    const mask = new Uint8Array(len);
-    for (let i = 0; i < len; i++) mask[i] = (0xff << (8 - Math.max(0, Math.min(8, c.prefix - i * 8)))) & 0xff;
     return this.push(text, ...dep,
       { type: 'payload', base: PAYLOAD_BASE.network, offset, len, dreg: REG_1 },
-      { type: 'bitwise', sreg: REG_1, dreg: REG_1, len, mask, xor: new Uint8Array(len) },
+      { type: 'bitwise', sreg: REG_1, dreg: REG_1, len, mask: prefixMask(len, c.prefix), xor: Array(len).fill(0) },
       { type: 'cmp', sreg: REG_1, op: cmpOp(negate), data: c.bytes });
   }
 
@@ -145,7 +143,7 @@ export class RuleBuilder {
     this.l4 = proto;
     return this.push(`meta l4proto ${proto}`,
       { type: 'meta', set: false, key: META.l4proto, reg: REG_1 },
-      { type: 'cmp', sreg: REG_1, op: CMP_OP.eq, data: Uint8Array.of(n) });
+      { type: 'cmp', sreg: REG_1, op: CMP_OP.eq, data: [n] });
   }
 
   dport(port: number): this { return this.portMatch('dport', port); }
@@ -155,7 +153,7 @@ export class RuleBuilder {
     const p = checkPort(port, 'port');
     return this.push(`th ${field} ${p}`,
       { type: 'payload', base: PAYLOAD_BASE.transport, offset: field === 'dport' ? 2 : 0, len: 2, dreg: REG_1 },
-      { type: 'cmp', sreg: REG_1, op: CMP_OP.eq, data: Uint8Array.of(p >> 8, p & 0xff) });
+      { type: 'cmp', sreg: REG_1, op: CMP_OP.eq, data: [p >> 8, p & 0xff] });
   }
 
   fibDaddrLocal(negate?: boolean): this {
@@ -314,7 +312,7 @@ export class RuleBuilder {
     if (port !== undefined) {
       const p = checkPort(port, 'port');
       if (!this.l4) throw new RangeError(`port: ${kind} to a port needs l4proto() earlier in the rule`);
-      exprs.push({ type: 'immediate', dreg: REG_2, data: Uint8Array.of(p >> 8, p & 0xff) });
+      exprs.push({ type: 'immediate', dreg: REG_2, data: [p >> 8, p & 0xff] });
       target += `:${p}`;
     } else if (version === 6) {
       target = addr;

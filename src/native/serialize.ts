@@ -1,7 +1,7 @@
 // Writers for the transaction buffer of docs/wire-format.md. Pure encoding: every value has been
 // validated by the builder before it gets here.
 import { ByteWriter } from './byte-writer';
-import { EXPR_CODE, Expr } from './expressions';
+import { Bytes, EXPR_CODE, Expr } from './expressions';
 
 export const MAGIC = 0x544e504b;
 export const VERSION = 1;
@@ -13,7 +13,7 @@ export const OPCODE = {
 } as const;
 export const OP_F_CREATE = 1;
 
-const EMPTY = new Uint8Array(0);
+const EMPTY: Bytes = [];
 
 export function writeHeader(w: ByteWriter, opCount: number): void {
   w.u32(MAGIC);
@@ -92,8 +92,8 @@ export function writeExpr(w: ByteWriter, e: Expr, setIdOf: (set: string) => numb
 }
 
 export interface EncodedElement {
-  key: Uint8Array;
-  keyEnd?: Uint8Array;
+  key: Bytes;
+  keyEnd?: Bytes;
   flags: number;
   verdict?: { code: number; chain: string };
   timeoutMs: number;
