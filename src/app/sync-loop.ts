@@ -1,0 +1,127 @@
+// One sync, as the runner calls it: take the pending changes, let the proxy mode program them, then
+// record the outcome (metrics, health, health-check node ports) and delete the conntrack flows the
+// sync made stale. A failed sync puts its changes back and tells the runner to retry.
+import type { ProxyState, TakenChanges } from '../core';
+import type { IPFamily, Proxier, SyncResult } from '../core/types';
+import type { FlowDeleter } from '../conntrack';
+import { cleanupStaleFlows } from '../conntrack';
+import type { ProxyHealth } from '../health/proxy-health';
+import type { ServiceHealthServer } from '../health/service-health';
+import { observeNetworkProgramming, observeSync, type ProxyMetrics } from '../metrics/proxy-metrics';
+import type { RunReason } from '../runner/bounded-frequency-runner';
+import { LocalTrafficTracker } from './local-traffic-tracker';
+
+/** Upstream's FullSyncPeriod: partial syncs otherwise, even on the periodic tick. */
+export const FULL_SYNC_PERIOD_MS = 60 * 60 * 1000;
+
+export interface SyncLog {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+  debug(obj: object, msg: string): void;
+}
+
+export interface SyncLoopDeps {
+  state: ProxyState;
+  proxier: Proxier;
+  families: IPFamily[];
+  metrics: ProxyMetrics;
+  health: ProxyHealth;
+  serviceHealth?: ServiceHealthServer;
+  conntrack?: FlowDeleter;
+  log: SyncLog;
+  now?: () => number;
+}
+
+export class SyncLoop {
+  private lastFullAt: number | undefined;
+  private readonly local = new LocalTrafficTracker();
+  private readonly now: () => number;
+  /** Resolves after each finished sync, for tests and the demo. */
+  private waiters: Array<(r: SyncResult) => void> = [];
+
+  constructor(private readonly d: SyncLoopDeps) {
+    this.now = d.now ?? Date.now;
+  }
+
+  /** Called for every Service/EndpointSlice change that reached the model. */
+  queued(): void {
+    const nowSec = this.now() / 1000;
+    for (const f of this.d.families) {
+      this.d.health.queuedUpdate(f);
+      this.d.metrics.syncProxyRulesLastQueuedTimestamp.set({ ip_family: f }, nowSec);
+    }
+    this.setPendingGauges();
+  }
+
+  nextSync(): Promise<SyncResult> {
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  private wantsFull(reason: RunReason, taken: TakenChanges): boolean {
+    if (this.lastFullAt === undefined || reason === 'retry' || taken.topologyChanged) return true;
+    return reason === 'periodic' && this.now() - this.lastFullAt >= FULL_SYNC_PERIOD_MS;
+  }
+
+  /** The runner's run function: false asks for a retry with backoff. */
+  readonly run = async (reason: RunReason): Promise<boolean> => {
+    const taken = this.d.state.takeChanges();
+    const full = this.wantsFull(reason, taken);
+    this.d.metrics.serviceChangesTotal.inc(taken.serviceChanges);
+    this.d.metrics.endpointChangesTotal.inc(taken.endpointChanges);
+    const started = process.hrtime.bigint();
+    let result: SyncResult;
+    try {
+      result = await this.d.proxier.sync(taken.snapshot, taken.changes, full);
+    } catch (e) {
+      result = { full, ok: false, error: e instanceof Error ? e : new Error(String(e)) };
+    }
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    const end = new Date(this.now());
+    for (const f of this.d.families) observeSync(this.d.metrics, f, result.full, seconds, result.ok, end);
+    if (result.ok) await this.afterSuccess(taken, result, end);
+    else this.d.state.requeue(taken);
+    this.setPendingGauges();
+    this.d.log.debug({ reason, full: result.full, ok: result.ok, seconds, changed: taken.changes.services.size }, 'sync finished');
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const w of waiters) w(result);
+    return result.ok;
+  };
+
+  private async afterSuccess(taken: TakenChanges, result: SyncResult, end: Date): Promise<void> {
+    if (result.full) this.lastFullAt = end.getTime();
+    for (const f of this.d.families) this.d.health.updated(f);
+    observeNetworkProgramming(this.d.metrics, this.d.families[0], taken.endpointTriggerTimes, end);
+    this.local.update(taken.snapshot, taken.changes, result.full);
+    const view = this.local.view();
+    for (const f of this.d.families) {
+      this.d.metrics.noLocalEndpointsTotal.set({ ip_family: f, traffic_policy: 'internal' }, view.noLocal[f].internal);
+      this.d.metrics.noLocalEndpointsTotal.set({ ip_family: f, traffic_policy: 'external' }, view.noLocal[f].external);
+    }
+    if (this.d.serviceHealth) {
+      await this.d.serviceHealth.syncServices(view.healthCheckPorts);
+      this.d.serviceHealth.syncEndpoints(view.localEndpoints);
+    }
+    if (this.d.conntrack) await this.cleanConntrack(taken);
+  }
+
+  private async cleanConntrack(taken: TakenChanges): Promise<void> {
+    const c = await cleanupStaleFlows(this.d.conntrack!, taken.snapshot, taken.changes);
+    if (c.filters === 0) return;
+    const family = this.d.families[0];
+    this.d.metrics.conntrackReconcilerSyncDuration.observe({ ip_family: family }, c.durationSeconds);
+    if (c.error) {
+      this.d.log.warn({ err: c.error.message, filters: c.filters }, 'Failed to delete stale conntrack entries; they will age out');
+      return;
+    }
+    this.d.metrics.conntrackReconcilerDeletedEntriesTotal.inc({ ip_family: family }, c.result?.deleted ?? 0);
+    this.d.log.debug({ filters: c.filters, deleted: c.result?.deleted }, 'Deleted stale conntrack entries');
+  }
+
+  private setPendingGauges(): void {
+    const p = this.d.state.pending();
+    this.d.metrics.serviceChangesPending.set(p.services);
+    this.d.metrics.endpointChangesPending.set(p.endpoints);
+  }
+}

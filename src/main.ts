@@ -1,0 +1,72 @@
+// `kube-proxy-native [flags]`: parse the command line, then run the proxy, clean up, write the
+// configuration, or print help/version. Returns the process exit code.
+import { writeFileSync } from 'node:fs';
+import { parseCommandLine, startupWarnings, type CommandLine } from './config';
+import { runCleanup } from './cleanup';
+import { createLogger, type Logger } from './log';
+import { startProxy } from './app/proxy-app';
+import { applyOomScoreAdj } from './app/oom-score';
+
+// eslint-disable-next-line @typescript-eslint/no-var-requires
+const VERSION: string = require('../../package.json').version;
+
+function printVersion(cl: CommandLine): number {
+  if (cl.versionRaw) process.stdout.write(`${JSON.stringify({ gitVersion: `v${VERSION}`, platform: `${process.platform}/${process.arch}`, goVersion: process.version })}\n`);
+  else process.stdout.write(`kube-proxy-native v${VERSION}\n`);
+  return 0;
+}
+
+function writeConfig(cl: CommandLine): number {
+  const out = cl.output!;
+  try {
+    writeFileSync(out.path, out.content);
+  } catch (e) {
+    process.stderr.write(`--write-config-to: cannot write ${out.path}: ${(e as Error).message}\n`);
+    return 1;
+  }
+  process.stderr.write(`Wrote configuration to ${out.path}\n`);
+  return 0;
+}
+
+async function cleanup(log: Logger): Promise<number> {
+  const r = await runCleanup({ log });
+  return r.failed.length === 0 ? 0 : 1;
+}
+
+async function run(cl: CommandLine, log: Logger): Promise<number> {
+  for (const w of startupWarnings(cl.config)) log.warn({}, w);
+  applyOomScoreAdj(cl.config.linux.oomScoreAdj, log);
+  if (cl.initOnly) return 0;
+  const proxy = await startProxy({ config: cl.config, log, master: cl.master });
+  await new Promise<void>((resolve) => {
+    const stop = (signal: string) => {
+      log.info({ signal }, 'Shutting down; the programmed rules stay in place');
+      resolve();
+    };
+    process.once('SIGTERM', () => stop('SIGTERM'));
+    process.once('SIGINT', () => stop('SIGINT'));
+  });
+  await proxy.stop();
+  return 0;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const cl = parseCommandLine(argv);
+  if (cl.action === 'help') {
+    process.stdout.write(cl.helpText ?? '');
+    return 0;
+  }
+  if (cl.action === 'version') return printVersion(cl);
+  const log = createLogger({ format: cl.config.logging.format, verbosity: cl.config.logging.verbosity });
+  for (const w of cl.warnings) log.warn({}, w);
+  if (cl.errors.length > 0) {
+    for (const e of cl.errors) log.error({}, e);
+    process.stderr.write(`kube-proxy-native: invalid configuration:\n${cl.errors.map((e) => `  ${e}`).join('\n')}\n`);
+    return 1;
+  }
+  switch (cl.action) {
+    case 'write-config': return writeConfig(cl);
+    case 'cleanup': return cleanup(log);
+    default: return run(cl, log);
+  }
+}
