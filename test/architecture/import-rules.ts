@@ -1,0 +1,78 @@
+// The import boundaries between the source folders, checked on a real tree of .ts files:
+//  1. a proxy mode (src/proxier/<mode>/) never imports another mode's folder;
+//  2. src/core and src/runner never import src/proxier;
+//  3. src/config imports a mode only through src/config/modes.ts, and only that mode's config.ts;
+//  4. a mode's config.ts is a leaf: it imports only the config contracts, so composing the sections
+//     never pulls a proxier's runtime (or the native addon) into the configuration core;
+//  5. src/config imports nothing else from src/ (besides rule 3).
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import * as path from 'node:path';
+import * as ts from 'typescript';
+
+export interface Violation { file: string; imports: string; rule: string }
+
+export const CONFIG_CONTRACTS = ['config/mode-section', 'config/net', 'config/schema', 'config/duration'];
+
+export function listTsFiles(dir: string): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(dir)) {
+    const p = path.join(dir, name);
+    if (statSync(p).isDirectory()) out.push(...listTsFiles(p));
+    else if (name.endsWith('.ts') && !name.endsWith('.d.ts')) out.push(p);
+  }
+  return out;
+}
+
+/** Module specifiers a file imports: import/export ... from, require(), import(). */
+export function importsOf(text: string): string[] {
+  return ts.preProcessFile(text, true, true).importedFiles.map((f) => f.fileName);
+}
+
+/** "src/x/y.ts" style path relative to src, without extension ("proxier/ipvs/config"). */
+function underSrc(srcDir: string, absolute: string): string | null {
+  const rel = path.relative(srcDir, absolute);
+  if (rel.startsWith('..') || path.isAbsolute(rel)) return null;
+  return rel.split(path.sep).join('/').replace(/\.(ts|js)$/, '').replace(/\/index$/, '');
+}
+
+const modeOf = (p: string) => /^proxier\/([^/]+)(\/|$)/.exec(p)?.[1];
+const topOf = (p: string) => p.split('/')[0];
+
+function check(from: string, to: string): string | null {
+  const fromMode = modeOf(from);
+  const toMode = modeOf(to);
+  if (fromMode && toMode && fromMode !== toMode) return `mode ${fromMode} imports mode ${toMode}`;
+  if (/^proxier\/[^/]+\/config$/.test(from) && !CONFIG_CONTRACTS.includes(to)) {
+    return `a mode's config.ts may import only ${CONFIG_CONTRACTS.join(', ')}`;
+  }
+  const top = topOf(from);
+  if ((top === 'core' || top === 'runner') && toMode) return `src/${top} imports a proxier`;
+  if (top === 'config') {
+    if (toMode) {
+      if (from !== 'config/modes' || !/^proxier\/[^/]+\/config$/.test(to)) {
+        return 'src/config may import a mode only from config/modes.ts, and only its config.ts';
+      }
+    } else if (topOf(to) !== 'config') {
+      return `src/config imports src/${topOf(to)}`;
+    }
+  }
+  return null;
+}
+
+/** Checks every .ts under srcDir; returns the violations and how many files were scanned. */
+export function checkTree(srcDir: string): { violations: Violation[]; scanned: string[] } {
+  const violations: Violation[] = [];
+  const scanned = listTsFiles(srcDir);
+  for (const file of scanned) {
+    const from = underSrc(srcDir, file);
+    if (from === null) continue;
+    for (const spec of importsOf(readFileSync(file, 'utf8'))) {
+      if (!spec.startsWith('.')) continue;
+      const to = underSrc(srcDir, path.resolve(path.dirname(file), spec));
+      if (to === null) continue;
+      const rule = check(from, to);
+      if (rule) violations.push({ file: path.relative(path.dirname(srcDir), file), imports: spec, rule });
+    }
+  }
+  return { violations, scanned };
+}
