@@ -17,6 +17,7 @@ export interface ClusterWatcherOptions {
   backoff?: BackoffOptions;
   pageSize?: number;
   watchTimeoutSeconds?: () => number;
+  watchStallMarginSeconds?: number;
   /** Honour the disabled-namespace label (needs RBAC list/watch on namespaces). Default true. */
   namespaceOptOut?: boolean;
   /** Told whenever a watch connects or fails (for metrics). */
@@ -54,6 +55,7 @@ export class ClusterWatcher {
       backoff: o.backoff,
       pageSize: o.pageSize,
       watchTimeoutSeconds: o.watchTimeoutSeconds,
+      watchStallMarginSeconds: o.watchStallMarginSeconds,
       log: this.log,
       onStatus: o.onStatus,
     };

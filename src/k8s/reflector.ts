@@ -36,6 +36,8 @@ export interface ReflectorOptions<T extends KubernetesObject> {
   backoff?: BackoffOptions;
   /** Server-side watch timeout; client-go picks 5-10 minutes at random. */
   watchTimeoutSeconds?: () => number;
+  /** A watch silent this long past its timeoutSeconds counts as a dead connection. Default 30. */
+  watchStallMarginSeconds?: number;
   /** Events for objects failing this are ignored (in flight before a selector change took effect). */
   accept?: (obj: T) => boolean;
   log?: Logger;
@@ -272,19 +274,30 @@ export class Reflector<T extends KubernetesObject> {
 
   private watchOnce(): Promise<WatchOutcome> {
     const out: WatchOutcome = { gone: false, events: 0, interrupted: false };
-    const handle: { controller?: AbortController; intentional: boolean } = { intentional: false };
+    const handle: { controller?: AbortController; intentional: boolean; stalled?: boolean } = { intentional: false };
     this.currentWatch = handle;
-    const params: Record<string, string | number | boolean> = {
-      resourceVersion: this.rv,
-      allowWatchBookmarks: true,
-      timeoutSeconds: Math.round(this.o.watchTimeoutSeconds?.() ?? 300 * (1 + Math.random())),
+    const timeoutSeconds = Math.max(1, Math.round(this.o.watchTimeoutSeconds?.() ?? 300 * (1 + Math.random())));
+    const params: Record<string, string | number | boolean> = { resourceVersion: this.rv, allowWatchBookmarks: true, timeoutSeconds };
+    // client-node sets no read timeout: a connection that dies silently would hang forever. The server
+    // ends every watch after timeoutSeconds, so silence well beyond that means the connection is gone.
+    const margin = this.o.watchStallMarginSeconds ?? 30;
+    let watchdog: NodeJS.Timeout | undefined;
+    const arm = (): void => {
+      clearTimeout(watchdog);
+      watchdog = setTimeout(() => {
+        handle.stalled = true;
+        handle.controller?.abort();
+      }, (timeoutSeconds + margin) * 1000);
+      watchdog.unref();
     };
+    arm();
     if (this.o.labelSelector) params.labelSelector = this.o.labelSelector;
     if (this.fieldSelector) params.fieldSelector = this.fieldSelector;
     return new Promise<WatchOutcome>((resolve, reject) => {
       let errorStatus: { message?: string; code?: number } | undefined;
       const onEvent = (type: string, obj: unknown): void => {
         if (handle.intentional) return;
+        arm();
         out.events++;
         this.connected();
         if (type === 'ERROR') {
@@ -303,8 +316,10 @@ export class Reflector<T extends KubernetesObject> {
       let settled = false;
       const onDone = (err: unknown): void => {
         settled = true;
+        clearTimeout(watchdog);
         if (this.currentWatch === handle) this.currentWatch = undefined;
         if (handle.intentional) return resolve({ ...out, interrupted: true });
+        if (handle.stalled) return reject(new Error(`watch stalled: nothing received for ${timeoutSeconds + margin}s`));
         if (err) return reject(err);
         if (errorStatus) return reject(Object.assign(new Error(errorStatus.message ?? 'watch ERROR event'), { code: errorStatus.code }));
         resolve(out);
@@ -313,7 +328,7 @@ export class Reflector<T extends KubernetesObject> {
         .watch(this.o.client.watchPath(), params, onEvent, onDone)
         .then((controller) => {
           handle.controller = controller;
-          if (handle.intentional) controller.abort();
+          if (handle.intentional || handle.stalled) controller.abort();
           // The stream opened (HTTP 200) and has not failed: the server is reachable again.
           else if (!settled) this.connected();
         })

@@ -24,6 +24,8 @@ export interface TestApiServerOptions {
   bookmarkIntervalMs?: number;
   /** Answer a watch from an expired version with HTTP 410 instead of a 200 stream holding an ERROR event. */
   expiredWatchAsHttp410?: boolean;
+  /** Keep watches open past their timeoutSeconds, silent, like a connection that died without a FIN. */
+  ignoreWatchTimeouts?: boolean;
 }
 
 type Matcher = (o: KObject | undefined) => boolean;
@@ -271,7 +273,7 @@ export class TestApiServer {
     };
     this.watches.add(w);
     const timeout = Number(query.timeoutSeconds ?? 0);
-    if (timeout > 0) timers.push(setTimeout(w.close, timeout * 1000));
+    if (timeout > 0 && !this.opts.ignoreWatchTimeouts) timers.push(setTimeout(w.close, timeout * 1000));
     req.on('close', w.close);
     res.on('close', w.close);
   }

@@ -146,6 +146,31 @@ describe('ClusterWatcher', () => {
     await waitFor('synced after recovery', () => sink.synced === 1 && sink.services.has('default/after'));
   });
 
+  it('gives up on a watch that stays silent past its timeout and watches again', async () => {
+    await api.stop();
+    api = new TestApiServer({ ignoreWatchTimeouts: true });
+    await api.start();
+    const sink = new RecordingSink();
+    statuses = [];
+    watcher = new ClusterWatcher({
+      kubeConfig: loadKubeConfig({ kubeconfig: api.kubeconfig() }),
+      nodeName: 'node-a',
+      sink,
+      backoff: FAST_BACKOFF,
+      watchTimeoutSeconds: () => 1,
+      watchStallMarginSeconds: 0.2,
+      namespaceOptOut: false,
+      onStatus: (s) => statuses.push(s),
+    });
+    watcher.start();
+    await waitFor('synced', () => sink.synced === 1);
+    await waitFor('stall noticed', () => statuses.some((s) => s.resource === 'services' && /stalled/.test(s.lastError ?? '')), 5000);
+    await waitFor('re-watched', () => api.requestsFor('/api/v1/services', 'watch').length >= 2);
+    api.create('services', service('default', 'after-stall'));
+    await waitFor('events flow again', () => sink.services.has('default/after-stall'));
+    assert.equal(api.requestsFor('/api/v1/namespaces').length, 0, 'opt-out disabled: namespaces never watched');
+  });
+
   it('watches only its own Node, by field selector', async () => {
     api.create('nodes', node('node-a'));
     api.create('nodes', node('node-b'));
