@@ -18,6 +18,7 @@ export interface RuleBuilder {
   markAnd(mask: number, value: number, negate?: boolean): this;
   vmap(parts: KeyExpr[], map: string): this;
   numgenMod(mod: number, equals: number): this;
+  counter(): this;
   markOr(bits: number): this;
   markXor(bits: number): this;
   dnat(addr: string, port?: number): this;
@@ -30,6 +31,8 @@ export interface Transaction {
   addChain(family: Family, table: string, chain: { name: string; base?: { type: 'filter' | 'nat' | 'route'; hook: string; priority: number; policy?: 'accept' | 'drop' } }): this;
   addRule(family: Family, table: string, chain: string, rule: Rule): this;
   addSet(family: Family, table: string, set: { name: string; key: string[]; map?: string }): this;
+  /** A set that exists in the kernel already: the builder learns its types to encode elements. */
+  declareSet(family: Family, table: string, set: { name: string; key: string[]; map?: string }): this;
   addElements(family: Family, table: string, set: string, elements: { key: (string | number)[]; verdict?: Verdict }[]): this;
   readonly opCount: number;
   toNftScript(): string;

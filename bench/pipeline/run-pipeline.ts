@@ -29,7 +29,7 @@ export async function scenarioChild(argv: string[]): Promise<void> {
 
 function runChild(opts: ScenarioOptions): Promise<SizeResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--max-old-space-size=8192', process.argv[1], CHILD_FLAG, JSON.stringify(opts)], {
+    const child = spawn(process.execPath, ['--max-old-space-size=8192', '--expose-gc', process.argv[1], CHILD_FLAG, JSON.stringify(opts)], {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let out = '';

@@ -26,7 +26,8 @@ export interface SyncSample {
   messages: number;
 }
 
-export interface PhaseBuckets { kind: SyncKind; buckets: [number, number][]; count: number }
+/** Bucket upper bounds as strings ('+Inf' survives JSON) with the observations this phase added. */
+export interface PhaseBuckets { kind: SyncKind; buckets: [string, number][]; count: number }
 
 export interface SizeResult {
   n: number;
@@ -49,8 +50,13 @@ export interface ScenarioOptions { n: number; endpoints: number; nodePortShare: 
 
 const MiB = (b: number) => b / 1024 / 1024;
 
-function bucketDelta(before: HistogramTotals, after: HistogramTotals): [number, number][] {
-  return [...after.buckets].map(([le, c]) => [le, c - (before.buckets.get(le) ?? 0)] as [number, number]);
+function bucketDelta(before: HistogramTotals, after: HistogramTotals): [string, number][] {
+  return [...after.buckets].map(([le, c]) => [le === Infinity ? '+Inf' : String(le), c - (before.buckets.get(le) ?? 0)] as [string, number]);
+}
+
+/** Collect the previous phase's garbage first, so one phase's allocations are not charged to the next. */
+function collectGarbage(): void {
+  (globalThis as { gc?: () => void }).gc?.();
 }
 
 class Recorder {
@@ -83,6 +89,7 @@ class Recorder {
   }
 
   async phase(kind: SyncKind, repeats: number, full: boolean, change: (r: number) => void): Promise<void> {
+    collectGarbage();
     const before = await histogramTotals(this.parts.registry, this.parts.metricName);
     for (let r = 0; r < repeats; r++) {
       change(r);

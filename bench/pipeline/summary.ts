@@ -12,7 +12,7 @@ const ms = (v: number | undefined) => (v === undefined ? undefined : v * 1000);
 function bucketP(r: SizeResult, kind: SyncKind, q: number): string {
   const ph = r.phaseBuckets.find((b) => b.kind === kind);
   if (!ph) return '-';
-  const v = bucketQuantile(new Map(ph.buckets), ph.count, q);
+  const v = bucketQuantile(new Map(ph.buckets.map(([le, c]) => [le === '+Inf' ? Infinity : Number(le), c])), ph.count, q);
   return v === undefined ? '-' : v === Infinity ? '+Inf' : `≤${v * 1000}`;
 }
 
