@@ -19,7 +19,7 @@ before(async () => {
   }
   json = normalizeRuleset(ns.nftJson());
 });
-after(() => ns.destroy());
+after(() => ns?.destroy());
 
 const rulesOf = (family: string, table: string, chain: string) =>
   objectsOf(json, 'rule').filter((r) => r.family === family && r.table === table && r.chain === chain).map((r) => r.expr);
