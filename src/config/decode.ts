@@ -11,6 +11,17 @@ import { KIND, KubeProxyConfiguration, V1ALPHA1, V1ALPHA2 } from './types';
 /** Larger files are refused before parsing; real configurations are a few kilobytes. */
 export const MAX_CONFIG_BYTES = 1024 * 1024;
 
+// Upstream decodes with go-yaml v2: YAML 1.1 scalars (yes/no/on/off are booleans, 0x10 and 010 are
+// integers) but no timestamps or sexagesimal numbers, which stay strings. Duplicate keys are found by
+// our own decoder (uniqueKeys off) so that the error can name the field's full path.
+const YAML_OPTIONS = (lineCounter: LineCounter) => ({
+  version: '1.1' as const,
+  customTags: (tags: any[]) => tags.filter((t) => t.tag !== 'tag:yaml.org,2002:timestamp' && t.format !== 'TIME'),
+  lineCounter,
+  uniqueKeys: false,
+  prettyErrors: true,
+});
+
 export interface LoadedFile {
   version?: ApiVersion;
   /** Absent when the file is unusable as a whole (see `fatal`). */
@@ -77,7 +88,7 @@ export function loadConfigData(data: Uint8Array | string): LoadedFile {
   const text = checkBytes(data);
   if (typeof text !== 'string') return fatal(text.error);
   const lc = new LineCounter();
-  const docs = parseAllDocuments(text, { lineCounter: lc, uniqueKeys: false, prettyErrors: true });
+  const docs = parseAllDocuments(text, YAML_OPTIONS(lc));
   if (!Array.isArray(docs)) return fatal('config file is empty');
   const nonEmpty = docs.filter((d) => d.contents !== null || d.errors.length > 0);
   if (nonEmpty.length === 0) return fatal('config file is empty');

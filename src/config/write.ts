@@ -29,11 +29,11 @@ function encodeObject(o: Record<string, unknown>, schema: Schema): Record<string
 
 /** The effective configuration as a v1alpha2 YAML document (what --write-config-to writes). */
 export function toV1alpha2Yaml(c: KubeProxyConfiguration): string {
-  return stringify(encodeObject(c as unknown as Record<string, unknown>, schemaFor('v1alpha2')), { sortMapEntries: true });
+  return stringify(encodeObject(c as unknown as Record<string, unknown>, schemaFor('v1alpha2')), { sortMapEntries: true, version: '1.1' });
 }
 
 /** The configuration as a v1alpha1 document, and the v1alpha2 fields that v1alpha1 cannot carry. */
 export function toV1alpha1Yaml(c: KubeProxyConfiguration): { yaml: string; lost: string[] } {
   const { doc, lost } = v1alpha2ToV1alpha1(c);
-  return { yaml: stringify(encodeObject(doc, schemaFor('v1alpha1')), { sortMapEntries: true }), lost };
+  return { yaml: stringify(encodeObject(doc, schemaFor('v1alpha1')), { sortMapEntries: true, version: '1.1' }), lost };
 }

@@ -165,3 +165,12 @@ test('JSON files decode like YAML', () => {
   assert.equal(c.syncPeriod, 15_000);
   assert.equal(c.linux.conntrack.maxPerCore, 0);
 });
+
+test('YAML 1.1 scalars as upstream reads them: yes/on are booleans, dates and 1:30 stay strings', () => {
+  const c = load(V2 + 'mode: ipvs\nipvs:\n  strictARP: yes\nlinux:\n  masqueradeAll: on\n  oomScoreAdj: 0x10\nhostnameOverride: 2001-12-14\nshowHiddenMetricsForVersion: "1.30"\n').config;
+  assert.equal(c.ipvs.strictARP, true);
+  assert.equal(c.linux.masqueradeAll, true);
+  assert.equal(c.linux.oomScoreAdj, 16);
+  assert.equal(c.hostnameOverride, '2001-12-14');
+  assert.deepEqual(withFile(V2 + 'hostnameOverride: 1:30\n').config.hostnameOverride, '1:30');
+});

@@ -47,3 +47,12 @@ test('--write-config-to writes nothing when the configuration is invalid', () =>
   assert.equal(r.output, undefined);
   assert.deepEqual(r.errors, ['oomScoreAdj: must be within the range [-1000, 1000], got 2000 (line 3)']);
 });
+
+test('strings that YAML 1.1 would read as something else are quoted when written', () => {
+  const r = withFile(V1 + 'hostnameOverride: "yes"\ndetectLocal:\n  bridgeInterface: "0x10"\n', '--write-config-to=o.yaml');
+  assert.deepEqual(r.errors, []);
+  const again = withFile(r.output!.content);
+  assert.deepEqual(again.errors, []);
+  assert.equal(again.config.hostnameOverride, 'yes');
+  assert.equal(again.config.detectLocal.bridgeInterface, '0x10');
+});
