@@ -1,5 +1,5 @@
-// conntrackDelete(netnsPath, filters):
-//   Promise<{ deleted, notFound, failed, received, matched, dumps, firstFailErrno? }>.
+// conntrackDelete(netnsPath, filters, options?):
+//   Promise<{ deleted, notFound, failed, received, matched, dumps, tableEntries, firstFailErrno? }>.
 // Arguments are validated synchronously (throws); the netlink work runs on a worker thread.
 #include "conntrack_init.h"
 
@@ -14,6 +14,7 @@
 namespace {
 
 using kpn::ct::DeleteFailure;
+using kpn::ct::DeleteOptions;
 using kpn::ct::DeleteStats;
 using kpn::ct::Filter;
 
@@ -21,13 +22,13 @@ const char* ErrnoName(int e);
 
 class DeleteWorker : public Napi::AsyncWorker {
  public:
-  DeleteWorker(Napi::Env env, std::string netns, std::vector<Filter> filters)
+  DeleteWorker(Napi::Env env, std::string netns, std::vector<Filter> filters, DeleteOptions opts)
       : Napi::AsyncWorker(env), deferred_(Napi::Promise::Deferred::New(env)),
-        netns_(std::move(netns)), filters_(std::move(filters)) {}
+        netns_(std::move(netns)), filters_(std::move(filters)), opts_(opts) {}
 
   Napi::Promise Promise() { return deferred_.Promise(); }
 
-  void Execute() override { ok_ = kpn::ct::DeleteMatching(netns_, filters_, &stats_, &failure_); }
+  void Execute() override { ok_ = kpn::ct::DeleteMatching(netns_, filters_, opts_, &stats_, &failure_); }
 
   void OnOK() override {
     Napi::Env env = Env();
@@ -46,6 +47,7 @@ class DeleteWorker : public Napi::AsyncWorker {
     r.Set("received", Napi::Number::New(env, stats_.received));
     r.Set("matched", Napi::Number::New(env, stats_.matched));
     r.Set("dumps", Napi::Number::New(env, stats_.dumps));
+    r.Set("tableEntries", Napi::Number::New(env, static_cast<double>(stats_.tableEntries)));
     if (stats_.firstFailErrno) r.Set("firstFailErrno", Napi::Number::New(env, stats_.firstFailErrno));
     deferred_.Resolve(r);
   }
@@ -56,6 +58,7 @@ class DeleteWorker : public Napi::AsyncWorker {
   Napi::Promise::Deferred deferred_;
   std::string netns_;
   std::vector<Filter> filters_;
+  DeleteOptions opts_;
   DeleteStats stats_;
   DeleteFailure failure_;
   bool ok_ = false;
@@ -81,9 +84,11 @@ Napi::Value ConntrackDelete(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   std::string netns;
   std::vector<Filter> filters;
+  DeleteOptions opts;
   if (!kpn::ct::ParseNetnsPath(env, info[0], &netns)) return env.Undefined();
   if (!kpn::ct::ParseFilters(env, info[1], &filters)) return env.Undefined();
-  auto* worker = new DeleteWorker(env, std::move(netns), std::move(filters));
+  if (!kpn::ct::ParseOptions(env, info[2], &opts)) return env.Undefined();
+  auto* worker = new DeleteWorker(env, std::move(netns), std::move(filters), opts);
   Napi::Promise p = worker->Promise();
   worker->Queue();
   return p;

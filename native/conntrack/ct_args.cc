@@ -130,4 +130,20 @@ bool ParseFilters(Napi::Env env, const Napi::Value& v, std::vector<Filter>* out)
   return true;
 }
 
+bool ParseOptions(Napi::Env env, const Napi::Value& v, DeleteOptions* out) {
+  if (v.IsUndefined() || v.IsNull()) return true;
+  if (!v.IsObject() || v.IsArray()) return ThrowType(env, "options must be an object");
+  Napi::Value c;
+  bool present = false;
+  if (!GetField(env, v.As<Napi::Object>(), "dumpCostEntries", &c, &present)) return false;
+  if (!present) return true;
+  if (!c.IsNumber()) return ThrowType(env, "options.dumpCostEntries must be a number");
+  double d = c.As<Napi::Number>().DoubleValue();
+  if (!std::isfinite(d) || std::floor(d) != d || d < 0 || d > 2147483647.0) {
+    return ThrowRange(env, "options.dumpCostEntries must be an integer in 0..2147483647");
+  }
+  out->dumpCostEntries = static_cast<uint32_t>(d);
+  return true;
+}
+
 }  // namespace kpn::ct

@@ -3,6 +3,7 @@
 #include <linux/netfilter/nfnetlink.h>
 #include <linux/netfilter/nfnetlink_conntrack.h>
 #include <linux/netlink.h>
+#include <sys/socket.h>
 
 #include <cerrno>
 #include <cstring>
@@ -10,6 +11,7 @@
 #include <unordered_set>
 
 #include "../nl_builder.h"
+#include "ct_attrs.h"
 #include "ct_messages.h"
 #include "ct_queries.h"
 #include "ct_socket.h"
@@ -20,6 +22,7 @@ namespace {
 
 constexpr size_t kSendChunk = 32 * 1024;
 constexpr uint16_t kCtNew = (NFNL_SUBSYS_CTNETLINK << 8) | IPCTNL_MSG_CT_NEW;
+constexpr uint16_t kCtStats = (NFNL_SUBSYS_CTNETLINK << 8) | IPCTNL_MSG_CT_GET_STATS;
 
 int ErrorCode(const uint8_t* body, size_t len) {
   int32_t err = 0;
@@ -42,11 +45,28 @@ bool Fail(DeleteFailure* f, const std::string& msg, int err) {
   return false;
 }
 
-bool MatchesAny(const Query& q, const Entry& e) {
-  for (const Filter& f : q.members) {
-    if (Matches(f, e)) return true;
-  }
-  return false;
+// The namespace's conntrack entry count (IPCTNL_MSG_CT_GET_STATS), or -1 if the kernel won't say.
+int64_t TableEntries(CtSocket& sock) {
+  uint32_t seq = sock.ReserveSeq(1);
+  NlBuilder b;
+  size_t msg = b.BeginMsg(kCtStats, NLM_F_REQUEST, seq, AF_UNSPEC, 0);
+  b.EndMsg(msg);
+  if (!b.ok() || !sock.Send(b.data())) return -1;
+  int64_t entries = -1;
+  bool ok = sock.Receive([&](uint16_t type, uint32_t s, const uint8_t* body, size_t len) {
+    if (s != seq) return true;
+    constexpr size_t kGenLen = NLMSG_ALIGN(sizeof(nfgenmsg));
+    if (type == kCtStats && len >= kGenLen) {
+      AttrIter it(body + kGenLen, len - kGenLen);
+      Attr a;
+      uint32_t v;
+      while (it.Next(&a)) {
+        if (a.type == CTA_STATS_GLOBAL_ENTRIES && ReadBe32(a, &v)) entries = v;
+      }
+    }
+    return false;  // the reply or an error: either way, done
+  });
+  return ok ? entries : -1;
 }
 
 // One filtered dump; appends matching entries not seen before.
@@ -122,13 +142,14 @@ bool DeleteAll(CtSocket& sock, const std::vector<Entry>& entries, DeleteStats* s
 }  // namespace
 
 bool DeleteMatching(const std::string& netnsPath, const std::vector<Filter>& filters,
-                    DeleteStats* stats, DeleteFailure* failure) {
+                    const DeleteOptions& opts, DeleteStats* stats, DeleteFailure* failure) {
   if (filters.empty()) return true;
   CtSocket sock;
   if (!sock.Open(netnsPath)) return Fail(failure, sock.error(), sock.errnum());
   std::unordered_set<std::string> seen;
   std::vector<Entry> entries;
-  for (const Query& q : PlanQueries(filters)) {
+  stats->tableEntries = opts.dumpCostEntries > 0 && filters.size() > 1 ? TableEntries(sock) : -1;
+  for (const Query& q : PlanQueries(filters, stats->tableEntries, opts.dumpCostEntries)) {
     if (!DumpOne(sock, q, sock.ReserveSeq(1), seen, entries, stats, failure)) return false;
     stats->dumps++;
   }

@@ -16,6 +16,6 @@ struct DeleteFailure {
 // False (with *failure set) when the socket cannot be opened or the kernel refuses a dump; DELETE
 // errors are counted in stats instead, since the other deletes still happened.
 bool DeleteMatching(const std::string& netnsPath, const std::vector<Filter>& filters,
-                    DeleteStats* stats, DeleteFailure* failure);
+                    const DeleteOptions& opts, DeleteStats* stats, DeleteFailure* failure);
 
 }  // namespace kpn::ct

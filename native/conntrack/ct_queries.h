@@ -1,8 +1,15 @@
-// Turns the caller's filters into kernel dump queries. Each dump walks the whole conntrack table
-// in the kernel, so filters that share their original-direction part (the same Service IP and
-// port, typically one per removed endpoint) are asked as ONE dump on that part; the reply part
-// (which endpoint) is then matched in user space among the few entries returned.
+// Turns the caller's filters into kernel dump queries. Every dump walks the kernel's whole
+// conntrack hash table (about 18 ms with 262144 buckets, whatever it returns), so:
+// - filters that share their original-direction part (the same Service IP and port, typically
+//   one per removed endpoint) become ONE dump filtered on that part; the reply part (which
+//   endpoint) is matched in user space among the few entries returned;
+// - when that still leaves several dumps for one family+protocol and the namespace's table is
+//   small enough that returning all its entries of that protocol is cheaper than the extra walks,
+//   they become one dump filtered on family+protocol only, matched in user space by index.
 #pragma once
+#include <cstdint>
+#include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "ct_types.h"
@@ -12,10 +19,16 @@ namespace kpn::ct {
 struct Query {
   Filter kernel;                // what the kernel filters on
   std::vector<Filter> members;  // a returned entry is kept if it matches one of these
+  // members by the original-direction fields they name (see ct_queries.cc), for O(1) matching
+  std::unordered_map<std::string, std::vector<uint32_t>> byOrig;
 };
 
-// Filters naming no original-direction field are never merged: their shared part would be
-// "every flow of this protocol".
-std::vector<Query> PlanQueries(const std::vector<Filter>& filters);
+// tableEntries: the namespace's conntrack entry count (any protocol), or -1 when unknown (then
+// nothing is collapsed). dumpCostEntries: how many returned entries one extra table walk is
+// worth; 0 disables collapsing.
+std::vector<Query> PlanQueries(const std::vector<Filter>& filters, int64_t tableEntries,
+                               uint32_t dumpCostEntries);
+
+bool MatchesAny(const Query& q, const Entry& e);
 
 }  // namespace kpn::ct

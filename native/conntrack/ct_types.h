@@ -35,7 +35,14 @@ struct Entry {
   uint32_t id = 0;
 };
 
+struct DeleteOptions {
+  // How many returned entries one extra kernel table walk is worth (see ct_queries.h); 0 = always
+  // one dump per Service IP:port. Measured: a walk of 262144 buckets ~ 18 ms, an entry ~ 5 us.
+  uint32_t dumpCostEntries = 3000;
+};
+
 struct DeleteStats {
+  int64_t tableEntries = -1;  // the namespace's entry count when it was asked for, else -1
   uint32_t dumps = 0;      // filtered dump requests sent (filters sharing Service IP:port share one)
   uint32_t received = 0;   // entries the kernel returned (its filter already applied)
   uint32_t matched = 0;    // distinct entries of those that match a filter

@@ -14,13 +14,25 @@ export interface NativeConntrackResult {
   received: number;
   /** Distinct entries of those that match a filter, i.e. DELETEs sent. */
   matched: number;
-  /** Filtered dumps sent: one per filter. */
+  /** Filtered dumps sent (filters sharing Service IP:port share one; see ConntrackDeleteOptions). */
   dumps: number;
+  /** The namespace's conntrack entry count if it was asked for (to plan the dumps), else -1. */
+  tableEntries: number;
   firstFailErrno?: number;
 }
 
+export interface ConntrackDeleteOptions {
+  /**
+   * How many returned entries one extra kernel table walk is worth (default 3000: a walk of a
+   * 262144-bucket table took ~18 ms, one returned entry ~5 us). When several dumps would be
+   * needed for one family+protocol and the namespace's table holds fewer entries than
+   * (dumps - 1) x this, one dump filtered on family+protocol replaces them. 0 = never.
+   */
+  dumpCostEntries?: number;
+}
+
 export interface ConntrackAddon {
-  conntrackDelete(netnsPath: string | null, filters: ConntrackFilter[]): Promise<NativeConntrackResult>;
+  conntrackDelete(netnsPath: string | null, filters: ConntrackFilter[], options?: ConntrackDeleteOptions): Promise<NativeConntrackResult>;
 }
 
 let cached: ConntrackAddon | undefined;

@@ -1,6 +1,6 @@
 // Deletes conntrack flows through the addon (ctnetlink, kernel-side filters). One call = one
 // netlink socket: a filtered dump per filter, then all matching entries deleted in batches.
-import { loadConntrackAddon, type ConntrackAddon, type NativeConntrackResult } from './addon';
+import { loadConntrackAddon, type ConntrackAddon, type ConntrackDeleteOptions, type NativeConntrackResult } from './addon';
 import type { ConntrackFilter } from './filter';
 
 export type ConntrackDeleteResult = NativeConntrackResult;
@@ -10,15 +10,19 @@ export interface ConntrackClientOptions {
   netns?: string | null;
   /** For tests of the wiring; default: the real addon. */
   addon?: ConntrackAddon;
+  /** Dump planning, see ConntrackDeleteOptions. */
+  dumpCostEntries?: number;
 }
 
 export class ConntrackClient {
   private readonly netns: string | null;
   private readonly addon: ConntrackAddon;
+  private readonly options: ConntrackDeleteOptions;
 
   constructor(opts: ConntrackClientOptions = {}) {
     this.netns = opts.netns ?? null;
     this.addon = opts.addon ?? loadConntrackAddon();
+    this.options = opts.dumpCostEntries === undefined ? {} : { dumpCostEntries: opts.dumpCostEntries };
   }
 
   /**
@@ -27,7 +31,7 @@ export class ConntrackClient {
    * when the socket cannot be opened or the kernel refuses a dump.
    */
   async deleteFlows(filters: readonly ConntrackFilter[]): Promise<ConntrackDeleteResult> {
-    if (filters.length === 0) return { deleted: 0, notFound: 0, failed: 0, received: 0, matched: 0, dumps: 0 };
-    return this.addon.conntrackDelete(this.netns, [...filters]);
+    if (filters.length === 0) return { deleted: 0, notFound: 0, failed: 0, received: 0, matched: 0, dumps: 0, tableEntries: -1 };
+    return this.addon.conntrackDelete(this.netns, [...filters], this.options);
   }
 }

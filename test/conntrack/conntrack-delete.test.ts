@@ -90,7 +90,7 @@ for (const c of cases) {
 test('conntrackDelete: overlapping filters in one call delete each entry once', async () => {
   await withNetns(async (ns) => {
     const before = buildLab(ns);
-    const r = await new ConntrackClient({ netns: ns.path }).deleteFlows([
+    const r = await new ConntrackClient({ netns: ns.path, dumpCostEntries: 0 }).deleteFlows([
       { family: 4, protocol: 'udp', origDst: SVC_A, origDstPort: 53, replySrc: EP1, replySrcPort: 5353 },
       { family: 4, protocol: 'udp', origDst: SVC_A, origDstPort: 53 },
       { family: 4, protocol: 'udp', origDstPort: 30053, replySrc: EP2 },
@@ -105,7 +105,7 @@ test('conntrackDelete: overlapping filters in one call delete each entry once', 
 test('conntrackDelete: filters for several endpoints of one Service IP:port are one kernel dump', async () => {
   await withNetns(async (ns) => {
     const before = buildLab(ns);
-    const r = await new ConntrackClient({ netns: ns.path }).deleteFlows([
+    const r = await new ConntrackClient({ netns: ns.path, dumpCostEntries: 0 }).deleteFlows([
       { family: 4, protocol: 'udp', origDst: SVC_A, origDstPort: 53, replySrc: EP2, replySrcPort: 5353 },
       { family: 4, protocol: 'udp', origDst: SVC_A, origDstPort: 53, replySrc: '10.0.1.77', replySrcPort: 5353 },
       { family: 4, protocol: 'udp', origDst: SVC_B, origDstPort: 53, replySrc: EP1, replySrcPort: 5353 },
@@ -115,6 +115,31 @@ test('conntrackDelete: filters for several endpoints of one Service IP:port are 
     assert.deepEqual(keys(listFlows(ns, 'udp')), keys(before.filter((f) => !gone(f))));
     assert.equal(r.deleted, 5);
     assert.equal(r.dumps, 3, 'SVC_A:53 once, SVC_B:53 once, the reply-only filter alone');
+  }, 'kpnct');
+});
+
+const spread: ConntrackFilter[] = [
+  { family: 4, protocol: 'udp', origDst: SVC_A, origDstPort: 53, replySrc: EP2 },
+  { family: 4, protocol: 'udp', origDst: SVC_B, origDstPort: 53 },
+  { family: 4, protocol: 'udp', origDstPort: 30053, replySrc: EP1, replySrcPort: 5353 },
+];
+const spreadGone = (f: Flow): boolean => (f.origDst === SVC_A && f.dport === 53 && f.replySrc === EP2) || f.origDst === SVC_B || (f.dport === 30053 && f.replySrc === EP1);
+
+test('conntrackDelete: with a small table, several dumps become one protocol-wide dump matched in user space', async () => {
+  await withNetns(async (ns) => {
+    const before = buildLab(ns);
+    const r = await new ConntrackClient({ netns: ns.path }).deleteFlows(spread);
+    assert.deepEqual(keys(listFlows(ns, 'udp')), keys(before.filter((f) => !spreadGone(f))));
+    assert.deepEqual({ deleted: r.deleted, dumps: r.dumps, received: r.received, tableEntries: r.tableEntries }, { deleted: 6, dumps: 1, received: 12, tableEntries: 12 });
+  }, 'kpnct');
+});
+
+test('conntrackDelete: when the table is large relative to the walk cost, each Service IP:port keeps its own dump', async () => {
+  await withNetns(async (ns) => {
+    const before = buildLab(ns);
+    const r = await new ConntrackClient({ netns: ns.path, dumpCostEntries: 5 }).deleteFlows(spread);
+    assert.deepEqual(keys(listFlows(ns, 'udp')), keys(before.filter((f) => !spreadGone(f))));
+    assert.deepEqual({ deleted: r.deleted, dumps: r.dumps, received: r.received }, { deleted: 6, dumps: 3, received: 6 });
   }, 'kpnct');
 });
 
@@ -223,6 +248,10 @@ test('conntrackDelete: bad arguments throw TypeError/RangeError naming them', ()
   for (const [netns, filters, type, msg] of rows) {
     assert.throws(() => call(netns, filters), (e: Error) => e instanceof type && msg.test(e.message), `${JSON.stringify([netns, filters])}`);
   }
+  const withOptions = (options: unknown): unknown => (conntrackDelete as (a: unknown, b: unknown, c: unknown) => unknown)(null, [ok], options);
+  assert.throws(() => withOptions(3), (e: Error) => e instanceof TypeError && /^options must be an object/.test(e.message));
+  assert.throws(() => withOptions({ dumpCostEntries: '1' }), (e: Error) => e instanceof TypeError && /^options\.dumpCostEntries/.test(e.message));
+  assert.throws(() => withOptions({ dumpCostEntries: -1 }), (e: Error) => e instanceof RangeError && /^options\.dumpCostEntries must be an integer/.test(e.message));
 });
 
 test('conntrackDelete: 2000 matching flows are deleted over several batched sends, the others kept', async () => {
