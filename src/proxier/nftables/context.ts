@@ -4,7 +4,7 @@ import type { NodeInfo } from '../../core/types';
 import type { IpFamily } from './rule-steps';
 import { detectorKey, resolveDetector, type LocalDetectorOptions, type ResolvedDetector } from './local-detector';
 import { cidrFamily } from './local-detector';
-import { ipFamilyOf, normalizeCidr } from './ip-util';
+import { cidrContains, ipFamilyOf, normalizeCidr, parseCidr } from './ip-util';
 
 export type NodePortMatch = { kind: 'all' } | { kind: 'cidrs'; cidrs: string[] };
 
@@ -45,7 +45,14 @@ function nodePortMatch(list: readonly string[], family: IpFamily, nodeIPs: reado
       if (n) cidrs.add(n);
     }
   }
-  return { kind: 'cidrs', cidrs: [...cidrs].sort() };
+  return { kind: 'cidrs', cidrs: withoutNested([...cidrs]).sort() };
+}
+
+/** An interval set refuses overlapping entries; CIDRs overlap only by nesting, so keep the outer ones. */
+function withoutNested(cidrs: string[]): string[] {
+  const parsed = cidrs.map((c) => ({ c, p: parseCidr(c)! }));
+  return parsed.filter(({ c, p }) => !parsed.some((o) => o.c !== c && o.p.bits < p.bits && cidrContains(o.p, c.split('/')[0])))
+    .map(({ c }) => c);
 }
 
 export function buildContext(inputs: ContextInputs, family: IpFamily, node: NodeInfo): FamilyContext {

@@ -58,7 +58,7 @@ function writeElements(w: TxWriter, family: IpFamily, index: Map<IndexKey, Claim
   for (const [k, c] of index) {
     const win = winner(c);
     if (!win) continue;
-    mirror.set(k, { set: c.set, key: c.key, value: elementValue(win.el) });
+    mirror.set(k, { set: c.set, key: c.key, value: elementValue(win.el), ...(win.el.verdict ? { verdict: win.el.verdict } : {}) });
     const g = fine ? `${c.set}\u0000${win.owner}` : c.set;
     let group = groups.get(g);
     if (!group) groups.set(g, group = { set: c.set, owner: win.owner, els: [] });

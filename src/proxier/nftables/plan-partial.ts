@@ -68,7 +68,7 @@ export function planPartialFamily(w: TxWriter, state: FamilyState, changes: Part
 function writeElementChanges(w: TxWriter, state: FamilyState, index: IndexEdit): Map<IndexKey, MirrorElement | null> {
   const f = state.family;
   const out = new Map<IndexKey, MirrorElement | null>();
-  const adds: { owner: string; el: MirrorElement & { verdict?: any } }[] = [];
+  const adds: { owner: string; el: MirrorElement }[] = [];
   for (const [k, claims] of index.changed) {
     const have = state.mirror.elements.get(k);
     const win = winner(claims);
@@ -76,12 +76,12 @@ function writeElementChanges(w: TxWriter, state: FamilyState, index: IndexEdit):
     if (have && have.value === value) continue;
     const blame = win?.owner || index.touchedBy.get(k)!;
     if (have) {
-      w.deleteElements(f, have.set, [{ set: have.set, key: have.key }], blame);
+      w.deleteElements(f, have.set, [{ set: have.set, key: have.key, verdict: have.verdict }], blame);
       out.set(k, null);
     }
     if (win) {
       adds.push({ owner: blame, el: { ...win.el, value: value! } });
-      out.set(k, { set: win.el.set, key: win.el.key, value: value! });
+      out.set(k, { set: win.el.set, key: win.el.key, value: value!, ...(win.el.verdict ? { verdict: win.el.verdict } : {}) });
     }
   }
   for (const { owner, el } of adds) w.addElements(f, el.set, [{ set: el.set, key: el.key, verdict: el.verdict }], owner);

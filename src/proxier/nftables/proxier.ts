@@ -12,7 +12,7 @@ import { dumpedSetMatcher, mirrorSetMatcher, planFullFamily, type FullFamilyInpu
 import { TABLE } from './names';
 import type { IpFamily } from './rule-steps';
 import type { FamilyState } from './state';
-import { BASE_OWNER, MIXED_OWNER, TxWriter } from './tx-writer';
+import { BASE_OWNER, MIXED_OWNER, OwnedBuildError, TxWriter } from './tx-writer';
 
 /** Each refused ServicePort costs one more attempt; past this the sync fails as a whole. */
 const MAX_ATTEMPTS = 20;
@@ -95,7 +95,15 @@ export class NftablesProxier implements Proxier {
     const refusedNow = new Map<string, string>();
     let fine = !full;
     for (let attempt = 1; ; attempt++) {
-      const a = full ? this.planFull(snapshot, ctxs, refusedNow, fine) : this.planPartial(snapshot, changes, refusedNow);
+      let a: Attempt;
+      try {
+        a = full ? this.planFull(snapshot, ctxs, refusedNow, fine) : this.planPartial(snapshot, changes, refusedNow);
+      } catch (e) {
+        if (!(e instanceof OwnedBuildError) || attempt >= MAX_ATTEMPTS) throw e;
+        refusedNow.set(e.owner, e.message);
+        this.refuse(e.owner, e.message);
+        continue;
+      }
       this.lastTransaction = a.writer.tx;
       try {
         if (a.writer.tx.opCount > 0) await this.opts.nft.commit(a.writer.tx);

@@ -3,9 +3,9 @@
 import type { FamilyContext } from './context';
 import type { BaseObjects, ChainDef, KeyPart, ServiceObjects, SetDef } from './desired';
 import type { Claims, IndexKey } from './element-index';
-import { renderRule, type IpFamily } from './rule-steps';
+import { renderRule, type IpFamily, type Verdict } from './rule-steps';
 
-export interface MirrorElement { set: string; key: KeyPart[]; value: string }
+export interface MirrorElement { set: string; key: KeyPart[]; value: string; verdict?: Verdict }
 
 export interface FamilyMirror {
   /** chain name -> fingerprint of its hook and rules */

@@ -2,6 +2,7 @@
 // ServicePort it belongs to: when the kernel refuses an op (NetlinkError.opIndex) the sync knows
 // whom to leave out on the retry.
 import type { Expr } from '../../native/expressions';
+import { parseIp } from '../../native/addresses';
 import { registerForWord, REG_1 } from '../../native/expressions';
 import { NFT_TYPES, type NftType as NativeNftType } from '../../native/nft-types';
 import { Rule, rule as nativeRule, type RuleBuilder } from '../../native/rule-builder';
@@ -16,6 +17,22 @@ export const BASE_OWNER = '';
 export const MIXED_OWNER = '*';
 
 const FIB_F_SADDR = 1;
+
+/** The native builder refused one ServicePort's object while the transaction was being written. */
+export class OwnedBuildError extends Error {
+  constructor(readonly owner: string, override readonly cause: Error) {
+    super(`${cause.message}`);
+  }
+}
+
+function owned<T>(owner: string, fn: () => T): T {
+  try {
+    return fn();
+  } catch (e) {
+    if (owner === BASE_OWNER || owner === MIXED_OWNER || !(e instanceof Error)) throw e;
+    throw new OwnedBuildError(owner, e);
+  }
+}
 
 export class TxWriter {
   readonly tx = new Transaction();
@@ -34,7 +51,7 @@ export class TxWriter {
   flushTable(family: IpFamily): void { this.tx.flushTable(family, TABLE); this.note(BASE_OWNER); }
 
   addChain(family: IpFamily, chain: Pick<ChainDef, 'name' | 'base'>, owner: string): void {
-    this.tx.addChain(family, TABLE, chain.base ? { name: chain.name, base: chain.base } : { name: chain.name });
+    owned(owner, () => this.tx.addChain(family, TABLE, chain.base ? { name: chain.name, base: chain.base } : { name: chain.name }));
     this.addedChains.push({ family, name: chain.name });
     this.note(owner);
   }
@@ -42,7 +59,7 @@ export class TxWriter {
   deleteChain(family: IpFamily, name: string, owner: string): void { this.tx.deleteChain(family, TABLE, name); this.note(owner, false); }
 
   addRules(family: IpFamily, chain: ChainDef, owner: string): void {
-    for (const r of chain.rules) this.tx.addRule(family, TABLE, chain.name, buildRule(r, family));
+    owned(owner, () => { for (const r of chain.rules) this.tx.addRule(family, TABLE, chain.name, buildRule(r, family)); });
     this.note(owner);
   }
 
@@ -52,11 +69,11 @@ export class TxWriter {
   deleteSet(family: IpFamily, name: string): void { this.tx.deleteSet(family, TABLE, name); this.note(BASE_OWNER); }
 
   addElements(family: IpFamily, set: string, els: ElementDef[], owner: string): void {
-    this.tx.addElements(family, TABLE, set, els.map((e) => (e.verdict ? { key: e.key, verdict: e.verdict } : { key: e.key })));
+    owned(owner, () => this.tx.addElements(family, TABLE, set, els.map((e) => (e.verdict ? { key: e.key, verdict: e.verdict } : { key: e.key }))));
     this.note(owner);
   }
   deleteElements(family: IpFamily, set: string, els: ElementDef[], owner: string): void {
-    this.tx.deleteElements(family, TABLE, set, els.map((e) => ({ key: e.key })));
+    this.tx.deleteElements(family, TABLE, set, els.map((e) => (e.verdict ? { key: e.key, verdict: e.verdict } : { key: e.key })));
     this.note(owner, false);
   }
 }
@@ -125,12 +142,8 @@ function patchFibSaddr(r: Rule): Rule {
 }
 
 function addrBytes(ip: string, family: IpFamily): Uint8Array {
-  if (family === 'ip') return Uint8Array.from(ip.split('.').map(Number));
-  const probe = nativeRule('ip6').dnat(ip).build();
-  const imm = probe.exprs.find((e) => e.type === 'immediate') as Extract<Expr, { type: 'immediate' }>;
-  return imm.data;
+  return Uint8Array.from(parseIp(ip, 'ip', family === 'ip' ? 4 : 6).bytes);
 }
-
 /**
  * A lookup or dynset whose key mixes packet fields and constants (the shared affinity set:
  * client . ClusterIP . port . endpoint IP . endpoint port). The kernel takes constants as

@@ -85,10 +85,11 @@ test('NodePort on all local addresses goes through the external chain, which mas
 });
 
 test('nodePortAddresses: CIDRs and primary go into the nodeport-ips interval set', () => {
-  const t = script(sp('svc1', { nodePort: 30080 }), [ep('10.180.0.1')], { nodePortAddresses: ['192.168.0.0/24', 'primary', 'fd00::/64'] });
+  const t = script(sp('svc1', { nodePort: 30080 }), [ep('10.180.0.1')], { nodePortAddresses: ['192.168.0.0/24', 'primary', 'fd00::/64'], nodeIPs: ['192.168.0.2', '192.168.1.2'] });
   has(t, 'add set ip kube-proxy nodeport-ips { type ipv4_addr; flags interval; comment "IPs that accept NodePort traffic"; }');
   has(t, 'add element ip kube-proxy nodeport-ips { 192.168.0.0/24 }');
-  has(t, 'add element ip kube-proxy nodeport-ips { 192.168.0.2/32 }');
+  has(t, 'add element ip kube-proxy nodeport-ips { 192.168.1.2/32 }');
+  lacks(t, '192.168.0.2/32'); // inside 192.168.0.0/24: an interval set refuses overlaps
   has(t, 'add rule ip kube-proxy services ip daddr != 127.0.0.0/8 ip daddr @nodeport-ips fib daddr type local meta l4proto . th dport vmap @service-nodeports');
   has(t, 'add rule ip kube-proxy nodeport-endpoints-check ip daddr != 127.0.0.0/8 ip daddr @nodeport-ips meta l4proto . th dport vmap @no-endpoint-nodeports');
   lacks(t, 'fd00::');
