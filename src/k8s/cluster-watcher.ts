@@ -9,6 +9,8 @@ import { ResourceClients, resourceClients } from './resources';
 import { DISABLED_NAMESPACES_SELECTOR, excludeNamespacesSelector, nodeFieldSelector, SERVICE_LABEL_SELECTOR } from './selectors';
 import { ClusterEventSink, EventKind } from './sink';
 
+const SELECTOR_WARN_BYTES = 512 * 1024;
+
 export interface ClusterWatcherOptions {
   kubeConfig: KubeConfig;
   nodeName: string;
@@ -158,6 +160,10 @@ export class ClusterWatcher {
 
   private applySelector(): void {
     const sel = excludeNamespacesSelector(this.disabled);
+    if (sel && sel.length > SELECTOR_WARN_BYTES) {
+      // The API server (Go net/http) accepts about 1 MiB of request line and headers.
+      this.log.warn({ disabledNamespaces: this.disabled.size, selectorBytes: sel.length }, 'namespace exclusion selector is approaching the API server request-size limit');
+    }
     this.services.setFieldSelector(sel);
     this.slices.setFieldSelector(sel);
   }

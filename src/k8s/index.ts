@@ -1,0 +1,11 @@
+// Public face of the API watchers (wired in src/main.ts).
+export { ClusterWatcher } from './cluster-watcher';
+export type { ClusterWatcherOptions, WatcherStatus } from './cluster-watcher';
+export type { ClusterEventSink, EventKind } from './sink';
+export type { ReflectorStatus } from './reflector';
+export { loadKubeConfig } from './kubeconfig';
+export type { ConnectionFlags } from './kubeconfig';
+export { DEFAULT_BACKOFF } from './backoff';
+export type { BackoffOptions } from './backoff';
+export type { Logger } from './logger';
+export * from './selectors';

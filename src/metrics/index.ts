@@ -1,0 +1,7 @@
+// Public face of the metrics (wired in src/main.ts).
+export { createProxyMetrics, observeNetworkProgramming, observeSync, parseTriggerTime, apiServerStatusObserver } from './proxy-metrics';
+export type { ProxyMetrics, IPFamilyLabel, CreateMetricsOptions } from './proxy-metrics';
+export { startMetricsServer } from './server';
+export type { MetricsServerOptions, RunningServer } from './server';
+export { parseBindAddress } from './bind-address';
+export { SYNC_BUCKETS, NETWORK_PROGRAMMING_BUCKETS } from './buckets';
