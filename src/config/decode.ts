@@ -102,7 +102,7 @@ export function loadConfigData(data: Uint8Array | string): LoadedFile {
   const version = apiVersionOf(doc.contents, lc);
   if (typeof version !== 'string') return fatal(version.error);
 
-  const decoded = decodeObject(doc.contents, schemaFor(version), lc);
+  const decoded = decodeObject(doc.contents, schemaFor(version), lc, doc as any);
   const fieldErrors = decoded.issues.map((i) => `${i.path}: ${i.message} (line ${i.line})`);
   let config: KubeProxyConfiguration;
   let renames: Record<string, string> = {};

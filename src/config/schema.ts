@@ -1,7 +1,7 @@
 // A small schema language for KubeProxyConfiguration and a strict decoder over the `yaml` AST.
 // Strict like upstream's decoder (unknown fields, duplicate fields and wrong types are errors), but each
 // error carries the field's full path and the line it is on.
-import { isMap, isScalar, isSeq, LineCounter, Node, Pair, Scalar } from 'yaml';
+import { Document, isAlias, isMap, isScalar, isSeq, LineCounter, Node, Pair, Scalar } from 'yaml';
 import { parseDuration } from './duration';
 
 export type Field =
@@ -51,7 +51,14 @@ function describe(node: unknown): string {
 class Walker {
   issues: DecodeIssue[] = [];
   lines: Record<string, number> = {};
-  constructor(private readonly lc: LineCounter) {}
+  constructor(private readonly lc: LineCounter, private readonly doc?: Document) {}
+
+  /** Anchors and aliases (&a / *a) are allowed, as go-yaml allows them; an alias reads as its target. */
+  private deref(node: unknown): unknown {
+    let n = node;
+    for (let i = 0; i < 32 && isAlias(n) && this.doc; i++) n = n.resolve(this.doc);
+    return n;
+  }
 
   line(node: { range?: [number, number, number] | null } | null | undefined): number {
     const off = node?.range?.[0] ?? 0;
@@ -62,7 +69,8 @@ class Walker {
     this.issues.push({ path, message, line: this.line(node as Node) });
   }
 
-  object(node: unknown, schema: Schema, prefix: string): Record<string, unknown> | undefined {
+  object(raw: unknown, schema: Schema, prefix: string): Record<string, unknown> | undefined {
+    const node = this.deref(raw);
     if (!isMap(node)) {
       this.issue(prefix || '(root)', `must be an object, got ${describe(node)}`, node);
       return undefined;
@@ -106,7 +114,8 @@ class Walker {
     return isScalar(node) ? node : undefined;
   }
 
-  field(node: unknown, f: Field, path: string): unknown {
+  field(raw: unknown, f: Field, path: string): unknown {
+    const node = this.deref(raw);
     // JSON null (and an empty YAML value) leaves a field unset, as Go's decoder does.
     if (node === null || node === undefined || (isScalar(node) && node.value === null)) return undefined;
     const s = this.scalar(node);
@@ -151,7 +160,8 @@ class Walker {
       case 'strings': {
         if (!isSeq(node)) return bad('a list of strings');
         const out: string[] = [];
-        node.items.forEach((item, i) => {
+        node.items.forEach((rawItem, i) => {
+          const item = this.deref(rawItem);
           const is = this.scalar(item);
           if (!is || typeof is.value !== 'string') {
             this.issue(`${path}[${i}]`, `must be a string, got ${describe(item)}`, item ?? node);
@@ -165,21 +175,23 @@ class Walker {
       case 'boolMap': {
         if (!isMap(node)) return bad('a map of names to booleans');
         const out: Record<string, boolean> = {};
+        const firstLine: Record<string, number> = {};
         let ok = true;
         for (const pair of node.items as Pair<unknown, unknown>[]) {
           const k = this.scalar(pair.key);
-          const v = this.scalar(pair.value);
+          const v = this.scalar(this.deref(pair.value));
           const name = k ? String(k.value) : '?';
           if (!k || typeof k.value !== 'string') {
             this.issue(path, `keys must be strings, got ${describe(pair.key)}`, pair.key ?? node);
             ok = false;
-          } else if (name in out) {
-            this.issue(`${path}.${name}`, 'duplicate field', pair.key);
+          } else if (name in firstLine) {
+            this.issue(`${path}.${name}`, `duplicate field (first set on line ${firstLine[name]})`, pair.key);
             ok = false;
           } else if (!v || typeof v.value !== 'boolean') {
             this.issue(`${path}.${name}`, `must be a boolean (true or false), got ${describe(pair.value)}`, pair.value ?? pair.key);
             ok = false;
           } else out[name] = v.value;
+          if (k && typeof k.value === 'string' && !(name in firstLine)) firstLine[name] = this.line(k);
         }
         return ok ? out : undefined;
       }
@@ -197,8 +209,8 @@ class Walker {
 }
 
 /** Decodes a YAML map node against a schema. Unset and unusable fields are left out of `value`. */
-export function decodeObject(node: unknown, schema: Schema, lc: LineCounter): Decoded {
-  const w = new Walker(lc);
+export function decodeObject(node: unknown, schema: Schema, lc: LineCounter, doc?: Document): Decoded {
+  const w = new Walker(lc, doc);
   const value = w.object(node, schema, '') ?? {};
   return { value, issues: w.issues, lines: w.lines };
 }

@@ -31,7 +31,7 @@ const cases: Case[] = [
   { name: 'unknown nested field', data: V2 + 'linux:\n  conntrack:\n    maxPerCPU: 1\n', error: 'linux.conntrack.maxPerCPU: unknown field (line 5)' },
   { name: 'duplicate top-level field', data: V2 + 'mode: ipvs\nmode: nftables\n', error: 'mode: duplicate field (first set on line 3) (line 4)' },
   { name: 'duplicate nested field', data: V2 + 'ipvs:\n  scheduler: rr\n  strictARP: true\n  scheduler: lc\n', error: 'ipvs.scheduler: duplicate field (first set on line 4) (line 6)' },
-  { name: 'duplicate feature gate', data: V2 + 'featureGates:\n  A: true\n  A: false\n', error: 'featureGates.A: duplicate field (line 5)' },
+  { name: 'duplicate feature gate', data: V2 + 'featureGates:\n  A: true\n  A: false\n', error: 'featureGates.A: duplicate field (first set on line 4) (line 5)' },
   { name: 'non-string field name', data: V2 + '? [a]\n: 1\n', error: '(root): field names must be strings, got a list (line 3)' },
   // Wrong types
   { name: 'string for an integer', data: V2 + 'linux:\n  oomScoreAdj: high\n', error: 'linux.oomScoreAdj: must be an integer (int32), got string "high" (line 4)' },

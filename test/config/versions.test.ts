@@ -174,3 +174,9 @@ test('YAML 1.1 scalars as upstream reads them: yes/on are booleans, dates and 1:
   assert.equal(c.hostnameOverride, '2001-12-14');
   assert.deepEqual(withFile(V2 + 'hostnameOverride: 1:30\n').config.hostnameOverride, '1:30');
 });
+
+test('anchors and aliases read as their targets', () => {
+  const c = load(V2 + 'nodePortAddresses: &nets [10.0.0.0/8]\ndetectLocal:\n  clusterCIDRs: *nets\nsyncPeriod: &p 45s\nconfigSyncPeriod: *p\n').config;
+  assert.deepEqual(c.detectLocal.clusterCIDRs, ['10.0.0.0/8']);
+  assert.equal(c.configSyncPeriod, 45_000);
+});
