@@ -8,11 +8,14 @@ const TYPE_NAMES: Record<FlagSpec['type'], string> = {
   boolMap: 'mapStringBool', ip: 'ip', ipPort: 'ipport', level: 'Level', version: 'version[=true]',
 };
 
+const IGNORED = ' This parameter is ignored if a config file is specified by --config.';
+
 function line(s: FlagSpec): string {
+  const help = s.scope === 'config' && !s.help.includes(IGNORED.trim()) ? s.help + IGNORED : s.help;
   const names = s.shorthand ? `-${s.shorthand}, --${s.name}` : `    --${s.name}`;
   const type = TYPE_NAMES[s.type] ? ` ${TYPE_NAMES[s.type]}` : '';
   const dflt = s.type === 'bool' || s.defaultText === '""' || s.defaultText === '[]' ? '' : ` (default ${s.defaultText})`;
-  return `  ${names}${type}\n        ${s.help}${dflt}`;
+  return `  ${names}${type}\n        ${help}${dflt}`;
 }
 
 export function helpText(): string {

@@ -31,6 +31,10 @@ test('--help lists the flags and the IPVS deprecation', () => {
     assert.ok(h.includes(f), f);
   }
   assert.match(h, /--proxy-mode string\n.*'ipvs' \(DEPRECATED: nftables is its replacement\)/);
+  // Mode-owned flags, like the core's, say that --config makes them ignored.
+  assert.match(h, /--ipvs-scheduler string\n.*This parameter is ignored if a config file is specified by --config\./);
+  assert.match(h, /--config string\n\s+The path to the configuration file[^\n]*\n/);
+  assert.doesNotMatch(h, /--config string\n[^\n]*ignored/);
 });
 
 test('--help shows the help even when other flags are wrong', () => {
