@@ -16,7 +16,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
   kpn::nft::EncodedBatch batch;
-  std::string what;
-  if (kpn::nft::EncodeBatch(txn, &batch, &what)) kpn::nft::Rebase(&batch.bytes, 1000);
+  long failedOp = -1;
+  if (kpn::nft::EncodeBatch(txn, &batch, &failedOp)) kpn::nft::Rebase(&batch.bytes, 1000);
   return 0;
 }

@@ -90,7 +90,7 @@ size_t LastMessageFrom(const std::vector<uint8_t>& bytes, size_t off) {
 
 }  // namespace
 
-bool EncodeBatch(const Transaction& txn, EncodedBatch* out, std::string* what) {
+bool EncodeBatch(const Transaction& txn, EncodedBatch* out, long* failedOp) {
   NlBuilder b;
   PutBatchMarker(b, NFNL_MSG_BATCH_BEGIN, out);
   size_t lastOpMsg = 0;
@@ -99,7 +99,7 @@ bool EncodeBatch(const Transaction& txn, EncodedBatch* out, std::string* what) {
     lastOpMsg = b.size();
     EncodeOp(b, op, long(i), OpFlags(op), out);
     if (!b.ok()) {
-      *what = "op " + std::to_string(i) + " does not fit netlink attribute limits";
+      *failedOp = long(i);
       return false;
     }
   }

@@ -3,7 +3,6 @@
 // by Rebase() once the socket hands out a range.
 #pragma once
 #include <cstdint>
-#include <string>
 #include <vector>
 
 #include "../txn_types.h"
@@ -20,9 +19,9 @@ struct EncodedBatch {
   uint32_t opMessages = 0;    // messages excluding BATCH_BEGIN/END
 };
 
-// Returns false (with *what) only if an attribute would overflow netlink's u16 lengths, which the
-// decoder's limits should make impossible.
-bool EncodeBatch(const Transaction& txn, EncodedBatch* out, std::string* what);
+// Returns false (with the index of the op at fault) if an attribute of that op would overflow
+// netlink's u16 attribute length, e.g. a rule with thousands of large expressions.
+bool EncodeBatch(const Transaction& txn, EncodedBatch* out, long* failedOp);
 
 // Adds `base` to every message's nlmsg_seq.
 void Rebase(std::vector<uint8_t>* bytes, uint32_t base);

@@ -65,7 +65,11 @@ CommitResult Commit(NetlinkSocket& sock, const Transaction& txn) {
   CommitResult res;
   if (txn.ops.empty()) return res;
   EncodedBatch batch;
-  if (!EncodeBatch(txn, &batch, &res.localFailure)) return res;
+  long failedOp = -1;
+  if (!EncodeBatch(txn, &batch, &failedOp)) {
+    res.errors.push_back(CommitError{EMSGSIZE, failedOp, 0, "op does not fit netlink's 64 KiB attribute limit"});
+    return res;
+  }
   uint32_t base = sock.ReserveSeq(uint32_t(batch.seqToOp.size()));
   Rebase(&batch.bytes, base);
   res.messages = uint32_t(batch.seqToOp.size());

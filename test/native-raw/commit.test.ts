@@ -141,6 +141,19 @@ test('200,000 elements commit in one batch; an error deep inside a split element
   });
 });
 
+test('an op too big for netlink attribute lengths rejects with EMSGSIZE and its op index', async () => {
+  await withSocket(async (sock, ns) => {
+    await sock.commit(baseRuleset());
+    const huge = Array.from({ length: 1000 }, () => ex.cmp(1, 0, new Array(64).fill(7)));
+    await assert.rejects(sock.commit(txn([regularChain(IP, T, 'x'), rule(IP, T, 'svc', huge)])), (e: any) => {
+      assert.equal(e.code, 'EMSGSIZE');
+      assert.equal(e.opIndex, 1);
+      return true;
+    });
+    assert.ok(!summary(ns).includes('chain x'));
+  });
+});
+
 test('constructor and method arguments are checked', async () => {
   const Ctor = addon.NftSocket as unknown as new (...a: unknown[]) => unknown;
   assert.throws(() => new Ctor(42), TypeError);
