@@ -96,17 +96,20 @@ export class BoundedFrequencyRunner {
   private schedule(): void {
     if (!this.started || this.stopped || this.busy) return;
     this.cancelTimer();
-    const due = this.nextDue();
+    const now = this.clock.now();
+    const due = this.nextDue(now);
     if (due === undefined) return;
-    this.timer = this.clock.setTimer(() => this.onTimer(), Math.max(0, due - this.clock.now()));
+    this.timer = this.clock.setTimer(() => this.onTimer(), Math.max(0, due - now));
   }
 
   /** When the next run may start: a pending retry holds back requests and the periodic run. */
-  private nextDue(): number | undefined {
+  // `now` is read once by the caller: a clock that moves between two reads must not make a due
+  // request look "not yet due" forever.
+  private nextDue(now: number): number | undefined {
     const earliest = this.lastStart === undefined ? -Infinity : this.lastStart + this.minInterval;
     if (this.retryAt !== undefined) return Math.max(this.retryAt, earliest);
     let due: number | undefined;
-    if (this.requested) due = Math.max(earliest, this.clock.now());
+    if (this.requested) due = Math.max(earliest, now);
     if (this.maxInterval > 0) due = earlier(due, Math.max(this.periodicBase + this.maxInterval, earliest));
     return due;
   }
@@ -115,7 +118,7 @@ export class BoundedFrequencyRunner {
     this.timer = undefined;
     if (this.stopped || this.busy) return;
     const now = this.clock.now();
-    const due = this.nextDue();
+    const due = this.nextDue(now);
     if (due === undefined) return;
     if (now < due) {
       this.schedule();

@@ -369,3 +369,18 @@ test('bad options are rejected with the option named', () => {
   assert.throws(() => make({ retryInitialMs: 5000, retryMaxMs: 1000 }), /retryMaxMs/);
   assert.throws(() => make({}).retryAfter(-5), /retryAfter\(ms\)/);
 });
+
+test('a request runs on a clock that moves between two reads (regression: it was rescheduled forever)', async () => {
+  // Every read of this clock is a little later than the one before, as performance.now() is; the
+  // timers are the fake clock's, so nothing here depends on real time.
+  const fake = new FakeClock();
+  let drift = 0;
+  const moving = { now: () => fake.now() + (drift += 0.001), setTimer: fake.setTimer.bind(fake), clearTimer: fake.clearTimer.bind(fake) };
+  const reasons: string[] = [];
+  const r = new BoundedFrequencyRunner({ clock: moving, run: async (why) => { reasons.push(why); }, minIntervalMs: 100, maxIntervalMs: 30_000 });
+  r.start();
+  r.run();
+  await fake.advance(1);
+  assert.deepEqual(reasons, ['requested']);
+  await r.stop();
+});
