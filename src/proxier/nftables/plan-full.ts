@@ -8,7 +8,7 @@ import type { FamilyContext } from './context';
 import type { BaseObjects, ChainDef, ElementDef, ServiceObjects, SetDef } from './desired';
 import { IndexEdit, elementValue, indexKey, winner, type Claims, type IndexKey } from './element-index';
 import { BASE_OWNER, MIXED_OWNER, TxWriter, nativeSetSpec } from './tx-writer';
-import { chainFingerprint, setFingerprint, type FamilyMirror, type FamilyState, type MirrorElement } from './state';
+import { chainFingerprint, setFingerprint, slim, type FamilyMirror, type FamilyState, type MirrorElement } from './state';
 import type { IpFamily } from './rule-steps';
 
 /** What we know exists in the kernel before this sync, beyond what we want. */
@@ -115,6 +115,6 @@ export function planFullFamily(w: TxWriter, input: FullFamilyInput, fine: boolea
   }
   return {
     family: f, ctx, ctxKey: input.ctxKey, base, mirror, index,
-    services: new Map(input.services.map((s) => [s.key, s])),
+    services: new Map(input.services.map((s) => [s.key, slim(s)])),
   };
 }

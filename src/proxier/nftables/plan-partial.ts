@@ -4,7 +4,7 @@
 import type { ChainDef, ServiceObjects } from './desired';
 import { IndexEdit, elementValue, winner, type IndexKey } from './element-index';
 import { TxWriter } from './tx-writer';
-import { chainFingerprint, type FamilyState, type MirrorElement } from './state';
+import { chainFingerprint, slim, type FamilyState, type MirrorElement } from './state';
 
 export interface PartialChange {
   key: string;
@@ -98,7 +98,7 @@ export function applyPartial(r: PartialResult): void {
     if (el === null) state.mirror.elements.delete(k); else state.mirror.elements.set(k, el);
   }
   for (const [key, obj] of r.services) {
-    if (obj === null) state.services.delete(key); else state.services.set(key, obj);
+    if (obj === null) state.services.delete(key); else state.services.set(key, slim(obj));
   }
   r.index.applyTo(state.index);
 }

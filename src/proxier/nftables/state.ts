@@ -27,9 +27,27 @@ export interface FamilyState {
   services: Map<string, ServiceObjects>;
 }
 
+/** A digest of the chain's hook and rules: enough to tell "unchanged", small enough to keep for 50k Services. */
 export function chainFingerprint(c: ChainDef, family: IpFamily): string {
   const hook = c.base ? `${c.base.type}/${c.base.hook}/${c.base.priority}\n` : '';
-  return hook + c.rules.map((r) => renderRule(r, family)).join('\n');
+  return digest64(hook + c.rules.map((r) => renderRule(r, family)).join('\n'));
+}
+
+/** Two independent 32-bit FNV-1a hashes: cheaper than a crypto hash per chain, collisions negligible. */
+function digest64(text: string): string {
+  let a = 0x811c9dc5;
+  let b = 0x01000193 ^ text.length;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x5bd1e995);
+  }
+  return (a >>> 0).toString(36) + ':' + (b >>> 0).toString(36) + ':' + text.length.toString(36);
+}
+
+/** What the state keeps of a ServicePort once applied: chain names and elements, not the rules. */
+export function slim(s: ServiceObjects): ServiceObjects {
+  return { key: s.key, family: s.family, chains: s.chains.map((c) => ({ name: c.name, rules: [] })), elements: s.elements };
 }
 
 export function setFingerprint(s: SetDef): string {
