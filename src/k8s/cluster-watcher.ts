@@ -174,6 +174,8 @@ export class ClusterWatcher {
       // Synchronous, so the Services are gone from the sink within this very event.
       this.disabled.add(namespace);
       const inNs = (o: KubernetesObject): boolean => o.metadata?.namespace === namespace;
+      this.services.abortMerge(namespace);
+      this.slices.abortMerge(namespace);
       const gone = this.services.drop(inNs) + this.slices.drop(inNs);
       this.log.info({ namespace, objectsDropped: gone }, 'namespace opted out of kube-proxy');
       if (this.servicesStarted) this.applySelector();
@@ -183,22 +185,24 @@ export class ClusterWatcher {
     this.disabled.delete(namespace);
     this.o.sink.onNamespaceDisabledChange?.(namespace, false);
     if (!this.servicesStarted) return;
-    // Fetch just this namespace, then widen the watches; events the list already covers are skipped.
+    // Widen the watches (from the current version, no relist) while holding this namespace's events,
+    // list just this namespace, then release the held events newer than the list.
+    this.services.beginMerge(namespace);
+    this.slices.beginMerge(namespace);
+    this.applySelector();
     this.flips = this.flips.then(() => this.enable(namespace));
   }
 
   private async enable(namespace: string): Promise<void> {
-    if (this.disabled.has(namespace)) return;
-    for (let attempt = 1; ; attempt++) {
+    for (let attempt = 1; !this.disabled.has(namespace); attempt++) {
       try {
         await Promise.all([this.services.mergeNamespace(namespace), this.slices.mergeNamespace(namespace)]);
-        break;
+        this.log.info({ namespace }, 'namespace opted back in to kube-proxy');
+        return;
       } catch (err) {
-        if (this.disabled.has(namespace)) return;
         if (attempt >= 5) {
           // A watch replays changes, not unchanged objects: only a full relist can bring them back now.
           this.log.warn({ namespace, err: String(err) }, 'listing re-enabled namespace failed; relisting everything');
-          this.applySelector();
           this.services.relistNow();
           this.slices.relistNow();
           return;
@@ -206,7 +210,5 @@ export class ClusterWatcher {
         await new Promise((r) => setTimeout(r, (this.o.backoff?.initialMs ?? 800) * attempt));
       }
     }
-    this.log.info({ namespace }, 'namespace opted back in to kube-proxy');
-    this.applySelector();
   }
 }

@@ -79,8 +79,8 @@ export class Reflector<T extends KubernetesObject> {
   private currentWatch?: { controller?: AbortController; intentional: boolean };
   private wake?: () => void;
   private readonly state: ReflectorStatus;
-  /** Namespaces listed on their own (merged in): events up to that version are already reflected. */
-  private readonly listedAt = new Map<string, bigint>();
+  /** Namespaces being brought back: their watch events wait here until the namespace's list is in. */
+  private readonly merging = new Map<string, Array<{ type: string; obj: T }>>();
   private readonly log: Logger;
 
   constructor(private readonly o: ReflectorOptions<T>) {
@@ -136,13 +136,40 @@ export class Reflector<T extends KubernetesObject> {
     return n;
   }
 
-  /** Lists one namespace (paged) and merges it into the cache, reporting adds and updates. */
+  /**
+   * Starts bringing a namespace back: from now on its watch events are held until mergeNamespace
+   * has listed it. Call before widening the field selector, so no event falls between watch and list.
+   */
+  beginMerge(namespace: string): void {
+    this.merging.set(namespace, []);
+  }
+
+  /** Gives up a merge (the namespace was disabled again); held events are dropped. */
+  abortMerge(namespace: string): void {
+    this.merging.delete(namespace);
+  }
+
+  /**
+   * Lists one namespace (paged), merges it into the cache (adds and updates), then applies the held
+   * events newer than the list. A no-op if the merge was aborted or a full relist overtook it.
+   * On failure the merge stays open, so it can be retried.
+   */
   async mergeNamespace(namespace: string): Promise<void> {
-    // Not this.fieldSelector: that still excludes the namespace being brought back.
+    const held = this.merging.get(namespace);
+    if (!held) return;
+    // Not this.fieldSelector: it may still exclude the namespace being brought back.
     const { items, resourceVersion } = await this.listPaged(namespace, '');
+    if (this.merging.get(namespace) !== held) return;
+    this.merging.delete(namespace);
+    for (const obj of items) if (this.valid(obj)) this.upsert(obj);
+    // Held events the list already covers are skipped when versions are comparable (etcd's are
+    // numbers); otherwise replaying them in order still ends in the current state.
     const listed = rvNumber(resourceVersion);
-    if (listed !== undefined) this.listedAt.set(namespace, listed);
-    for (const obj of items) this.upsert(obj);
+    for (const e of held) {
+      const at = rvNumber(e.obj.metadata?.resourceVersion);
+      if (listed !== undefined && at !== undefined && at <= listed) continue;
+      this.applyObject(e.type, e.obj);
+    }
   }
 
   private async loop(): Promise<void> {
@@ -216,7 +243,8 @@ export class Reflector<T extends KubernetesObject> {
     }
     for (const obj of fresh.values()) this.upsert(obj);
     this.rv = resourceVersion;
-    this.listedAt.clear();
+    // A full list covers every namespace being merged: stop holding their events.
+    this.merging.clear();
     this.connected();
     if (!this.state.synced) {
       this.state.synced = true;
@@ -250,26 +278,21 @@ export class Reflector<T extends KubernetesObject> {
     }
   }
 
-  /** True when this event is older than a namespace list already merged in. */
-  private stale(obj: T): boolean {
-    const ns = obj.metadata?.namespace ?? '';
-    const listed = this.listedAt.get(ns);
-    const at = rvNumber(obj.metadata?.resourceVersion);
-    return listed !== undefined && at !== undefined && at <= listed;
-  }
-
   private apply(type: string, raw: unknown): void {
     const obj = this.o.client.fromJSON(raw);
     if (!this.valid(obj)) return;
-    if (!this.stale(obj)) {
-      if (type === 'DELETED') {
-        const k = keyOf(obj);
-        if (this.cache.delete(k)) this.emit('delete', obj);
-      } else if (!this.o.accept || this.o.accept(obj)) {
-        this.upsert(obj);
-      }
-    }
+    const held = this.merging.get(obj.metadata?.namespace ?? '');
+    if (held) held.push({ type, obj });
+    else this.applyObject(type, obj);
     this.rv = obj.metadata?.resourceVersion ?? this.rv;
+  }
+
+  private applyObject(type: string, obj: T): void {
+    if (type === 'DELETED') {
+      if (this.cache.delete(keyOf(obj))) this.emit('delete', obj);
+    } else {
+      this.upsert(obj);
+    }
   }
 
   private watchOnce(): Promise<WatchOutcome> {

@@ -28,6 +28,9 @@ export interface TestApiServerOptions {
   ignoreWatchTimeouts?: boolean;
 }
 
+/** Milliseconds to hold the answer to a list of `path` (to open race windows in tests); 0 = none. */
+export type ListDelay = (path: string) => number;
+
 type Matcher = (o: KObject | undefined) => boolean;
 
 interface OpenWatch {
@@ -53,6 +56,8 @@ export class TestApiServer {
   private readonly snapshots = new Map<string, Snapshot>();
   private snapshotSeq = 0;
   private failStatus?: number;
+  /** Settable by tests at any time. */
+  listDelay: ListDelay = () => 0;
 
   constructor(private readonly opts: TestApiServerOptions = {}) {
     this.store = new Store(opts.historyLimit ?? 1000);
@@ -171,8 +176,12 @@ export class TestApiServer {
     } catch (e) {
       return this.send(res, 400, status(400, 'BadRequest', (e as Error).message));
     }
-    if (watch) this.watch(req, res, resource, matcher, query);
-    else this.list(res, resource, matcher, query);
+    if (watch) return this.watch(req, res, resource, matcher, query);
+    // The snapshot is taken now; only the answer is late, like a slow network.
+    const delay = this.listDelay(url.pathname);
+    if (delay <= 0) return this.list(res, resource, matcher, query);
+    const answer = this.captureList(res, resource, matcher, query);
+    setTimeout(answer, delay);
   }
 
   private matcher(route: Route, query: Record<string, string>): Matcher {
@@ -190,6 +199,18 @@ export class TestApiServer {
     const o = this.store.get(resource, RESOURCES[resource].namespaced ? route.namespace ?? '' : '', route.name!);
     if (!o) return this.send(res, 404, status(404, 'NotFound', `${resource} "${route.name}" not found`));
     this.send(res, 200, o);
+  }
+
+  /** Computes the list answer now and returns a function that sends it. */
+  private captureList(res: http.ServerResponse, resource: Resource, matcher: Matcher, query: Record<string, string>): () => void {
+    let code = 0;
+    let body = '';
+    const recorder = { writeHead: (c: number) => (code = c), end: (b: string) => (body = b) };
+    this.list(recorder as unknown as http.ServerResponse, resource, matcher, query);
+    return () => {
+      res.writeHead(code, { 'Content-Type': 'application/json' });
+      res.end(body);
+    };
   }
 
   private list(res: http.ServerResponse, resource: Resource, matcher: Matcher, query: Record<string, string>): void {

@@ -103,6 +103,28 @@ describe('namespace opt-out', () => {
     assert.ok(sinceFlip.length > 0 && sinceFlip.every((r) => excludes(r, 'loud')), 'every request after the flip excludes loud');
   });
 
+  it('loses no change made in a re-enabled namespace while it is being listed', async () => {
+    const quiet = api.create('namespaces', namespace('quiet', DISABLED));
+    populate('quiet', 3);
+    const sink = new RecordingSink();
+    start(sink);
+    await waitFor('synced', () => sink.synced === 1);
+    // Hold the answer to the namespace's list, and change things meanwhile.
+    api.listDelay = (p) => (p.includes('/namespaces/quiet/') ? 300 : 0);
+    api.update('namespaces', { ...quiet, metadata: { ...quiet.metadata, labels: {} } });
+    await waitFor('list asked', () => api.requestsFor('/api/v1/namespaces/quiet/services', 'list').length === 1);
+    await waitFor('watch widened', () => api.requestsFor('/api/v1/services', 'watch').some((r) => r.query.fieldSelector === undefined));
+    api.delete('services', api.store.get('services', 'quiet', 'svc0')!);
+    const svc1 = api.store.get('services', 'quiet', 'svc1')!;
+    api.update('services', { ...svc1, metadata: { ...svc1.metadata, labels: { changed: 'yes' } } });
+    api.create('services', service('quiet', 'born-during-list'));
+    await waitFor('merged', () => sink.services.has('quiet/born-during-list'));
+    await waitFor('settled', () => sink.services.get('quiet/svc1')?.metadata?.labels?.changed === 'yes');
+    await watcher!.settled();
+    assert.deepEqual(sink.serviceKeys(), ['quiet/born-during-list', 'quiet/svc1', 'quiet/svc2']);
+    assert.equal(sink.slices.size, 3);
+  });
+
   it('stays one watch per resource with hundreds of disabled namespaces', async () => {
     for (let i = 0; i < 400; i++) api.create('namespaces', namespace(`team-${String(i).padStart(4, '0')}`, DISABLED));
     populate('team-0001', 2);
@@ -111,6 +133,7 @@ describe('namespace opt-out', () => {
     start(sink);
     await waitFor('synced', () => sink.synced === 1);
     assert.deepEqual(sink.serviceKeys(), ['open/svc0', 'open/svc1']);
+    await waitFor('watching', () => api.requestsFor('/api/v1/services', 'watch').length > 0);
     const svcWatches = api.requestsFor('/api/v1/services', 'watch');
     assert.equal(svcWatches.length, 1);
     assert.equal(svcWatches[0].query.fieldSelector!.split(',').length, 400);
