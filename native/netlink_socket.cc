@@ -102,16 +102,24 @@ uint32_t NetlinkSocket::ReserveSeq(uint32_t count) {
 // The kernel doubles the value and caps it at INT_MAX; ask for at most INT_MAX / 2.
 static int ClampBuf(size_t bytes) { return bytes > (INT32_MAX / 2) ? INT32_MAX / 2 : int(bytes); }
 
+// *FORCE needs CAP_NET_ADMIN in the socket's user namespace; without it fall back to the plain
+// option (capped by the sysctls), which still lets small batches through.
+static int SetBuf(int fd, int forceOpt, int plainOpt, size_t bytes) {
+  int e = SetIntOpt(fd, SOL_SOCKET, forceOpt, ClampBuf(bytes));
+  if (e == EPERM) e = SetIntOpt(fd, SOL_SOCKET, plainOpt, ClampBuf(bytes));
+  return e;
+}
+
 int NetlinkSocket::EnsureSendBuffer(size_t bytes) {
   if (bytes <= sndbuf_) return 0;
-  int e = SetIntOpt(fd_, SOL_SOCKET, SO_SNDBUFFORCE, ClampBuf(bytes));
+  int e = SetBuf(fd_, SO_SNDBUFFORCE, SO_SNDBUF, bytes);
   if (e == 0) sndbuf_ = bytes;
   return e;
 }
 
 int NetlinkSocket::EnsureRecvBuffer(size_t bytes) {
   if (bytes <= rcvbuf_) return 0;
-  int e = SetIntOpt(fd_, SOL_SOCKET, SO_RCVBUFFORCE, ClampBuf(bytes));
+  int e = SetBuf(fd_, SO_RCVBUFFORCE, SO_RCVBUF, bytes);
   if (e == 0) rcvbuf_ = bytes;
   return e;
 }

@@ -16,6 +16,7 @@ namespace {
 constexpr size_t kOpHeaderLen = 6;          // u8 opcode, u8 flags, u32 bodyLen
 constexpr size_t kMinElementLen = 2 + 1 + 2 + 4 + 1 + 8;
 constexpr size_t kUserdataMax = 256;
+constexpr uint32_t kReserveOpsMax = 4096;
 constexpr uint32_t kTableFlagsMask = 0x7;   // DORMANT | OWNER | PERSIST
 constexpr uint32_t kSetFlagsMask = 0x1ff;   // NFT_SET_ANONYMOUS .. NFT_SET_EXPR
 constexpr uint32_t kElemFlagsMask = NFT_SET_ELEM_INTERVAL_END;
@@ -105,10 +106,11 @@ bool ReadElements(WireReader& r, Op* op) {
     return r.FailHere("count", std::to_string(n) + " elements cannot fit in the " +
                                    std::to_string(r.remaining()) + " bytes left in the op body");
   }
-  op->elements.resize(n);
+  op->elements.reserve(n < kReserveOpsMax ? n : kReserveOpsMax);
   for (uint32_t i = 0; i < n; i++) {
     r.elem = i;
-    if (!ReadElement(r, &op->elements[i])) return false;
+    op->elements.emplace_back();
+    if (!ReadElement(r, &op->elements.back())) return false;
   }
   r.elem = -1;
   return true;
@@ -191,10 +193,12 @@ bool DecodeTransaction(const uint8_t* data, size_t len, Transaction* out, Decode
   WireReader r(data, len);
   uint32_t n;
   bool ok = ReadHeader(r, &n);
-  if (ok) out->ops.resize(n);
+  // Grow as ops prove valid: a lying opCount must not cost memory up front.
+  if (ok) out->ops.reserve(n < kReserveOpsMax ? n : kReserveOpsMax);
   for (uint32_t i = 0; ok && i < n; i++) {
     r.op = i;
-    ok = ReadOp(r, &out->ops[i]);
+    out->ops.emplace_back();
+    ok = ReadOp(r, &out->ops.back());
   }
   if (ok && r.pos() != len) {
     r.op = -1;
