@@ -9,14 +9,14 @@ const clientConnection: Schema = {
   acceptContentTypes: { t: 'string' },
   contentType: { t: 'string', zeroIsUnset: true },
   qps: { t: 'float', zeroIsUnset: true },
-  burst: { t: 'int32' },
+  burst: { t: 'int32', zeroIsUnset: true },
 };
 
 const formatOptions: Schema = { splitStream: { t: 'bool' }, infoBufferSize: { t: 'quantity' } };
 
 const logging: Schema = {
   format: { t: 'string', zeroIsUnset: true },
-  flushFrequency: { t: 'duration', zeroIsUnset: true },
+  flushFrequency: { t: 'duration', zeroIsUnset: true, orNanoseconds: true },
   verbosity: { t: 'uint32' },
   vmodule: { t: 'objects', fields: { filePattern: { t: 'string' }, verbosity: { t: 'uint32' } } },
   options: { t: 'object', fields: { text: { t: 'object', fields: formatOptions }, json: { t: 'object', fields: formatOptions } } },
@@ -77,6 +77,9 @@ const v1alpha1Core: Schema = {
   conntrack: { t: 'object', fields: conntrack },
   portRange: { t: 'string' },
   windowsRunAsService: { t: 'bool' },
+  // Written by older kubeadm releases; upstream removed them from v1alpha1 and reads such files leniently.
+  udpIdleTimeout: { t: 'ignored', hint: 'removed from upstream kube-proxy with the userspace proxy (1.26)' },
+  resourceContainer: { t: 'ignored', hint: 'removed from upstream kube-proxy (1.16)' },
   syncPeriod: { t: 'gone', hint: `${V2_ONLY} (v1alpha1 has <mode>.syncPeriod)` },
   minSyncPeriod: { t: 'gone', hint: `${V2_ONLY} (v1alpha1 has <mode>.minSyncPeriod)` },
   linux: { t: 'gone', hint: V2_ONLY },

@@ -106,7 +106,7 @@ export function loadConfigData(data: Uint8Array | string): LoadedFile {
   const fieldErrors = decoded.issues.map((i) => `${i.path}: ${i.message} (line ${i.line})`);
   let config: KubeProxyConfiguration;
   let renames: Record<string, string> = {};
-  const warnings: string[] = [];
+  const warnings: string[] = decoded.warnings.map((w) => `${w.path}: ${w.message} (line ${w.line})`);
   if (version === 'v1alpha1') {
     const v1 = mergeOver(defaultsV1alpha1(), decoded.value);
     defaultBindAddresses(v1, decoded.value, String(v1.bindAddress));

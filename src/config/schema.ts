@@ -7,11 +7,12 @@ import { parseDuration } from './duration';
 export type Field =
   | { t: 'string'; zeroIsUnset?: boolean }
   | { t: 'bool' }
-  | { t: 'int32' }
+  | { t: 'int32'; zeroIsUnset?: boolean }
   | { t: 'uint32' }
   | { t: 'float'; zeroIsUnset?: boolean }
-  /** Go duration text; milliseconds once decoded. zeroIsUnset: upstream defaults a zero value. */
-  | { t: 'duration'; zeroIsUnset?: boolean }
+  /** Go duration text; milliseconds once decoded. zeroIsUnset: upstream defaults a zero value.
+   *  orNanoseconds: an integer is also accepted, as nanoseconds (component-base's TimeOrMetaDuration). */
+  | { t: 'duration'; zeroIsUnset?: boolean; orNanoseconds?: boolean }
   | { t: 'strings' }
   | { t: 'boolMap' }
   /** A resource quantity: string or integer. */
@@ -19,7 +20,9 @@ export type Field =
   | { t: 'object'; fields: Schema }
   | { t: 'objects'; fields: Schema }
   /** A field of the other API version: decoding it is an "unknown field" error with a hint. */
-  | { t: 'gone'; hint: string };
+  | { t: 'gone'; hint: string }
+  /** A field older upstream releases wrote and newer ones dropped: accepted, ignored, with a warning. */
+  | { t: 'ignored'; hint: string };
 
 export type Schema = Record<string, Field>;
 
@@ -28,6 +31,7 @@ export interface DecodeIssue { path: string; message: string; line: number }
 export interface Decoded {
   value: Record<string, unknown>;
   issues: DecodeIssue[];
+  warnings: DecodeIssue[];
   /** Line of every decoded field, by its path in the source version. */
   lines: Record<string, number>;
 }
@@ -50,6 +54,7 @@ function describe(node: unknown): string {
 
 class Walker {
   issues: DecodeIssue[] = [];
+  warnings: DecodeIssue[] = [];
   lines: Record<string, number> = {};
   constructor(private readonly lc: LineCounter, private readonly doc?: Document) {}
 
@@ -101,6 +106,10 @@ class Walker {
         this.issue(path, `unknown field: ${field.hint}`, keyNode);
         continue;
       }
+      if (field.t === 'ignored') {
+        this.warnings.push({ path, message: `ignored: ${field.hint}`, line: this.line(keyNode) });
+        continue;
+      }
       const v = this.field(pair.value, field, path);
       if (v !== undefined) {
         out[key] = v;
@@ -137,12 +146,16 @@ class Walker {
         const min = f.t === 'int32' ? INT32_MIN : 0;
         const max = f.t === 'int32' ? INT32_MAX : 4294967295;
         if (s.value < min || s.value > max) return bad(`${what} in [${min}, ${max}]`);
-        return s.value;
+        return f.t === 'int32' && f.zeroIsUnset && s.value === 0 ? undefined : s.value;
       }
       case 'float':
         if (!s || typeof s.value !== 'number' || !Number.isFinite(s.value)) return bad('a number');
         return f.zeroIsUnset && s.value === 0 ? undefined : s.value;
       case 'duration': {
+        if (f.orNanoseconds && s && typeof s.value === 'number' && Number.isInteger(s.value)) {
+          const ms = s.value / 1e6;
+          return f.zeroIsUnset && ms === 0 ? undefined : ms;
+        }
         if (!s || typeof s.value !== 'string') return bad('a duration string such as "30s" or "1m30s"');
         try {
           const ms = parseDuration(s.value);
@@ -203,6 +216,7 @@ class Walker {
         return out.every((o) => o !== undefined) ? out : undefined;
       }
       case 'gone':
+      case 'ignored':
         return undefined;
     }
   }
@@ -212,5 +226,5 @@ class Walker {
 export function decodeObject(node: unknown, schema: Schema, lc: LineCounter, doc?: Document): Decoded {
   const w = new Walker(lc, doc);
   const value = w.object(node, schema, '') ?? {};
-  return { value, issues: w.issues, lines: w.lines };
+  return { value, issues: w.issues, warnings: w.warnings, lines: w.lines };
 }

@@ -13,7 +13,8 @@ function encodeField(v: unknown, f: Field): unknown {
     case 'duration': return formatDuration(v as number);
     case 'object': return encodeObject(v as Record<string, unknown>, f.fields);
     case 'objects': return (v as Record<string, unknown>[]).map((o) => encodeObject(o, f.fields));
-    case 'gone': return undefined;
+    case 'gone':
+    case 'ignored': return undefined;
     default: return v;
   }
 }

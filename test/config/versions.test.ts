@@ -180,3 +180,100 @@ test('anchors and aliases read as their targets', () => {
   assert.deepEqual(c.detectLocal.clusterCIDRs, ['10.0.0.0/8']);
   assert.equal(c.configSyncPeriod, 45_000);
 });
+
+// What kubeadm writes into the kube-proxy ConfigMap (v1alpha1, every field, nulls and all).
+const KUBEADM_V1ALPHA1 = `apiVersion: kubeproxy.config.k8s.io/v1alpha1
+bindAddress: 0.0.0.0
+bindAddressHardFail: false
+clientConnection:
+  acceptContentTypes: ""
+  burst: 0
+  contentType: ""
+  kubeconfig: /var/lib/kube-proxy/kubeconfig.conf
+  qps: 0
+clusterCIDR: 10.244.0.0/16
+configSyncPeriod: 0s
+conntrack:
+  maxPerCore: null
+  min: null
+  tcpBeLiberal: false
+  tcpCloseWaitTimeout: null
+  tcpEstablishedTimeout: null
+  udpStreamTimeout: 0s
+  udpTimeout: 0s
+detectLocal:
+  bridgeInterface: ""
+  interfaceNamePrefix: ""
+detectLocalMode: ""
+enableProfiling: false
+healthzBindAddress: ""
+hostnameOverride: ""
+iptables:
+  localhostNodePorts: null
+  masqueradeAll: false
+  masqueradeBit: null
+  minSyncPeriod: 0s
+  syncPeriod: 0s
+ipvs:
+  excludeCIDRs: null
+  minSyncPeriod: 0s
+  scheduler: ""
+  strictARP: false
+  syncPeriod: 0s
+  tcpFinTimeout: 0s
+  tcpTimeout: 0s
+  udpTimeout: 0s
+kind: KubeProxyConfiguration
+logging:
+  flushFrequency: 0
+  options:
+    json:
+      infoBufferSize: "0"
+    text:
+      infoBufferSize: "0"
+  verbosity: 0
+metricsBindAddress: ""
+mode: ""
+nftables:
+  masqueradeAll: false
+  masqueradeBit: null
+  minSyncPeriod: 0s
+  syncPeriod: 0s
+nodePortAddresses: null
+oomScoreAdj: null
+portRange: ""
+showHiddenMetricsForVersion: ""
+winkernel:
+  enableDSR: false
+  forwardHealthCheckVip: false
+  networkName: ""
+  rootHnsEndpointName: ""
+  sourceVip: ""
+`;
+
+test("kubeadm's v1alpha1 ConfigMap loads cleanly and gets upstream's defaults", () => {
+  const r = load(KUBEADM_V1ALPHA1);
+  assert.deepEqual(r.warnings, []);
+  const c = r.config;
+  assert.equal(c.clientConnection.kubeconfig, '/var/lib/kube-proxy/kubeconfig.conf');
+  assert.equal(c.clientConnection.qps, 5);
+  assert.equal(c.clientConnection.burst, 10, 'Go cannot tell 0 from unset: upstream defaults it');
+  assert.deepEqual(c.detectLocal.clusterCIDRs, ['10.244.0.0/16']);
+  assert.equal(c.syncPeriod, 30_000);
+  assert.equal(c.minSyncPeriod, 1000);
+  assert.equal(c.configSyncPeriod, 900_000);
+  assert.equal(c.linux.conntrack.maxPerCore, 32768);
+  assert.equal(c.linux.conntrack.tcpEstablishedTimeout, 86_400_000);
+  assert.equal(c.linux.oomScoreAdj, -999);
+  assert.equal(c.iptables.masqueradeBit, 14);
+  assert.equal(c.iptables.localhostNodePorts, true);
+  assert.equal(c.healthzBindAddress, '0.0.0.0:10256');
+  assert.equal(c.metricsBindAddress, '127.0.0.1:10249');
+  assert.equal(c.logging.flushFrequency, 5000);
+});
+
+test('fields older releases wrote are ignored with a warning, and flushFrequency may be nanoseconds', () => {
+  const r = load(V1 + 'udpIdleTimeout: 250ms\nlogging:\n  flushFrequency: 2000000000\n');
+  assert.deepEqual(r.warnings, ['udpIdleTimeout: ignored: removed from upstream kube-proxy with the userspace proxy (1.26) (line 3)']);
+  assert.equal(r.config.logging.flushFrequency, 2000);
+});
