@@ -14,6 +14,8 @@ const cases: [string, () => unknown, ErrorConstructor, RegExp][] = [
   ['empty table name', () => tx().addTable('ip', ''), RangeError, /^table: name must not be empty/],
   ['table name too long', () => tx().addTable('ip', 'x'.repeat(256)), RangeError, /^table: .*longer than 255/],
   ['table name with a quote', () => tx().addTable('ip', 'a"b'), RangeError, /^table:/],
+  ['chain name that is an nft keyword', () => tx().addChain('ip', 't', { name: 'accept' }), RangeError, /^chain.name: name 'accept' is an nft keyword/],
+  ['chain name starting with a digit', () => tx().addChain('ip', 't', { name: '1abc' }), RangeError, /^chain.name:/],
   ['table name not a string', () => tx().addTable('ip', any(5)), TypeError, /^table:/],
   ['empty chain name', () => tx().addChain('ip', 't', { name: '' }), RangeError, /^chain.name:/],
   ['bad hook', () => tx().addChain('ip', 't', { name: 'c', base: { type: 'nat', hook: any('ingress'), priority: 0 } }), TypeError, /^chain.base.hook:/],
