@@ -2,7 +2,7 @@
 // and the effective configuration. Pure apart from the injected file reader.
 import { readFileSync } from 'node:fs';
 import { defaultsFor, loadConfigData, LoadedFile } from './decode';
-import { applyConfigFlags, applyLoggingFlags, allFlagSpecs, CORE_FLAGS, flagFields } from './flags';
+import { applyConfigFlags, applyLoggingFlags, allFlagSpecs, flagFields, flagScope } from './flags';
 import { parseFlags } from './flag-parse';
 import { helpText } from './help';
 import type { FieldError } from './mode-section';
@@ -97,6 +97,62 @@ function labelFor(file: LoadedFile | undefined, flagOf: Map<string, string>): Or
   };
 }
 
+interface Base {
+  config: KubeProxyConfiguration;
+  /** What an invalid field falls back to: the defaults of the source's version. */
+  defaults: KubeProxyConfiguration;
+  file?: LoadedFile;
+  fieldErrors: string[];
+  warnings: string[];
+}
+
+/** The configuration from --config; the config-scope flags are ignored (with a warning), as upstream. */
+function fromFile(configFile: string, values: Map<string, unknown>, io: Io): Base | { errors: string[] } {
+  let data: Uint8Array | string;
+  try {
+    data = io.readFile(configFile);
+  } catch (e) {
+    return { errors: [`--config: cannot read ${JSON.stringify(configFile)}: ${(e as Error).message}`] };
+  }
+  const file = loadConfigData(data);
+  if (!file.config || !file.version) return { errors: file.fatal.map((m) => `${configFile}: ${m}`) };
+  const ignored = [...values.keys()].filter((name) => flagScope(name) === 'config')
+    .map((name) => `--${name} is ignored because --config is given (as in upstream kube-proxy); set it in ${configFile}`);
+  return {
+    config: file.config, defaults: defaultsFor(file.version), file,
+    fieldErrors: file.fieldErrors, warnings: [...file.warnings, ...ignored],
+  };
+}
+
+/** Without a file, flags apply over the v1alpha1 defaults, as upstream kube-proxy does. */
+function fromFlags(values: Map<string, unknown>): Base {
+  const defaults = defaultsFor('v1alpha1');
+  const config = structuredClone(defaults);
+  applyConfigFlags(config, values);
+  return { config, defaults, fieldErrors: [], warnings: [] };
+}
+
+/** The flags that win over a config file: logging flags and --hostname-override. */
+function applyOverrides(config: KubeProxyConfiguration, values: Map<string, unknown>, errors: string[]): void {
+  applyLoggingFlags(config, values);
+  const hostname = values.get('hostname-override') as string | undefined;
+  if (hostname === undefined || hostname === '') return;
+  if (hostname.trim() === '') errors.push('--hostname-override: must not be blank');
+  else config.hostnameOverride = hostname.trim().toLowerCase();
+}
+
+/** configHardFail decides whether problems are errors or warnings with a fallback to the defaults. */
+function judge(b: Base, origin: Origin, errors: string[], warnings: string[]): void {
+  if (b.config.configHardFail) {
+    errors.push(...b.fieldErrors, ...unique(validate(b.config).map(origin.describe)));
+    return;
+  }
+  warnings.push(...b.fieldErrors.map((m) => `${m}; ignoring it (the default applies)`));
+  const settled = settle(b.config, b.defaults, origin);
+  warnings.push(...settled.fellBack);
+  errors.push(...settled.errors);
+}
+
 export function parseCommandLine(argv: readonly string[], io: Io = nodeIo): CommandLine {
   const { values, errors } = parseFlags(argv, allFlagSpecs());
   const action = actionOf(values);
@@ -109,56 +165,15 @@ export function parseCommandLine(argv: readonly string[], io: Io = nodeIo): Comm
   if (action === 'version') return { ...fallback(), errors: [] };
   if (errors.length > 0) return fallback();
 
-  const configFile = values.get('config') as string | undefined;
-  const warnings: string[] = [];
-  let config: KubeProxyConfiguration;
-  let defaults: KubeProxyConfiguration;
-  let file: LoadedFile | undefined;
-  let fieldErrors: string[] = [];
-  if (configFile) {
-    let data: Uint8Array | string;
-    try {
-      data = io.readFile(configFile);
-    } catch (e) {
-      return { ...fallback(), configFile, errors: [`--config: cannot read ${JSON.stringify(configFile)}: ${(e as Error).message}`] };
-    }
-    file = loadConfigData(data);
-    if (!file.config || !file.version) return { ...fallback(), configFile, errors: file.fatal.map((m) => `${configFile}: ${m}`) };
-    config = file.config;
-    defaults = defaultsFor(file.version);
-    fieldErrors = file.fieldErrors;
-    warnings.push(...file.warnings);
-    for (const name of values.keys()) {
-      const spec = CORE_FLAGS.find((f) => f.name === name) ?? allFlagSpecs().find((f) => f.name === name);
-      if (spec?.scope === 'config') {
-        warnings.push(`--${name} is ignored because --config is given (as in upstream kube-proxy); set it in ${configFile}`);
-      }
-    }
-  } else {
-    // Without a file, flags apply over the v1alpha1 defaults, as upstream kube-proxy does.
-    defaults = defaultsFor('v1alpha1');
-    config = structuredClone(defaults);
-    applyConfigFlags(config, values);
-  }
-  applyLoggingFlags(config, values);
-  const hostname = values.get('hostname-override') as string | undefined;
-  if (hostname !== undefined && hostname !== '') {
-    if (hostname.trim() === '') errors.push('--hostname-override: must not be blank');
-    else config.hostnameOverride = hostname.trim().toLowerCase();
-  }
-
-  const origin = labelFor(file, flagFields(values, configFile ? ['logging'] : ['config', 'logging']));
-  if (config.configHardFail) {
-    errors.push(...fieldErrors, ...unique(validate(config).map(origin.describe)));
-  } else {
-    warnings.push(...fieldErrors.map((m) => `${m}; ignoring it (the default applies)`));
-    const settled = settle(config, defaults, origin);
-    warnings.push(...settled.fellBack);
-    errors.push(...settled.errors);
-  }
-  const result: CommandLine = { ...base, config, errors, warnings, configFile };
+  const configFile = (values.get('config') as string | undefined) || undefined;
+  const b = configFile ? fromFile(configFile, values, io) : fromFlags(values);
+  if ('errors' in b) return { ...fallback(), configFile, errors: b.errors };
+  const warnings = [...b.warnings];
+  applyOverrides(b.config, values, errors);
+  judge(b, labelFor(b.file, flagFields(values, configFile ? ['logging'] : ['config', 'logging'])), errors, warnings);
+  const result: CommandLine = { ...base, config: b.config, errors, warnings, configFile };
   if (action === 'write-config' && errors.length === 0) {
-    result.output = { path: values.get('write-config-to') as string, content: toV1alpha2Yaml(config) };
+    result.output = { path: values.get('write-config-to') as string, content: toV1alpha2Yaml(b.config) };
   }
   return result;
 }
