@@ -2,27 +2,14 @@
 // buffer (docs/wire-format.md). It remembers enough per op to describe it (errors) and to render
 // the whole batch as an `nft -f` script.
 import { ByteWriter } from './byte-writer';
-import { Element, elementText, encodeElements } from './elements';
-import { checkName, checkSetName, scriptName } from './names';
-import { ChainType, Family, FAMILY_CODE, Hook, HOOK_CODE } from './nft-types';
+import { Element, encodeElements } from './elements';
+import { checkName, checkSetName } from './names';
+import { describeOp, scriptLines } from './nft-script';
+import { ChainSpec, Op } from './ops';
+import { Family, FAMILY_CODE, HOOK_CODE } from './nft-types';
 import { Rule } from './rule-builder';
 import { beginOp, endOp, HEADER_LEN, OP_F_CREATE, OPCODE, writeElement, writeExpr, writeHeader } from './serialize';
-import { checkSetSpec, setAttrs, setScriptBody, SetSpec } from './set-spec';
-
-export interface ChainSpec {
-  name: string;
-  base?: { type: ChainType; hook: Hook; priority: number; policy?: 'accept' | 'drop' };
-}
-
-type Op =
-  | { op: 'addTable' | 'deleteTable' | 'flushTable'; family: Family; table: string; create?: boolean }
-  | { op: 'addChain'; family: Family; table: string; chain: ChainSpec; create?: boolean }
-  | { op: 'flushChain' | 'deleteChain'; family: Family; table: string; chain: string }
-  | { op: 'addRule'; family: Family; table: string; chain: string; rule: Rule }
-  | { op: 'deleteRule'; family: Family; table: string; chain: string; handle: number }
-  | { op: 'addSet'; family: Family; table: string; set: SetSpec; create?: boolean }
-  | { op: 'flushSet' | 'deleteSet'; family: Family; table: string; set: string; isMap: boolean }
-  | { op: 'addElements' | 'deleteElements'; family: Family; table: string; set: SetSpec; elements: Element[] };
+import { checkSetSpec, setAttrs, SetSpec } from './set-spec';
 
 interface KnownSet { spec: SetSpec; id: number; createdHere: boolean; filled: boolean }
 
@@ -30,6 +17,8 @@ const CHAIN_TYPES: ReadonlySet<string> = new Set(['filter', 'nat', 'route']);
 const POLICY_CODE = { accept: 1, drop: 2 } as const;
 const MAX_RULE_EXPRS = 0xffff;
 const MAX_DESCRIBED_ELEMENTS = 3;
+
+export type { ChainSpec };
 
 function checkFamily(family: unknown): Family {
   if (family !== 'ip' && family !== 'ip6' && family !== 'inet') {
@@ -326,56 +315,5 @@ export class Transaction {
     const lines: string[] = [];
     for (const op of this.ops) lines.push(...scriptLines(op));
     return lines.join('\n') + '\n';
-  }
-}
-
-const ELEMENTS_PER_LINE = 1000;
-
-function head(op: Op): string {
-  return `${op.family} ${scriptName(op.table)}`;
-}
-
-function chainText(op: Op & { op: 'addChain' }): string {
-  const b = op.chain.base;
-  const verb = op.create ? 'create' : 'add';
-  const h = `${verb} chain ${head(op)} ${scriptName(op.chain.name)}`;
-  if (!b) return h;
-  return `${h} { type ${b.type} hook ${b.hook} priority ${b.priority};${b.policy ? ` policy ${b.policy};` : ''} }`;
-}
-
-function elementsText(op: Op & { op: 'addElements' | 'deleteElements' }, from: number, to: number): string {
-  const verb = op.op === 'addElements' ? 'add' : 'delete';
-  const items = op.elements.slice(from, to).map((e) => elementText(op.set, e)).join(', ');
-  return `${verb} element ${head(op)} ${op.set.name} { ${items} }`;
-}
-
-function scriptLines(op: Op): string[] {
-  if (op.op === 'addElements' || op.op === 'deleteElements') {
-    const out: string[] = [];
-    for (let i = 0; i < op.elements.length; i += ELEMENTS_PER_LINE) out.push(elementsText(op, i, i + ELEMENTS_PER_LINE));
-    return out;
-  }
-  return [describeOp(op, Infinity)];
-}
-
-function describeOp(op: Op, maxElements: number): string {
-  switch (op.op) {
-    case 'addTable': return `${op.create ? 'create' : 'add'} table ${head(op)}`;
-    case 'deleteTable': return `delete table ${head(op)}`;
-    case 'flushTable': return `flush table ${head(op)}`;
-    case 'addChain': return chainText(op);
-    case 'flushChain': return `flush chain ${head(op)} ${scriptName(op.chain)}`;
-    case 'deleteChain': return `delete chain ${head(op)} ${scriptName(op.chain)}`;
-    case 'addRule': return `add rule ${head(op)} ${scriptName(op.chain)} ${op.rule.text}`;
-    case 'deleteRule': return `delete rule ${head(op)} ${scriptName(op.chain)} handle ${op.handle}`;
-    case 'addSet': return `${op.create ? 'create' : 'add'} ${op.set.map ? 'map' : 'set'} ${head(op)} ${op.set.name} ${setScriptBody(op.set)}`;
-    case 'flushSet': return `flush ${op.isMap ? 'map' : 'set'} ${head(op)} ${op.set}`;
-    case 'deleteSet': return `delete ${op.isMap ? 'map' : 'set'} ${head(op)} ${op.set}`;
-    case 'addElements':
-    case 'deleteElements': {
-      if (op.elements.length <= maxElements) return elementsText(op, 0, op.elements.length);
-      const shown = elementsText(op, 0, maxElements);
-      return `${shown.slice(0, -2)}, ... } (${op.elements.length} elements)`;
-    }
   }
 }
