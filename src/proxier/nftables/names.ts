@@ -63,6 +63,19 @@ function base32Prefix(bytes: Uint8Array, chars: number): string {
 
 /** Upstream's hashAndTruncate: `HASH8-name`, cut with "..." past the length limit. */
 export function hashAndTruncate(name: string): string {
+  let out = cache.get(name);
+  if (out === undefined) {
+    if (cache.size >= CACHE_MAX) cache.clear();
+    cache.set(name, out = computeHashAndTruncate(name));
+  }
+  return out;
+}
+
+// Names are recomputed for every ServicePort on every full sync; sha256 per chain adds up at 50k.
+const cache = new Map<string, string>();
+const CACHE_MAX = 1 << 20;
+
+function computeHashAndTruncate(name: string): string {
   const hash = base32Prefix(createHash('sha256').update(name).digest(), 8);
   const full = `${hash}-${name}`;
   return full.length > BASE_MAX ? full.slice(0, BASE_MAX - 3) + '...' : full;

@@ -8,7 +8,7 @@ import type { FamilyContext } from './context';
 import type { BaseObjects, ChainDef, ElementDef, ServiceObjects, SetDef } from './desired';
 import { IndexEdit, elementValue, indexKey, winner, type Claims, type IndexKey } from './element-index';
 import { BASE_OWNER, MIXED_OWNER, TxWriter, nativeSetSpec } from './tx-writer';
-import { chainFingerprint, setFingerprint, slim, type FamilyMirror, type FamilyState, type MirrorElement } from './state';
+import { setFingerprint, slim, type FamilyMirror, type FamilyState, type MirrorElement } from './state';
 import type { IpFamily } from './rule-steps';
 
 /** What we know exists in the kernel before this sync, beyond what we want. */
@@ -98,11 +98,8 @@ export function planFullFamily(w: TxWriter, input: FullFamilyInput, fine: boolea
       w.deleteChain(f, c.name, BASE_OWNER);
     }
   }
-  for (const { def, owner } of chains) {
-    w.addChain(f, def, owner);
-    mirror.chains.set(def.name, chainFingerprint(def, f));
-  }
-  for (const { def, owner } of chains) w.addRules(f, def, owner);
+  for (const { def, owner } of chains) w.addChain(f, def, owner);
+  for (const { def, owner } of chains) mirror.chains.set(def.name, w.addRules(f, def, owner));
 
   const index = buildIndex(base, input.services);
   mirror.elements = writeElements(w, f, index, fine);

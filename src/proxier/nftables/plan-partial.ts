@@ -4,6 +4,7 @@
 import type { ChainDef, ServiceObjects } from './desired';
 import { IndexEdit, elementValue, winner, type IndexKey } from './element-index';
 import { TxWriter } from './tx-writer';
+import type { Rule } from '../../native/rule-builder';
 import { chainFingerprint, slim, type FamilyState, type MirrorElement } from './state';
 
 export interface PartialChange {
@@ -40,20 +41,21 @@ export function planPartialFamily(w: TxWriter, state: FamilyState, changes: Part
   }
 
   for (const s of state.base.sets) w.declareSet(f, s);
-  const fill: { def: ChainDef; owner: string }[] = [];
+  const fill: { def: ChainDef; owner: string; rules: Rule[] }[] = [];
   for (const [name, want] of wanted) {
     const have = state.mirror.chains.get(name);
     if (!want) {
       if (have !== undefined) w.flushChain(f, name, dropped.get(name)!);
       continue;
     }
-    const fp = chainFingerprint(want.def, f);
+    const rules = w.buildRules(f, want.def, want.owner);
+    const fp = chainFingerprint(want.def, rules);
     if (have === fp) continue;
     if (have === undefined) w.addChain(f, want.def, want.owner); else w.flushChain(f, name, want.owner);
-    fill.push(want);
+    fill.push({ ...want, rules });
     chains.set(name, fp);
   }
-  for (const c of fill) w.addRules(f, c.def, c.owner);
+  for (const c of fill) w.addRules(f, c.def, c.owner, c.rules);
 
   const elements = writeElementChanges(w, state, index);
 

@@ -16,6 +16,7 @@ import { BASE_OWNER, MIXED_OWNER, OwnedBuildError, TxWriter } from './tx-writer'
 
 /** Each refused ServicePort costs one more attempt; past this the sync fails as a whole. */
 const MAX_ATTEMPTS = 20;
+const KEEP_TRANSACTION_OPS = 10_000;
 
 const familyOf = (sp: ServicePort): IpFamily => (sp.family === 'IPv6' ? 'ip6' : 'ip');
 
@@ -42,8 +43,12 @@ export class NftablesProxier implements Proxier {
   private readonly refused = new Map<string, string>();
   /** Totals since start, for tests and metrics. */
   readonly counters = { syncs: 0, fullSyncs: 0, failures: 0, refusals: 0 };
-  /** The last transaction committed (or attempted): op count and descriptions for tests and logs. */
+  /**
+   * The last transaction committed or attempted, for tests and debugging (its op count and
+   * describe()); kept only when small, so a full sync's large batch can be freed.
+   */
   lastTransaction: Transaction | undefined;
+  lastOpCount = 0;
 
   constructor(opts: NftablesProxierOptions) {
     checkOptions(opts);
@@ -104,7 +109,8 @@ export class NftablesProxier implements Proxier {
         this.refuse(e.owner, e.message);
         continue;
       }
-      this.lastTransaction = a.writer.tx;
+      this.lastOpCount = a.writer.tx.opCount;
+      this.lastTransaction = this.lastOpCount <= KEEP_TRANSACTION_OPS ? a.writer.tx : undefined;
       try {
         if (a.writer.tx.opCount > 0) await this.opts.nft.commit(a.writer.tx);
         a.commit();

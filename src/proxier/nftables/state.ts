@@ -3,7 +3,7 @@
 import type { FamilyContext } from './context';
 import type { BaseObjects, ChainDef, KeyPart, ServiceObjects, SetDef } from './desired';
 import type { Claims, IndexKey } from './element-index';
-import { renderRule, type IpFamily, type Verdict } from './rule-steps';
+import type { IpFamily, Verdict } from './rule-steps';
 
 export interface MirrorElement { set: string; key: KeyPart[]; value: string; verdict?: Verdict }
 
@@ -27,10 +27,13 @@ export interface FamilyState {
   services: Map<string, ServiceObjects>;
 }
 
-/** A digest of the chain's hook and rules: enough to tell "unchanged", small enough to keep for 50k Services. */
-export function chainFingerprint(c: ChainDef, family: IpFamily): string {
+/**
+ * A digest of the chain's hook and rules (as the native builder printed them): enough to tell
+ * "unchanged", small enough to keep for 50k Services.
+ */
+export function chainFingerprint(c: Pick<ChainDef, 'base'>, rules: readonly { text: string }[]): string {
   const hook = c.base ? `${c.base.type}/${c.base.hook}/${c.base.priority}\n` : '';
-  return digest64(hook + c.rules.map((r) => renderRule(r, family)).join('\n'));
+  return digest64(hook + rules.map((r) => r.text).join('\n'));
 }
 
 /** Two independent 32-bit FNV-1a hashes: cheaper than a crypto hash per chain, collisions negligible. */

@@ -9,6 +9,7 @@ import { Rule, rule as nativeRule, type RuleBuilder } from '../../native/rule-bu
 import { Transaction } from '../../native/transaction';
 import type { ChainDef, ElementDef, SetDef } from './desired';
 import { TABLE } from './names';
+import { chainFingerprint } from './state';
 import { renderRule, type IpFamily, type KeyExpr, type RuleDef, type Step } from './rule-steps';
 
 /** Owner of ops that belong to no ServicePort (table, base chains, shared sets). */
@@ -58,9 +59,20 @@ export class TxWriter {
   flushChain(family: IpFamily, name: string, owner: string): void { this.tx.flushChain(family, TABLE, name); this.note(owner, false); }
   deleteChain(family: IpFamily, name: string, owner: string): void { this.tx.deleteChain(family, TABLE, name); this.note(owner, false); }
 
-  addRules(family: IpFamily, chain: ChainDef, owner: string): void {
-    owned(owner, () => { for (const r of chain.rules) this.tx.addRule(family, TABLE, chain.name, buildRule(r, family)); });
+  /** Adds the chain's rules; returns the chain's fingerprint (see chainFingerprint). */
+  addRules(family: IpFamily, chain: ChainDef, owner: string, built?: Rule[]): string {
+    const fp = owned(owner, () => {
+      const rules = built ?? chain.rules.map((r) => buildRule(r, family));
+      for (const r of rules) this.tx.addRule(family, TABLE, chain.name, r);
+      return chainFingerprint(chain, rules);
+    });
     this.note(owner);
+    return fp;
+  }
+
+  /** The chain's rules as native Rules (a ServicePort's builder errors are blamed on it). */
+  buildRules(family: IpFamily, chain: ChainDef, owner: string): Rule[] {
+    return owned(owner, () => chain.rules.map((r) => buildRule(r, family)));
   }
 
   addSet(family: IpFamily, set: SetDef): void { this.tx.addSet(family, TABLE, nativeSetSpec(set)); this.note(BASE_OWNER); }
