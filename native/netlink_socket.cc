@@ -144,9 +144,11 @@ int NetlinkSocket::SendOne(const uint8_t* data, size_t len) {
 
 int NetlinkSocket::RecvOne(std::vector<uint8_t>* buf) {
   if (fd_ < 0) return EBADF;
-  buf->resize(kRecvChunk);
+  // Receive into a reused scratch buffer and copy out only what arrived: resizing *buf to the
+  // full chunk each time would zero 1 MiB per datagram.
+  if (!rx_) rx_.reset(new uint8_t[kRecvChunk]);
   sockaddr_nl sa{};
-  iovec iov{buf->data(), buf->size()};
+  iovec iov{rx_.get(), kRecvChunk};
   msghdr msg{};
   msg.msg_name = &sa;
   msg.msg_namelen = sizeof sa;
@@ -158,7 +160,7 @@ int NetlinkSocket::RecvOne(std::vector<uint8_t>* buf) {
     if (n < 0) return errno == EWOULDBLOCK ? EAGAIN : errno;
     if (msg.msg_flags & MSG_TRUNC) return EMSGSIZE;
     if (sa.nl_pid != 0) continue;  // only the kernel talks to us
-    buf->resize(size_t(n));
+    buf->assign(rx_.get(), rx_.get() + n);
     return 0;
   }
 }

@@ -3,6 +3,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,7 @@ class NetlinkSocket {
   uint32_t portid_ = 0;
   uint32_t seq_ = 0;
   size_t sndbuf_ = 0, rcvbuf_ = 0;
+  std::unique_ptr<uint8_t[]> rx_;  // receive scratch, allocated on first use
 };
 
 }  // namespace kpn
