@@ -79,7 +79,10 @@ describe('namespace opt-out', () => {
     assert.ok(after.some((r) => r.path === '/api/v1/namespaces/quiet/services' && !r.watch));
     assert.ok(after.some((r) => r.path === '/apis/discovery.k8s.io/v1/namespaces/quiet/endpointslices' && !r.watch));
     assert.equal(api.requestsFor('/api/v1/services', 'list').length, 1, 'no relist of every Service');
-    await waitFor('watch widened', () => api.requestsFor('/api/v1/services', 'watch').some((r) => r.query.fieldSelector === undefined));
+    for (const p of ['/api/v1/services', '/apis/discovery.k8s.io/v1/endpointslices']) {
+      await waitFor(`${p} watch widened`, () => api.requestsFor(p, 'watch').some((r) => r.query.fieldSelector === undefined));
+    }
+    await watcher!.settled();
     api.create('services', service('quiet', 'after-enable'));
     await waitFor('quiet watched', () => sink.services.has('quiet/after-enable'));
 
