@@ -183,7 +183,6 @@ export class Reflector<T extends KubernetesObject> {
         goneStreak = 0;
         // A watch that ends at once with nothing in it is a failure in disguise: don't spin.
         if (!out.interrupted && out.events === 0 && Date.now() - started < 1000 && !this.stopped) await this.sleep(this.o.backoff?.initialMs ?? DEFAULT_BACKOFF.initialMs);
-        else this.state.failures = 0;
       } catch (err) {
         if (this.stopped) break;
         if (isGone(err)) {
@@ -210,6 +209,7 @@ export class Reflector<T extends KubernetesObject> {
   private connected(): void {
     if (this.state.connected) return;
     this.state.connected = true;
+    this.state.failures = 0;
     this.o.onStatus?.(this.status);
   }
 

@@ -15,6 +15,8 @@ export interface RecordedRequest {
   path: string;
   query: Record<string, string>;
   watch: boolean;
+  /** Date.now() on arrival. */
+  time: number;
 }
 
 export interface TestApiServerOptions {
@@ -160,7 +162,7 @@ export class TestApiServer {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const query = Object.fromEntries(url.searchParams.entries());
     const watch = query.watch === 'true' || query.watch === '1';
-    this.requests.push({ method: req.method ?? 'GET', path: url.pathname, query, watch });
+    this.requests.push({ method: req.method ?? 'GET', path: url.pathname, query, watch, time: Date.now() });
     const route = parseRoute(url.pathname);
     if (!route) return this.send(res, 404, status(404, 'NotFound', `the server could not find the requested resource (${url.pathname})`));
     if (req.method === 'POST' && route.resource === 'events') return this.acceptEvent(req, res, route);

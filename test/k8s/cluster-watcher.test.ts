@@ -138,8 +138,12 @@ describe('ClusterWatcher', () => {
     api.failRequests(500);
     const sink = new RecordingSink();
     startWatcher(sink);
-    await waitFor('failures', () => statuses.filter((s) => s.resource === 'services' || s.resource === 'namespaces').some((s) => s.failures >= 3));
+    await waitFor('failures', () => statuses.some((s) => s.resource === 'namespaces' && s.failures >= 4));
     assert.equal(sink.synced, 0, 'nothing synced while lists fail');
+    // Retries are spaced by at least the doubling backoff (20, 40, 80 ms: jitter is off in FAST_BACKOFF).
+    const times = api.requestsFor('/api/v1/namespaces', 'list').map((r) => r.time);
+    assert.ok(times.length >= 4);
+    for (let i = 1; i < 4; i++) assert.ok(times[i] - times[i - 1] >= 20 * 2 ** (i - 1) - 2, `gap ${i}: ${times[i] - times[i - 1]} ms`);
     assert.match(watcher!.status().lastError ?? '', /500|Internal/);
     api.failRequests(undefined);
     api.create('services', service('default', 'after'));
