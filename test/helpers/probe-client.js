@@ -1,18 +1,25 @@
 'use strict';
 // Runs inside a client namespace: sends N requests to HOST:PORT over tcp or udp and prints one line
-// per request: the reply, or "ERR <code>" (ECONNREFUSED = rejected, TIMEOUT = dropped).
-// Usage: node probe-client.js tcp|udp HOST PORT [COUNT] [TIMEOUT_MS] [SOURCE_PORT]
+// per request: the reply, or "ERR <code>" (ECONNREFUSED = rejected, TIMEOUT = dropped, EHOSTUNREACH /
+// ENETUNREACH = no route). UDP sockets are connected so an ICMP unreachable surfaces as an error
+// instead of passing silently.
+// Usage: node probe-client.js tcp|udp HOST PORT [COUNT] [TIMEOUT_MS] [SOURCE_PORT] [SOURCE_ADDRESS]
+// (SOURCE_PORT 0 = any).
 const net = require('node:net');
 const dgram = require('node:dgram');
 
-const [proto, host, portStr, countStr = '1', timeoutStr = '1500', srcPortStr] = process.argv.slice(2);
+const [proto, host, portStr, countStr = '1', timeoutStr = '1500', srcPortStr = '0', srcAddr = ''] = process.argv.slice(2);
 const port = Number(portStr);
 const timeout = Number(timeoutStr);
+const srcPort = Number(srcPortStr);
 
 function tcpOnce() {
   return new Promise((resolve) => {
     let data = '';
-    const sock = net.connect({ host, port });
+    const local = {};
+    if (srcAddr) local.localAddress = srcAddr;
+    if (srcPort) local.localPort = srcPort;
+    const sock = net.connect({ host, port, ...local });
     const timer = setTimeout(() => { sock.destroy(); resolve('ERR TIMEOUT'); }, timeout);
     sock.on('data', (d) => { data += d; });
     sock.on('end', () => { clearTimeout(timer); resolve(data); });
@@ -23,11 +30,20 @@ function tcpOnce() {
 function udpOnce() {
   return new Promise((resolve) => {
     const sock = dgram.createSocket(net.isIPv6(host) ? 'udp6' : 'udp4');
-    const timer = setTimeout(() => { sock.close(); resolve('ERR TIMEOUT'); }, timeout);
-    sock.on('message', (m) => { clearTimeout(timer); sock.close(); resolve(m.toString()); });
-    sock.on('error', (e) => { clearTimeout(timer); sock.close(); resolve(`ERR ${e.code}`); });
-    const send = () => sock.send('ping', port, host);
-    if (srcPortStr) sock.bind(Number(srcPortStr), send); else send();
+    let done = false;
+    const finish = (line) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      sock.close();
+      resolve(line);
+    };
+    const timer = setTimeout(() => finish('ERR TIMEOUT'), timeout);
+    sock.on('message', (m) => finish(m.toString()));
+    sock.on('error', (e) => finish(`ERR ${e.code}`));
+    sock.bind({ port: srcPort, address: srcAddr || undefined }, () => {
+      sock.connect(port, host, (e) => (e ? finish(`ERR ${e.code}`) : sock.send('ping')));
+    });
   });
 }
 

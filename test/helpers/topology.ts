@@ -16,11 +16,20 @@ export const NODE_IP = '198.18.0.1';
 export const CLIENT_IP = '198.18.0.2';
 export const NODE_IP6 = '2001:db8:18::1';
 export const CLIENT_IP6 = '2001:db8:18::2';
+/** The node's address on every pod link: what a pod sees when the node masquerades to it. */
+export const NODE_POD_SIDE_IP = '100.96.1.1';
 export const POD_CIDR = '100.96.0.0/16';
 export const POD_CIDR6 = '2001:db8:96::/64';
 /** Virtual IPs (cluster, external, load-balancer) the client routes to the node. */
 export const VIP_RANGES = ['100.100.0.0/16', '203.0.113.0/24'];
 export const VIP_RANGES6 = ['2001:db8:100::/64'];
+
+export interface ProbeOptions {
+  from?: TestNetns;
+  timeoutMs?: number;
+  sourcePort?: number;
+  sourceAddress?: string;
+}
 
 export interface Pod {
   name: string;
@@ -61,7 +70,18 @@ export class Topology {
     client.exec('ip', ['link', 'set', 'eth0', 'up']);
     for (const r of [...VIP_RANGES, POD_CIDR]) client.exec('ip', ['route', 'add', r, 'via', NODE_IP]);
     for (const r of [...VIP_RANGES6, POD_CIDR6]) client.exec('ip', ['-6', 'route', 'add', r, 'via', NODE_IP6]);
-    for (const key of ['net.ipv4.ip_forward=1', 'net.ipv6.conf.all.forwarding=1']) node.exec('sysctl', ['-qw', key]);
+    // This kernel rate-limits the first ICMP error to a new peer (IcmpOutRateLimitHost), which would turn
+    // the proxy's "reject" into a silent drop for a test's single connection attempt.
+    const sysctls = ['net.ipv4.ip_forward=1', 'net.ipv6.conf.all.forwarding=1', 'net.ipv4.icmp_ratelimit=0', 'net.ipv6.icmp.ratelimit=0'];
+    for (const key of sysctls) node.exec('sysctl', ['-qw', key]);
+    // Tests send many rejected probes in a row; the kernel's ICMP rate limit would turn some of the
+    // rejections into silence.
+    for (const key of ['net.ipv4.icmp_ratelimit=0', 'net.ipv6.icmp.ratelimit=0']) node.exec('sysctl', ['-qw', key]);
+    // A real node has a default route; without one, traffic to an unprogrammed virtual IP would die in
+    // routing (ENETUNREACH) before the proxy's filter rules (in the forward hook) could reject it. The
+    // client does not forward, so what no rule claims is silently dropped there.
+    node.exec('ip', ['route', 'add', 'default', 'via', CLIENT_IP]);
+    node.exec('ip', ['-6', 'route', 'add', 'default', 'via', CLIENT_IP6]);
   }
 
   private addPod(i: number, prefix: string): void {
@@ -71,7 +91,7 @@ export class Topology {
     const hostIf = `veth${i}`;
     this.node.exec('ip', ['link', 'add', hostIf, 'type', 'veth', 'peer', 'name', 'eth0p', 'netns', ns.name]);
     this.node.exec('ip', ['link', 'set', hostIf, 'up']);
-    this.node.exec('ip', ['addr', 'add', '100.96.1.1/32', 'dev', hostIf]);
+    this.node.exec('ip', ['addr', 'add', `${NODE_POD_SIDE_IP}/32`, 'dev', hostIf]);
     this.node.exec('ip', ['-6', 'addr', 'add', 'fe80::1/64', 'dev', hostIf, 'nodad']);
     this.node.exec('ip', ['route', 'add', `${pod.ip}/32`, 'dev', hostIf]);
     this.node.exec('ip', ['-6', 'route', 'add', `${pod.ip6}/128`, 'dev', hostIf]);
@@ -79,8 +99,8 @@ export class Topology {
     ns.exec('ip', ['addr', 'add', `${pod.ip}/32`, 'dev', 'eth0']);
     ns.exec('ip', ['-6', 'addr', 'add', `${pod.ip6}/128`, 'dev', 'eth0', 'nodad']);
     ns.exec('ip', ['link', 'set', 'eth0', 'up']);
-    ns.exec('ip', ['route', 'add', '100.96.1.1/32', 'dev', 'eth0']);
-    ns.exec('ip', ['route', 'add', 'default', 'via', '100.96.1.1', 'dev', 'eth0']);
+    ns.exec('ip', ['route', 'add', `${NODE_POD_SIDE_IP}/32`, 'dev', 'eth0']);
+    ns.exec('ip', ['route', 'add', 'default', 'via', NODE_POD_SIDE_IP, 'dev', 'eth0']);
     ns.exec('ip', ['-6', 'route', 'add', 'default', 'via', 'fe80::1', 'dev', 'eth0']);
   }
 
@@ -95,11 +115,20 @@ export class Topology {
     })));
   }
 
-  /** Sends `count` requests from `from` (default: the client) and returns the reply lines. */
-  probe(proto: 'tcp' | 'udp', host: string, port: number, count = 1, opts: { from?: TestNetns; timeoutMs?: number; sourcePort?: number } = {}): string[] {
+  /** Gives the client one more address on its link (a second "client" for source-based behaviour). */
+  addClientAddress(ip: string): void {
+    const v6 = ip.includes(':');
+    this.client.exec('ip', [...(v6 ? ['-6'] : []), 'addr', 'add', `${ip}/${v6 ? 64 : 24}`, 'dev', 'eth0', ...(v6 ? ['nodad'] : [])]);
+  }
+
+  /**
+   * Sends `count` requests from `from` (default: the client) and returns the reply lines
+   * ("<pod> <source seen>" or "ERR <code>"). `sourcePort` / `sourceAddress` bind the client socket.
+   */
+  probe(proto: 'tcp' | 'udp', host: string, port: number, count = 1, opts: ProbeOptions = {}): string[] {
     const ns = opts.from ?? this.client;
-    const args = [PROBE_CLIENT, proto, host, String(port), String(count), String(opts.timeoutMs ?? 1500)];
-    if (opts.sourcePort) args.push(String(opts.sourcePort));
+    const args = [PROBE_CLIENT, proto, host, String(port), String(count), String(opts.timeoutMs ?? 1500),
+      String(opts.sourcePort ?? 0), opts.sourceAddress ?? ''];
     return ns.exec(process.execPath, args).trim().split('\n');
   }
 

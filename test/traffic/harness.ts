@@ -1,0 +1,147 @@
+// The whole proxy against a small cluster: the test API server (on loopback), the proxy started
+// from a real command line with its kernel side in the `node` namespace of a Topology.
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { startProxy, type RunningProxy } from '../../src/app/proxy-app';
+import { parseCommandLine } from '../../src/config';
+import { createLogger } from '../../src/log';
+import { TestApiServer } from '../apiserver/server';
+import { NODE_IP, POD_CIDR, POD_CIDR6, Topology, type ProbeOptions } from '../helpers/topology';
+import { NODE_NAME, namespace, node } from './fixtures';
+
+export interface Cluster {
+  api: TestApiServer;
+  topo: Topology;
+  proxy: RunningProxy;
+  stop(): Promise<void>;
+}
+
+export interface ClusterOptions {
+  pods?: number;
+  ports?: number[];
+  /** Extra lines of a v1alpha2 config file. */
+  configYaml?: string;
+  prefix?: string;
+}
+
+/** A port free on 127.0.0.1 right now (validation wants a real port, not 0). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function configFile(kubeconfig: string, extra: string): Promise<string> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kpn-config-'));
+  const file = path.join(dir, 'config.yaml');
+  fs.writeFileSync(file, [
+    'apiVersion: kubeproxy.config.k8s.io/v1alpha2',
+    'kind: KubeProxyConfiguration',
+    'mode: nftables',
+    `clientConnection: {kubeconfig: ${JSON.stringify(kubeconfig)}}`,
+    `hostnameOverride: ${NODE_NAME}`,
+    `healthzBindAddress: 127.0.0.1:${await freePort()}`,
+    `metricsBindAddress: 127.0.0.1:${await freePort()}`,
+    'syncPeriod: 30s',
+    'minSyncPeriod: 100ms',
+    'detectLocalMode: ClusterCIDR',
+    `detectLocal: {clusterCIDRs: [${JSON.stringify(POD_CIDR)}, ${JSON.stringify(POD_CIDR6)}]}`,
+    'nodePortAddresses: ["198.18.0.0/24"]',
+    extra,
+  ].join('\n'));
+  return file;
+}
+
+export async function startCluster(o: ClusterOptions = {}): Promise<Cluster> {
+  const topo = Topology.create(o.pods ?? 3, o.prefix ?? 'kpt');
+  const api = new TestApiServer({ bookmarkIntervalMs: 0 });
+  let proxy: RunningProxy | undefined;
+  try {
+    await topo.startServers(o.ports ?? [8080]);
+    await api.start();
+    api.create('nodes', node(NODE_NAME, NODE_IP));
+    api.create('namespaces', namespace('default'));
+    const cl = parseCommandLine(['--config', await configFile(api.kubeconfig(), o.configYaml ?? '')]);
+    if (cl.errors.length > 0) throw new Error(`config: ${cl.errors.join('; ')}`);
+    // KPN_TEST_LOG=1 shows the proxy's own log while debugging a test.
+    const log = createLogger({ format: 'text', verbosity: 4, destination: process.env.KPN_TEST_LOG ? process.stderr : { write: () => true } });
+    proxy = await startProxy({ config: cl.config, log, netns: topo.node.path, healthCheckAddresses: ['127.0.0.1'] });
+  } catch (e) {
+    await api.stop().catch(() => {});
+    topo.destroy();
+    throw e;
+  }
+  const p = proxy;
+  return {
+    api, topo, proxy: p,
+    async stop() {
+      await p.stop();
+      await api.stop();
+      topo.destroy();
+    },
+  };
+}
+
+/**
+ * Polls `check` until it returns a truthy value or the time runs out (then throws naming `what`
+ * and the last value; `what` may be a function so the message can describe the last attempt).
+ */
+export async function eventually<T>(check: () => T | Promise<T>, what: string | (() => string), timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: T | undefined;
+  for (;;) {
+    last = await check();
+    if (last) return last;
+    if (Date.now() > deadline) {
+      throw new Error(`timed out waiting for ${typeof what === 'string' ? what : what()}; last value: ${JSON.stringify(last)}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Which endpoint names answered, from probe lines "pod1 198.18.0.2". */
+export function answeredBy(lines: string[]): Set<string> {
+  return new Set(lines.filter((l) => !l.startsWith('ERR')).map((l) => l.split(' ')[0]));
+}
+
+/** Reply lines that came from an endpoint (not "ERR ..."). */
+export function answers(lines: string[]): string[] {
+  return lines.filter((l) => !l.startsWith('ERR'));
+}
+
+/** The source addresses the endpoints saw, from probe lines "pod1 198.18.0.2". */
+export function sourcesSeen(lines: string[]): Set<string> {
+  return new Set(answers(lines).map((l) => l.split(' ')[1]));
+}
+
+export type Proto = 'tcp' | 'udp';
+
+/** Probes once per poll until an endpoint answers; returns that answer. */
+export function waitForAnswer(c: Cluster, proto: Proto, host: string, port: number, opts: ProbeOptions = {}): Promise<string> {
+  let last = '';
+  return eventually(() => {
+    last = c.topo.probe(proto, host, port, 1, opts)[0];
+    return answers([last]).length > 0 ? last : '';
+  }, () => `${proto} ${host}:${port} to answer (last reply: ${last})`);
+}
+
+/** Probes once per poll until the probe fails with `code` (e.g. ECONNREFUSED, TIMEOUT); returns the line. */
+export function waitForError(c: Cluster, proto: Proto, host: string, port: number, code: string, opts: ProbeOptions = {}): Promise<string> {
+  let last = '';
+  return eventually(() => {
+    last = c.topo.probe(proto, host, port, 1, opts)[0];
+    return last === `ERR ${code}` ? last : '';
+  }, () => `${proto} ${host}:${port} to fail with ${code} (last reply: ${last})`);
+}
+
+/** `nft list table <family> kube-proxy` in the node namespace, for assertions and failure messages. */
+export function ruleset(c: Cluster, family: 'ip' | 'ip6' = 'ip'): string {
+  return c.topo.node.nft('list', 'table', family, 'kube-proxy');
+}
