@@ -1,0 +1,64 @@
+// The installed command end to end: a child process per case, as an operator runs it.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { withNetns } from '../helpers/netns';
+import { REPO_ROOT } from '../helpers/topology';
+
+const BIN = path.join(REPO_ROOT, 'bin', 'kube-proxy-native.js');
+
+function run(args: string[], netns?: string) {
+  const cmd = netns ? ['ip', ['netns', 'exec', netns, process.execPath, BIN, ...args]] as const : [process.execPath, [BIN, ...args]] as const;
+  const r = spawnSync(cmd[0], [...cmd[1]], { encoding: 'utf8', timeout: 30_000 });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+describe('kube-proxy-native command', () => {
+  it('prints its version and exits 0', () => {
+    const r = run(['--version']);
+    assert.equal(r.code, 0);
+    assert.match(r.out, /^kube-proxy-native v\d+\.\d+\.\d+/);
+  });
+
+  it('--help lists upstream flags and says IPVS is deprecated in favour of nftables', () => {
+    const r = run(['--help']);
+    assert.equal(r.code, 0);
+    for (const flag of ['--config', '--cleanup', '--proxy-mode', '--conntrack-max-per-core', '--ipvs-scheduler']) assert.ok(r.out.includes(flag), flag);
+    assert.match(r.out, /IPVS[^\n]*deprecated[^\n]*nftables/i);
+  });
+
+  it('names the flag of a bad value and exits non-zero without starting', () => {
+    const r = run(['--iptables-masquerade-bit=40']);
+    assert.equal(r.code, 1);
+    assert.match(r.err, /--iptables-masquerade-bit/);
+  });
+
+  it('migrates a v1alpha1 file to v1alpha2 with --write-config-to', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kpn-cli-'));
+    const src = path.join(dir, 'old.yaml');
+    const dst = path.join(dir, 'new.yaml');
+    fs.writeFileSync(src, 'apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nmode: nftables\nclusterCIDR: 10.244.0.0/16\nconntrack:\n  maxPerCore: 1000\n');
+    const r = run(['--config', src, '--write-config-to', dst]);
+    assert.equal(r.code, 0, r.err);
+    const out = fs.readFileSync(dst, 'utf8');
+    assert.match(out, /apiVersion: kubeproxy\.config\.k8s\.io\/v1alpha2/);
+    assert.match(out, /clusterCIDRs:\s*\n\s*- 10\.244\.0\.0\/16/);
+    assert.match(out, /linux:[\s\S]*conntrack:[\s\S]*maxPerCore: 1000/);
+  });
+
+  it('--cleanup removes both kube-proxy tables in its namespace and exits 0, also when nothing is left', async () => {
+    await withNetns(async (ns) => {
+      ns.nft('add', 'table', 'ip', 'kube-proxy');
+      ns.nft('add', 'table', 'ip6', 'kube-proxy');
+      ns.nft('add', 'table', 'ip', 'someone-else');
+      const first = run(['--cleanup'], ns.name);
+      assert.equal(first.code, 0, first.err);
+      assert.deepEqual(ns.nft('list', 'tables').trim().split('\n'), ['table ip someone-else']);
+      const again = run(['--cleanup'], ns.name);
+      assert.equal(again.code, 0, again.err);
+    });
+  });
+});
