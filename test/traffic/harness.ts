@@ -123,11 +123,14 @@ export function sourcesSeen(lines: string[]): Set<string> {
 
 export type Proto = 'tcp' | 'udp';
 
-/** Probes once per poll until an endpoint answers; returns that answer. */
+/**
+ * Probes once per poll until an endpoint answers; returns that answer. A poll waits 500 ms for a
+ * reply unless told otherwise (an answer takes milliseconds; only unprogrammed probes wait it out).
+ */
 export function waitForAnswer(c: Cluster, proto: Proto, host: string, port: number, opts: ProbeOptions = {}): Promise<string> {
   let last = '';
   return eventually(() => {
-    last = c.topo.probe(proto, host, port, 1, opts)[0];
+    last = c.topo.probe(proto, host, port, 1, { timeoutMs: 500, ...opts })[0];
     return answers([last]).length > 0 ? last : '';
   }, () => `${proto} ${host}:${port} to answer (last reply: ${last})`);
 }
