@@ -3,7 +3,8 @@
 // does it (src/intervals.c), so both tools see the same set contents.
 import { cidrLast, parseCidr, parseIp } from './addresses';
 import { checkIfname, scriptName as scriptChain } from './names';
-import { L4PROTO_BY_CODE, L4PROTO_CODE, NftType, SET_ELEM_INTERVAL_END, VERDICT_CODE, Verdict, wordAlign } from './nft-types';
+import { ByteWriter } from './byte-writer';
+import { keyLength, L4PROTO_BY_CODE, L4PROTO_CODE, NftType, SET_ELEM_INTERVAL_END, VERDICT_CODE, Verdict, wordAlign } from './nft-types';
 import { Bytes } from './expressions';
 import { EncodedElement } from './serialize';
 import { checkTimeoutSeconds, SetSpec } from './set-spec';
@@ -132,6 +133,76 @@ function successor(v: Bytes): Bytes | undefined {
     out[i] = 0;
   }
   return undefined;
+}
+
+/** Writes one key part's bytes straight into the buffer (the fast path; names come from checkElement). */
+function writePart(w: ByteWriter, t: NftType, v: KeyPart): number {
+  switch (t) {
+    case 'ipv4_addr':
+    case 'ipv6_addr': {
+      const b = parseIp(v, '', t === 'ipv4_addr' ? 4 : 6).bytes;
+      w.bytes(b);
+      return b.length;
+    }
+    case 'inet_proto':
+      w.u8(protoNumber(v, ''));
+      return 1;
+    case 'inet_service': {
+      const p = checkPort(v, '');
+      w.u8(p >> 8);
+      w.u8(p & 0xff);
+      return 2;
+    }
+    default: {
+      const [b] = encodePart(t, v, false, '');
+      w.bytes(b);
+      return b.length;
+    }
+  }
+}
+
+function writeVerdict(w: ByteWriter, v: Verdict | undefined): void {
+  if (!v) {
+    w.u8(0);
+    return;
+  }
+  w.u8(1);
+  w.i32(VERDICT_CODE[v.kind]);
+  w.str(v.kind === 'jump' || v.kind === 'goto' ? v.chain : '');
+}
+
+function writePlainElement(w: ByteWriter, spec: SetSpec, el: Element, keyLen: number): void {
+  if (!Array.isArray(el?.key) || el.key.length !== spec.key.length || !spec.map !== !el.verdict) throw new Error('slow path');
+  if (el.timeoutSeconds !== undefined && !spec.timeout) throw new Error('slow path');
+  if (el.verdict) checkVerdict(el.verdict, '');
+  if (el.timeoutSeconds !== undefined) checkTimeoutSeconds(el.timeoutSeconds, '');
+  w.u16(keyLen);
+  const pad = spec.key.length > 1;
+  for (let i = 0; i < spec.key.length; i++) {
+    const n = writePart(w, spec.key[i], el.key[i]);
+    if (pad) for (let k = n; k < wordAlign(n); k++) w.u8(0);
+  }
+  w.u16(0);
+  w.u32(0);
+  writeVerdict(w, el.verdict);
+  w.u64((el.timeoutSeconds ?? 0) * 1000);
+}
+
+/**
+ * Writes the elements of a set without intervals straight into the buffer: no per-element objects,
+ * since these lists run to hundreds of thousands. On any bad element, checkElement produces the
+ * error with the argument's name.
+ */
+export function writePlainElements(w: ByteWriter, spec: SetSpec, elements: Element[], arg: string): void {
+  const keyLen = keyLength(spec.key);
+  for (let i = 0; i < elements.length; i++) {
+    try {
+      writePlainElement(w, spec, elements[i], keyLen);
+    } catch (e) {
+      checkElement(spec, elements[i], `${arg}[${i}]`);
+      throw e;
+    }
+  }
 }
 
 export interface EncodeOptions {

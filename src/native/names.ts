@@ -13,12 +13,19 @@ const KEYWORDS = new Set(['accept', 'drop', 'return', 'continue', 'jump', 'goto'
   'index', 'size', 'sctp', 'icmp', 'icmpv6', 'arp', 'bridge', 'netdev', 'rule', 'add', 'delete', 'flush', 'create',
   'insert', 'replace', 'list', 'define', 'include']);
 
+// Names repeat across ops (the table in every op, a chain in each of its rules): remember good ones.
+const known = new Set<string>();
+const KNOWN_MAX = 100_000;
+
 export function checkName(name: unknown, arg: string): string {
+  if (known.has(name as string)) return name as string;
   if (typeof name !== 'string') throw new TypeError(`${arg}: expected a name string, got ${typeof name}`);
   if (name.length === 0) throw new RangeError(`${arg}: name must not be empty`);
   if (Buffer.byteLength(name) > MAX_NAME_BYTES) throw new RangeError(`${arg}: name '${name.slice(0, 40)}...' is longer than ${MAX_NAME_BYTES} bytes`);
   if (!NAME.test(name)) throw new RangeError(`${arg}: name '${name}' must be letters, digits, '_', '.', '/', '-' and start with a letter, '_' or '.'`);
   if (KEYWORDS.has(name)) throw new RangeError(`${arg}: name '${name}' is an nft keyword`);
+  if (known.size >= KNOWN_MAX) known.clear();
+  known.add(name);
   return name;
 }
 

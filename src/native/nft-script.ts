@@ -41,7 +41,7 @@ export function describeOp(op: Op, maxElements: number): string {
     case 'addChain': return chainText(op);
     case 'flushChain': return `flush chain ${head(op)} ${scriptName(op.chain)}`;
     case 'deleteChain': return `delete chain ${head(op)} ${scriptName(op.chain)}`;
-    case 'addRule': return `add rule ${head(op)} ${scriptName(op.chain)} ${op.rule.text}`;
+    case 'addRule': return `add rule ${head(op)} ${scriptName(op.chain)} ${op.text}`;
     case 'deleteRule': return `delete rule ${head(op)} ${scriptName(op.chain)} handle ${op.handle}`;
     case 'addSet': return `${op.create ? 'create' : 'add'} ${op.set.map ? 'map' : 'set'} ${head(op)} ${op.set.name} ${setScriptBody(op.set)}`;
     case 'flushSet': return `flush ${op.isMap ? 'map' : 'set'} ${head(op)} ${op.set}`;

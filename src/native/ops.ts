@@ -1,7 +1,6 @@
 // The record a Transaction keeps of each op: enough to describe it and to write it as nft text.
 import { Element } from './elements';
 import { ChainType, Family, Hook } from './nft-types';
-import { Rule } from './rule-builder';
 import { SetSpec } from './set-spec';
 
 export interface ChainSpec {
@@ -13,7 +12,8 @@ export type Op =
   | { op: 'addTable' | 'deleteTable' | 'flushTable'; family: Family; table: string; create?: boolean }
   | { op: 'addChain'; family: Family; table: string; chain: ChainSpec; create?: boolean }
   | { op: 'flushChain' | 'deleteChain'; family: Family; table: string; chain: string }
-  | { op: 'addRule'; family: Family; table: string; chain: string; rule: Rule }
+  // Only the text is kept, so a million built rules do not stay alive after they were written.
+  | { op: 'addRule'; family: Family; table: string; chain: string; text: string }
   | { op: 'deleteRule'; family: Family; table: string; chain: string; handle: number }
   | { op: 'addSet'; family: Family; table: string; set: SetSpec; create?: boolean }
   | { op: 'flushSet' | 'deleteSet'; family: Family; table: string; set: string; isMap: boolean }

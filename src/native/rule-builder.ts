@@ -59,6 +59,7 @@ export class RuleBuilder {
   private ipv?: IpVersion;
   private ended?: string;
   private commentText?: string;
+  private built = false;
 
   constructor(readonly family: RuleFamily) {
     if (family !== 'ip' && family !== 'ip6' && family !== 'inet') {
@@ -67,6 +68,7 @@ export class RuleBuilder {
   }
 
   private push(text: string, ...exprs: Expr[]): this {
+    if (this.built) throw new RangeError(`${text}: this builder already built its rule; start a new rule()`);
     if (this.ended) throw new RangeError(`${text}: nothing may follow '${this.ended}' in a rule`);
     this.exprs.push(...exprs);
     if (text) this.texts.push(text);
@@ -374,11 +376,13 @@ export class RuleBuilder {
       throw new RangeError(`text: a comment is 1..${MAX_COMMENT} bytes without quotes or control characters`);
     }
     if (this.commentText !== undefined) throw new RangeError('text: the rule already has a comment');
+    if (this.built) throw new RangeError('text: this builder already built its rule; start a new rule()');
     this.commentText = text;
     return this;
   }
 
   build(): Rule {
+    if (this.built) throw new RangeError('build: this builder already built its rule; start a new rule()');
     if (this.exprs.length === 0) throw new RangeError('build: a rule needs at least one match or statement');
     let userdata: Uint8Array | undefined;
     let text = this.texts.join(' ');
@@ -390,7 +394,8 @@ export class RuleBuilder {
       userdata.set(b, 2);
       text += ` comment "${this.commentText}"`;
     }
-    return new Rule(this.family, text, this.exprs.slice(), this.setRefs.slice(), this.commentText, userdata);
+    this.built = true;
+    return new Rule(this.family, text, this.exprs, this.setRefs, this.commentText, userdata);
   }
 }
 

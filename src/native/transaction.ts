@@ -2,7 +2,7 @@
 // buffer (docs/wire-format.md). It remembers enough per op to describe it (errors) and to render
 // the whole batch as an `nft -f` script.
 import { ByteWriter } from './byte-writer';
-import { Element, encodeElements } from './elements';
+import { Element, encodeElements, writePlainElements } from './elements';
 import { checkName, checkSetName } from './names';
 import { describeOp, scriptLines } from './nft-script';
 import { ChainSpec, Op } from './ops';
@@ -17,6 +17,7 @@ const CHAIN_TYPES: ReadonlySet<string> = new Set(['filter', 'nat', 'route']);
 const POLICY_CODE = { accept: 1, drop: 2 } as const;
 const MAX_RULE_EXPRS = 0xffff;
 const MAX_DESCRIBED_ELEMENTS = 3;
+const NO_BYTES: readonly number[] = [];
 
 export type { ChainSpec };
 
@@ -163,10 +164,10 @@ export class Transaction {
     if (rule.family !== family) throw new RangeError(`rule: built for family ${rule.family}, added to a ${family} table`);
     if (rule.exprs.length > MAX_RULE_EXPRS) throw new RangeError(`rule: more than ${MAX_RULE_EXPRS} expressions`);
     for (const ref of rule.setRefs) this.checkSetRef(family, table, ref);
-    return this.record({ op: 'addRule', family, table, chain, rule }, () => {
+    return this.record({ op: 'addRule', family, table, chain, text: rule.text }, () => {
       const at = this.begin(OPCODE.addRule, family, table);
       this.w.str(chain);
-      this.w.blob(rule.userdata ?? new Uint8Array(0));
+      this.w.blob(rule.userdata ?? NO_BYTES);
       this.w.u16(rule.exprs.length);
       const ids = this.setIdOf(family, table);
       for (const e of rule.exprs) writeExpr(this.w, e, ids);
@@ -274,13 +275,19 @@ export class Transaction {
     if (!Array.isArray(elements)) throw new TypeError('elements: expected an array of elements');
     if (elements.length === 0) return this;
     const add = op === 'addElements';
-    const encoded = encodeElements(known.spec, elements, 'elements', { firstAdd: add && !known.filled });
-    this.record({ op, family, table, set: known.spec, elements }, () => {
+    const spec = known.spec;
+    this.record({ op, family, table, set: spec, elements }, () => {
       const at = this.begin(add ? OPCODE.addElems : OPCODE.delElems, family, table);
       this.w.str(set);
       this.w.u32(known.createdHere ? known.id : 0);
-      this.w.u32(encoded.length);
-      for (const el of encoded) writeElement(this.w, el);
+      if (spec.interval) {
+        const encoded = encodeElements(spec, elements, 'elements', { firstAdd: add && !known.filled });
+        this.w.u32(encoded.length);
+        for (const el of encoded) writeElement(this.w, el);
+      } else {
+        this.w.u32(elements.length);
+        writePlainElements(this.w, spec, elements, 'elements');
+      }
       endOp(this.w, at);
     });
     if (add) known.filled = true;
