@@ -20,13 +20,14 @@ const time = (d: Date | undefined): string => (d ? d.toISOString() : ZERO_TIME);
 export function healthBody(r: HealthReport, nodeEligible?: boolean): Record<string, unknown> {
   const status: Record<string, unknown> = {};
   for (const [family, s] of Object.entries(r.status)) status[family] = { lastUpdated: time(s!.lastUpdated), healthy: s!.healthy };
+  // Keys in upstream's order (ProxyHealth's JSON tags); nodeEligible only on /healthz, status only when non-empty.
   const body: Record<string, unknown> = {
-    currentTime: time(r.currentTime),
     // As upstream: a healthy answer reports lastUpdated as now, for old clients that compare the two.
     lastUpdated: time(r.healthy && nodeEligible !== false ? r.currentTime : r.lastUpdated),
-    healthy: r.healthy,
+    currentTime: time(r.currentTime),
   };
   if (nodeEligible !== undefined) body.nodeEligible = nodeEligible;
+  body.healthy = r.healthy;
   if (Object.keys(status).length > 0) body.status = status;
   return body;
 }

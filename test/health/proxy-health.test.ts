@@ -66,6 +66,7 @@ describe('proxy health', () => {
     assert.equal(bad.body.healthy, false);
     assert.equal(bad.body.lastUpdated, '2026-01-01T00:00:00.000Z');
     assert.deepEqual(bad.body.status, { IPv4: { lastUpdated: '2026-01-01T00:00:00.000Z', healthy: false } });
+    assert.deepEqual(Object.keys(bad.body), ['lastUpdated', 'currentTime', 'nodeEligible', 'healthy', 'status'], "upstream's key order");
     assert.equal((await get('/livez')).status, 503);
     health.updated('IPv4');
     const good = await get('/healthz');
