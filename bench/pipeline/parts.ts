@@ -1,94 +1,104 @@
-// The pieces of the real pipeline the bench drives, loaded from the compiled project. This is the
-// only bench file that knows how NftablesProxier and the metrics are constructed.
+// The pieces of the real pipeline the bench drives, loaded from the compiled project: the model
+// (ProxyState), the nftables proxier over the addon, the metrics, and the program's own SyncLoop
+// (src/app/sync-loop.ts), which times each sync and records it with observeSync(). This is the only
+// bench file that knows how those are constructed.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Registry } from 'prom-client';
-import type { Proxier } from '../../src/core/types';
+import type { ProxyState } from '../../src/core/proxy-state';
 import { loadNative, nativeMissing } from '../lib/native';
 import { CommitRecord, recordingNft } from './recording-nft';
 import { CLUSTER_CIDR } from '../shapes/cluster';
 
 export const SYNC_METRIC = 'kubeproxy_sync_proxy_rules_duration_seconds';
+export const FULL_METRIC = 'kubeproxy_sync_full_proxy_rules_duration_seconds';
+const FULL_SYNC_PERIOD_MS = 60 * 60 * 1000;
+
+type RunReason = 'periodic' | 'requested' | 'retry';
 
 export interface PipelineParts {
   n: number;
-  proxier: Proxier;
+  /** One sync through the program's SyncLoop; `full` forces a periodic full sync. */
+  sync(full: boolean): Promise<boolean>;
   registry: Registry;
-  metricName: string;
   description: string;
   commits: CommitRecord[];
-  /** Warnings and errors the proxier logged. */
+  /** Warnings and errors the proxier and the sync loop logged. */
   errors: string[];
   close(): void;
 }
 
 const DIST = join(__dirname, '..', '..', 'src');
-const PROXIER_FILES = ['index.js', 'proxier.js'].map((f) => join(DIST, 'proxier', 'nftables', f));
-const METRICS_FILES = ['index.js', 'proxy-metrics.js'].map((f) => join(DIST, 'metrics', f));
-const found = (files: string[]) => files.find((f) => existsSync(f));
+const MODULES = {
+  proxier: join(DIST, 'proxier', 'nftables', 'index.js'),
+  metrics: join(DIST, 'metrics', 'proxy-metrics.js'),
+  syncLoop: join(DIST, 'app', 'sync-loop.js'),
+  health: join(DIST, 'health', 'proxy-health.js'),
+};
 
 /** What is missing for the pipeline bench, or undefined when everything is there. */
 export function pipelineMissing(): string | undefined {
   const missing: string[] = [];
   const native = nativeMissing();
   if (native) missing.push(native);
-  if (!found(PROXIER_FILES)) missing.push(`the nftables proxier (one of ${PROXIER_FILES.join(', ')} exporting NftablesProxier, compiled from src/proxier/nftables/)`);
-  if (!found(METRICS_FILES)) missing.push(`the metrics (one of ${METRICS_FILES.join(', ')} exporting createProxyMetrics and observeSync, compiled from src/metrics/)`);
+  for (const [what, file] of Object.entries(MODULES)) {
+    if (!existsSync(file)) missing.push(`${what} (${file}; run npx tsc -p .)`);
+  }
   return missing.length ? missing.join('; ') : undefined;
 }
 
-interface MetricsModule {
-  createProxyMetrics(registry: Registry, opts?: { processMetrics?: boolean }): unknown;
-  observeSync(m: unknown, family: 'IPv4' | 'IPv6', full: boolean, seconds: number, ok: boolean, now: Date): void;
+function requireExport<T>(file: string, name: string): T {
+  const v = require(file)[name];
+  if (v === undefined) throw new Error(`${file} does not export ${name}`);
+  return v as T;
 }
 
-function requireExport<T>(files: string[], name: string): T {
-  for (const f of files) {
-    if (!existsSync(f)) continue;
-    const v = require(f)[name];
-    if (v !== undefined) return v as T;
-  }
-  throw new Error(`none of ${files.join(', ')} exports ${name}`);
+function collectingLog(errors: string[]) {
+  const keep = (level: string) => (obj: object, msg: string) => {
+    if (errors.length < 50) errors.push(`${level}: ${msg} ${JSON.stringify(obj, (_k, v) => (v instanceof Error ? v.message : v))}`);
+  };
+  return { info: () => undefined, debug: () => undefined, warn: keep('warn'), error: keep('error') };
 }
 
-const quietLog = (errors: string[]) => ({
-  info: () => undefined,
-  warn: (obj: object, msg: string) => { errors.push(`proxier warning: ${msg} ${JSON.stringify(obj)}`); },
-  error: (obj: object, msg: string) => { errors.push(`proxier error: ${msg} ${JSON.stringify(obj)}`); },
-});
+interface SyncLoopLike { run(reason: RunReason): Promise<boolean> }
 
-/**
- * The proxier wrapped the way the program's sync loop runs it: time proxier.sync() and record it
- * with the metrics module's observeSync(), so the bench reads the same histogram production exports.
- */
-export async function makeParts(netnsPath: string, n: number): Promise<PipelineParts> {
+export async function makeParts(netnsPath: string, n: number, state: ProxyState): Promise<PipelineParts> {
   const why = pipelineMissing();
   if (why) throw new Error(`pipeline bench cannot run: missing ${why}`);
   const native = loadNative();
   const { Registry: PromRegistry } = require('prom-client') as typeof import('prom-client');
-  const createProxyMetrics = requireExport<MetricsModule['createProxyMetrics']>(METRICS_FILES, 'createProxyMetrics');
-  const observeSync = requireExport<MetricsModule['observeSync']>(METRICS_FILES, 'observeSync');
-  const NftablesProxier = requireExport<new (o: object) => Proxier>(PROXIER_FILES, 'NftablesProxier');
+  const createProxyMetrics = requireExport<(r: Registry, o?: { processMetrics?: boolean }) => unknown>(MODULES.metrics, 'createProxyMetrics');
+  const NftablesProxier = requireExport<new (o: object) => unknown>(MODULES.proxier, 'NftablesProxier');
+  const SyncLoop = requireExport<new (d: object) => SyncLoopLike>(MODULES.syncLoop, 'SyncLoop');
+  const ProxyHealth = requireExport<new (timeoutMs: number) => unknown>(MODULES.health, 'ProxyHealth');
+
   const registry = new PromRegistry();
   const metrics = createProxyMetrics(registry, { processMetrics: false });
   const { nft, commits } = recordingNft(native.Nft.open({ netns: netnsPath }));
   const errors: string[] = [];
-  const inner = new NftablesProxier({
+  const log = collectingLog(errors);
+  const proxier = new NftablesProxier({
     nft, families: ['ip'], masqueradeBit: 14, masqueradeAll: false,
     localDetector: { mode: 'ClusterCIDR', cidrs: [CLUSTER_CIDR] },
-    nodePortAddresses: [], nodeIPs: [], serviceCIDRs: ['10.96.0.0/12'], log: quietLog(errors),
+    nodePortAddresses: [], nodeIPs: [], serviceCIDRs: ['10.96.0.0/12'], log,
   });
-  const proxier: Proxier = {
-    async sync(snapshot, changes, full) {
-      const t0 = process.hrtime.bigint();
-      const result = await inner.sync(snapshot, changes, full);
-      observeSync(metrics, 'IPv4', full, Number(process.hrtime.bigint() - t0) / 1e9, result.ok, new Date());
-      return result;
-    },
-  };
+  // The loop syncs fully on its first run and then on a periodic tick an hour after the last full
+  // sync: a clock that jumps an hour ahead asks for a full sync the way production gets one.
+  let offsetMs = 0;
+  const loop = new SyncLoop({
+    state, proxier, families: ['IPv4'], metrics, health: new ProxyHealth(120_000), log,
+    now: () => Date.now() + offsetMs,
+  });
+  let first = true;
   return {
-    n, proxier, registry, metricName: SYNC_METRIC, commits, errors,
-    description: 'src/proxier/nftables NftablesProxier over the addon, timed into the metric with observeSync()',
+    n, registry, commits, errors,
+    description: 'src/app SyncLoop -> src/proxier/nftables NftablesProxier -> addon',
+    async sync(full) {
+      if (full && !first) offsetMs += FULL_SYNC_PERIOD_MS;
+      const reason: RunReason = full ? 'periodic' : 'requested';
+      first = false;
+      return loop.run(reason);
+    },
     close: () => nft.close(),
   };
 }

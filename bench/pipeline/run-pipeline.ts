@@ -6,7 +6,6 @@ import { timestamp, writeResult } from '../lib/results';
 import { progress } from '../report/table';
 import { lineChartSvg } from '../report/svg';
 import { pipelineMissing, makeParts } from './parts';
-import { proxyStateDriver } from './model-driver';
 import { runScenario, ScenarioOptions, SizeResult } from './scenario';
 import { pipelineTables, partialScaling, seriesOf } from './summary';
 
@@ -23,7 +22,7 @@ export function isScenarioChild(argv: string[]): boolean {
 /** Child side: one size, result as the last stdout line. */
 export async function scenarioChild(argv: string[]): Promise<void> {
   const opts = JSON.parse(argv[1]) as ScenarioOptions;
-  const result = await runScenario(opts, proxyStateDriver, makeParts);
+  const result = await runScenario(opts, makeParts);
   process.stdout.write(`RESULT ${JSON.stringify(result)}\n`);
 }
 

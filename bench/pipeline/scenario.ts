@@ -9,15 +9,16 @@ import { benchNetns, teardown } from '../lib/netns';
 import { progress } from '../report/table';
 import { histogramTotals, HistogramTotals } from './histogram';
 import { ModelDriver } from './model-driver';
-import { PipelineParts } from './parts';
+import { FULL_METRIC, PipelineParts, SYNC_METRIC } from './parts';
+import type { ProxyState } from '../../src/core/proxy-state';
 
 export type SyncKind = 'full-initial' | 'full' | 'partial-1-endpoint' | 'partial-100-added';
 
 export interface SyncSample {
   kind: SyncKind;
-  /** What the proxier observed into sync_proxy_rules_duration_seconds for this sync. */
+  /** This sync's observation in sync_proxy_rules_duration_seconds (the histogram's _sum delta). */
   metricS: number;
-  /** Our own clock around proxier.sync(), for comparison. */
+  /** The bench's clock around SyncLoop.run(): also covers takeChanges() and post-sync bookkeeping. */
   wallS: number;
   userS: number;
   sysS: number;
@@ -63,22 +64,24 @@ class Recorder {
   readonly samples: SyncSample[] = [];
   readonly phases: PhaseBuckets[] = [];
   readonly errors: string[] = [];
-  constructor(private readonly parts: PipelineParts, private readonly driver: ModelDriver) {}
+  constructor(private readonly parts: PipelineParts) {}
 
+  /** One sync through the program's SyncLoop; the duration is read back from its histogram. */
   async sync(kind: SyncKind, full: boolean): Promise<void> {
-    const { snapshot, changes } = this.driver.take();
-    const before = await histogramTotals(this.parts.registry, this.parts.metricName);
+    const reg = this.parts.registry;
+    const before = await histogramTotals(reg, SYNC_METRIC);
+    const fullBefore = await histogramTotals(reg, FULL_METRIC);
     const commitsBefore = this.parts.commits.length;
     const cpu0 = process.cpuUsage();
     const t0 = process.hrtime.bigint();
-    const result = await this.parts.proxier.sync(snapshot, changes, full);
+    const ok = await this.parts.sync(full);
     const wallS = Number(process.hrtime.bigint() - t0) / 1e9;
     const cpu = process.cpuUsage(cpu0);
-    const after = await histogramTotals(this.parts.registry, this.parts.metricName);
-    if (!result.ok) this.errors.push(`${kind} sync failed: ${result.error?.message ?? 'no error given'}`);
-    if (after.count - before.count !== 1) {
-      this.errors.push(`${kind} sync added ${after.count - before.count} observations to ${this.parts.metricName}, expected 1`);
-    }
+    const after = await histogramTotals(reg, SYNC_METRIC);
+    const wasFull = (await histogramTotals(reg, FULL_METRIC)).count > fullBefore.count;
+    if (!ok) this.errors.push(`${kind} sync failed (see the logged errors)`);
+    if (after.count - before.count !== 1) this.errors.push(`${kind} sync added ${after.count - before.count} observations to ${SYNC_METRIC}, expected 1`);
+    if (wasFull !== full) this.errors.push(`${kind} sync was ${wasFull ? 'full' : 'partial'}, expected ${full ? 'full' : 'partial'}`);
     const commits = this.parts.commits.slice(commitsBefore);
     this.samples.push({
       kind, metricS: after.sum - before.sum, wallS, userS: cpu.user / 1e6, sysS: cpu.system / 1e6,
@@ -90,18 +93,16 @@ class Recorder {
 
   async phase(kind: SyncKind, repeats: number, full: boolean, change: (r: number) => void): Promise<void> {
     collectGarbage();
-    const before = await histogramTotals(this.parts.registry, this.parts.metricName);
+    const before = await histogramTotals(this.parts.registry, SYNC_METRIC);
     for (let r = 0; r < repeats; r++) {
       change(r);
       await this.sync(kind, full);
     }
-    const after = await histogramTotals(this.parts.registry, this.parts.metricName);
+    const after = await histogramTotals(this.parts.registry, SYNC_METRIC);
     this.phases.push({ kind, buckets: bucketDelta(before, after), count: after.count - before.count });
     const last = this.samples.filter((s) => s.kind === kind).map((s) => s.metricS.toFixed(3));
-    progress(`N=${this.n()}: ${kind} x${repeats}: ${last.join(' ')} s`);
+    progress(`N=${this.parts.n}: ${kind} x${repeats}: ${last.join(' ')} s`);
   }
-
-  n(): number { return this.parts.n; }
 }
 
 /** Replace one pod of Service `s` (a new IP in slot `slot`): the commonest endpoint change. */
@@ -133,10 +134,10 @@ function kernelServiceIps(nsName: (args: string[]) => string): number | undefine
   }
 }
 
-export async function runScenario(o: ScenarioOptions, makeDriver: () => ModelDriver, makeParts: (netnsPath: string, n: number) => Promise<PipelineParts>): Promise<SizeResult> {
+export async function runScenario(o: ScenarioOptions, makeParts: (netnsPath: string, n: number, state: ProxyState) => Promise<PipelineParts>): Promise<SizeResult> {
   const spec: ClusterSpec = { services: o.n, endpointsPerService: o.endpoints, nodePortShare: o.nodePortShare };
   progress(`N=${o.n}: building the model from ${o.n} Services and EndpointSlices`);
-  const driver = makeDriver();
+  const driver = new ModelDriver();
   const services: SynthService[] = [];
   for (let i = 0; i < o.n; i++) {
     services.push(syntheticService(i, spec));
@@ -145,8 +146,8 @@ export async function runScenario(o: ScenarioOptions, makeDriver: () => ModelDri
   const rssAfterModel = MiB(process.memoryUsage().rss);
   const ns = benchNetns();
   try {
-    const parts = await makeParts(ns.path, o.n);
-    const rec = new Recorder(parts, driver);
+    const parts = await makeParts(ns.path, o.n, driver.state);
+    const rec = new Recorder(parts);
     progress(`N=${o.n}: initial full sync into an empty namespace`);
     await rec.phase('full-initial', 1, true, () => undefined);
     const initial = parts.commits.at(-1);
@@ -163,7 +164,7 @@ export async function runScenario(o: ScenarioOptions, makeDriver: () => ModelDri
     const kernelCount = kernelServiceIps((args) => ns.nft(...args));
     const expected = o.n + 100 * o.addRepeats;
     if (kernelCount !== expected) rec.errors.push(`the kernel's service-ips map holds ${kernelCount ?? 'no readable'} elements, expected ${expected}`);
-    rec.errors.push(...parts.errors.slice(0, 20));
+    rec.errors.push(...parts.errors.slice(0, 20), ...driver.warnings);
     const rssEnd = MiB(process.memoryUsage().rss);
     const heapUsedMiB = MiB(process.memoryUsage().heapUsed);
     parts.close();
@@ -173,7 +174,7 @@ export async function runScenario(o: ScenarioOptions, makeDriver: () => ModelDri
     progress(`N=${o.n}: nft -f ${nftFile.wallS.toFixed(3)} s`);
     return {
       n: o.n, endpointsPerService: o.endpoints, nodePortShare: o.nodePortShare,
-      model: driver.kind, proxier: parts.description, metricName: parts.metricName,
+      model: driver.kind, proxier: parts.description, metricName: SYNC_METRIC,
       samples: rec.samples, phaseBuckets: rec.phases,
       rssMiB: { afterModel: rssAfterModel, afterInitialSync: rssAfterInitial, end: rssEnd, peak: process.resourceUsage().maxRSS / 1024 },
       heapUsedMiB, nftFile, kernelServiceIps: kernelCount, errors: rec.errors,
