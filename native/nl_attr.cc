@@ -46,8 +46,36 @@ bool ParseAck(const nlmsghdr& h, const uint8_t* payload, size_t len, NlAck* out)
   }
   if (tlvOff > len) return true;
   AttrView tb[NLMSGERR_ATTR_MAX + 1];
-  if (ParseAttrs(payload + tlvOff, len - tlvOff, tb, NLMSGERR_ATTR_MAX)) out->extack = AttrStr(tb[NLMSGERR_ATTR_MSG]);
+  if (!ParseAttrs(payload + tlvOff, len - tlvOff, tb, NLMSGERR_ATTR_MAX)) return true;
+  out->extack = AttrStr(tb[NLMSGERR_ATTR_MSG]);
+  if (tb[NLMSGERR_ATTR_OFFS].len >= 4) {
+    uint32_t off;
+    std::memcpy(&off, tb[NLMSGERR_ATTR_OFFS].data, 4);
+    out->badAttrOffset = off;
+  }
   return true;
+}
+
+std::vector<AttrStep> AttrPathAt(const uint8_t* msg, size_t msgLen, size_t headerLen, size_t offset) {
+  std::vector<AttrStep> path;
+  size_t start = headerLen;
+  size_t end = msgLen;
+  for (int depth = 0; depth < 8 && start < end && offset >= start; depth++) {
+    bool found = false;
+    size_t index = 0;
+    ForEachAttr(msg + start, end - start, [&](uint16_t type, AttrView v) {
+      size_t attrStart = size_t(v.data - msg) - NLA_HDRLEN;
+      size_t attrEnd = size_t(v.data - msg) + v.len;
+      if (found || offset < attrStart || offset >= attrEnd) { index++; return; }
+      found = true;
+      path.push_back(AttrStep{type, index});
+      if (offset == attrStart) { end = start; return; }  // exactly this attribute
+      start = size_t(v.data - msg);
+      end = attrEnd;
+    });
+    if (!found) break;
+  }
+  return path;
 }
 
 }  // namespace kpn

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <vector>
 
 namespace kpn {
 
@@ -63,7 +64,15 @@ struct NlAck {
   uint32_t seq = 0;
   int error = 0;
   std::string extack;
+  int64_t badAttrOffset = -1;  // NLMSGERR_ATTR_OFFS: byte offset in the request message, if given
 };
+
+// One step of the way down to an attribute: its type and its position among its siblings.
+struct AttrStep { uint16_t type; size_t index; };
+
+// The chain of attributes leading to the one at byte `offset` of the netlink message `msg`
+// (attributes start after `headerLen` bytes of fixed header). Empty if the offset falls on none.
+std::vector<AttrStep> AttrPathAt(const uint8_t* msg, size_t msgLen, size_t headerLen, size_t offset);
 bool ParseAck(const nlmsghdr& h, const uint8_t* payload, size_t len, NlAck* out);
 
 }  // namespace kpn

@@ -18,6 +18,15 @@ namespace {
 // Keeps NFTA_SET_ELEM_LIST_ELEMENTS (u16 nla_len) well under 64 KiB with room for the header.
 constexpr size_t kElemNestBudget = 60000;
 
+// Records the next message's op index and offset (the builder is 4-byte aligned between
+// messages, so b.size() is where it starts) and returns its relative seq.
+uint32_t NoteMessage(const NlBuilder& b, long opIndex, EncodedBatch* out, size_t firstElem = 0) {
+  out->seqToOp.push_back(opIndex);
+  out->seqToOffset.push_back(b.size());
+  out->seqToFirstElem.push_back(firstElem);
+  return uint32_t(out->seqToOp.size() - 1);
+}
+
 uint16_t OpFlags(const Op& op) {
   bool adds = op.code == OpCode::kAddTable || op.code == OpCode::kAddChain ||
               op.code == OpCode::kAddRule || op.code == OpCode::kAddSet || op.code == OpCode::kAddElems;
@@ -36,8 +45,7 @@ void EncodeElemOp(NlBuilder& b, const Op& op, long opIndex, uint16_t flags, Enco
       bytes += sz;
       last++;
     }
-    uint32_t seq = uint32_t(out->seqToOp.size());
-    out->seqToOp.push_back(opIndex);
+    uint32_t seq = NoteMessage(b, opIndex, out, first);
     EncodeElemsMsg(b, op, first, last, seq, flags);
     first = last;
   }
@@ -48,8 +56,7 @@ void EncodeOp(NlBuilder& b, const Op& op, long opIndex, uint16_t flags, EncodedB
     EncodeElemOp(b, op, opIndex, flags, out);
     return;
   }
-  uint32_t seq = uint32_t(out->seqToOp.size());
-  out->seqToOp.push_back(opIndex);
+  uint32_t seq = NoteMessage(b, opIndex, out);
   switch (op.code) {
     case OpCode::kAddTable: case OpCode::kDelTable: case OpCode::kFlushTable:
       EncodeTableOp(b, op, seq, flags); break;
@@ -63,8 +70,7 @@ void EncodeOp(NlBuilder& b, const Op& op, long opIndex, uint16_t flags, EncodedB
 }
 
 void PutBatchMarker(NlBuilder& b, uint16_t type, EncodedBatch* out) {
-  uint32_t seq = uint32_t(out->seqToOp.size());
-  out->seqToOp.push_back(kBatchOpIndex);
+  uint32_t seq = NoteMessage(b, kBatchOpIndex, out);
   size_t m = b.BeginMsg(type, NLM_F_REQUEST, seq, AF_UNSPEC, htons(NFNL_SUBSYS_NFTABLES));
   b.EndMsg(m);
 }

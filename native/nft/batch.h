@@ -15,6 +15,8 @@ constexpr long kBatchOpIndex = -1;  // seq of BATCH_BEGIN/END: errors about the 
 struct EncodedBatch {
   std::vector<uint8_t> bytes;
   std::vector<long> seqToOp;  // relative seq -> op index (kBatchOpIndex for begin/end)
+  std::vector<size_t> seqToOffset;  // relative seq -> byte offset of that message in `bytes`
+  std::vector<size_t> seqToFirstElem;  // relative seq -> index in its op of the message's first element
   uint32_t ackedSeq = 0;      // relative seq of the last op message (the one with NLM_F_ACK)
   uint32_t opMessages = 0;    // messages excluding BATCH_BEGIN/END
 };

@@ -26,6 +26,9 @@ void EncodeElemsMsg(NlBuilder& b, const Op& op, size_t first, size_t last, uint3
 // Bytes one element occupies inside NFTA_SET_ELEM_LIST_ELEMENTS (for splitting under 64 KiB).
 size_t ElementAttrSize(const Element& e);
 
+// The kernel's name for an expression ("payload", "cmp", ...).
+const char* ExprName(const Expr& e);
+
 // Appends NFTA_LIST_ELEM{NFTA_EXPR_NAME, NFTA_EXPR_DATA{...}} for one expression.
 void EncodeExpr(NlBuilder& b, const Expr& e);
 

@@ -37,6 +37,8 @@ struct DataWriter {
 
 }  // namespace
 
+const char* ExprName(const Expr& e) { return kExprNames[e.index()]; }
+
 void EncodeExpr(NlBuilder& b, const Expr& e) {
   size_t el = b.BeginNest(NFTA_LIST_ELEM);
   b.PutStr(NFTA_EXPR_NAME, kExprNames[e.index()]);

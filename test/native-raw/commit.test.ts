@@ -113,6 +113,7 @@ test('a jump to a missing chain rejects with ENOENT; every failing op is reporte
     await assert.rejects(sock.commit(failing), (e: any) => {
       assert.equal(e.errno, 2);
       assert.equal(e.opIndex, 1);
+      assert.equal(e.extack, 'kernel refused expression 0 (immediate)');
       assert.deepEqual(e.errors.map((x: any) => [x.errno, x.opIndex]), [[2, 1], [2, 2]]);
       return true;
     });
@@ -134,6 +135,7 @@ test('200,000 elements commit in one batch; an error deep inside a split element
     await assert.rejects(sock.commit(txn([addSet('other'), addElems('big', dup, CREATE)])), (e: any) => {
       assert.equal(e.errno, 17);
       assert.equal(e.opIndex, 1);
+      assert.equal(e.extack, 'kernel refused element 30000 (key 0a000005)');
       return true;
     });
     d = await sock.dumpTable(IP, T);
