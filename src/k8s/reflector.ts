@@ -1,10 +1,11 @@
 // One list+watch loop for one resource, built on client-node's Watch and typed list calls.
 // Why not client-node's ListWatch: it stops for good on the first error, cannot page its list, cannot
 // change its field selector without a relist, and cannot merge one namespace in; kube-proxy needs all four.
-import { KubeConfig, KubernetesObject, Watch } from '@kubernetes/client-node';
+import { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import { BackoffOptions, backoffDelay, DEFAULT_BACKOFF } from './backoff';
 import { Logger, silentLogger } from './logger';
 import { ResourceClient } from './resources';
+import { openWatch, WatchStream } from './watch-stream';
 
 export interface ReflectorHandler<T> {
   add(obj: T): void;
@@ -76,7 +77,7 @@ export class Reflector<T extends KubernetesObject> {
   private stopped = true;
   private running = false;
   private fieldSelector?: string;
-  private currentWatch?: { controller?: AbortController; intentional: boolean };
+  private currentWatch?: WatchStream;
   private wake?: () => void;
   private readonly state: ReflectorStatus;
   /** Namespaces being brought back: their watch events wait here until the namespace's list is in. */
@@ -295,75 +296,46 @@ export class Reflector<T extends KubernetesObject> {
     }
   }
 
-  private watchOnce(): Promise<WatchOutcome> {
+  private async watchOnce(): Promise<WatchOutcome> {
     const out: WatchOutcome = { gone: false, events: 0, interrupted: false };
-    const handle: { controller?: AbortController; intentional: boolean; stalled?: boolean } = { intentional: false };
-    this.currentWatch = handle;
     const timeoutSeconds = Math.max(1, Math.round(this.o.watchTimeoutSeconds?.() ?? 300 * (1 + Math.random())));
     const params: Record<string, string | number | boolean> = { resourceVersion: this.rv, allowWatchBookmarks: true, timeoutSeconds };
-    // client-node sets no read timeout: a connection that dies silently would hang forever. The server
-    // ends every watch after timeoutSeconds, so silence well beyond that means the connection is gone.
-    const margin = this.o.watchStallMarginSeconds ?? 30;
-    let watchdog: NodeJS.Timeout | undefined;
-    const arm = (): void => {
-      clearTimeout(watchdog);
-      watchdog = setTimeout(() => {
-        handle.stalled = true;
-        handle.controller?.abort();
-      }, (timeoutSeconds + margin) * 1000);
-      watchdog.unref();
-    };
-    arm();
     if (this.o.labelSelector) params.labelSelector = this.o.labelSelector;
     if (this.fieldSelector) params.fieldSelector = this.fieldSelector;
-    return new Promise<WatchOutcome>((resolve, reject) => {
-      let errorStatus: { message?: string; code?: number } | undefined;
-      const onEvent = (type: string, obj: unknown): void => {
-        if (handle.intentional) return;
-        arm();
+    let errorStatus: { message?: string; code?: number } | undefined;
+    const stream = openWatch({
+      kubeConfig: this.o.kubeConfig,
+      path: this.o.client.watchPath(),
+      params,
+      stallMs: (timeoutSeconds + (this.o.watchStallMarginSeconds ?? 30)) * 1000,
+      onOpen: () => this.connected(),
+      onEvent: (type, obj) => {
         out.events++;
         this.connected();
         if (type === 'ERROR') {
           const st = obj as { code?: number; message?: string };
           if (st?.code === 410) out.gone = true;
           else errorStatus = st;
-          return;
+        } else if (type === 'BOOKMARK') {
+          this.rv = (obj as KubernetesObject)?.metadata?.resourceVersion || this.rv;
+        } else if (type === 'ADDED' || type === 'MODIFIED' || type === 'DELETED') {
+          this.apply(type, obj);
         }
-        if (type === 'BOOKMARK') {
-          const rv = (obj as KubernetesObject)?.metadata?.resourceVersion;
-          if (rv) this.rv = rv;
-          return;
-        }
-        if (type === 'ADDED' || type === 'MODIFIED' || type === 'DELETED') this.apply(type, obj);
-      };
-      let settled = false;
-      const onDone = (err: unknown): void => {
-        settled = true;
-        clearTimeout(watchdog);
-        if (this.currentWatch === handle) this.currentWatch = undefined;
-        if (handle.intentional) return resolve({ ...out, interrupted: true });
-        if (handle.stalled) return reject(new Error(`watch stalled: nothing received for ${timeoutSeconds + margin}s`));
-        if (err) return reject(err);
-        if (errorStatus) return reject(Object.assign(new Error(errorStatus.message ?? 'watch ERROR event'), { code: errorStatus.code }));
-        resolve(out);
-      };
-      new Watch(this.o.kubeConfig)
-        .watch(this.o.client.watchPath(), params, onEvent, onDone)
-        .then((controller) => {
-          handle.controller = controller;
-          if (handle.intentional || handle.stalled) controller.abort();
-          // The stream opened (HTTP 200) and has not failed: the server is reachable again.
-          else if (!settled) this.connected();
-        })
-        .catch(onDone);
+      },
     });
+    this.currentWatch = stream;
+    try {
+      const end = await stream.done;
+      if (end === 'aborted') return { ...out, interrupted: true };
+    } finally {
+      if (this.currentWatch === stream) this.currentWatch = undefined;
+    }
+    if (errorStatus) throw Object.assign(new Error(errorStatus.message ?? 'watch ERROR event'), { code: errorStatus.code });
+    return out;
   }
 
   private interruptWatch(): void {
-    const w = this.currentWatch;
-    if (!w) return;
-    w.intentional = true;
-    w.controller?.abort();
+    this.currentWatch?.abort();
   }
 
   private sleep(ms: number): Promise<void> {
