@@ -2,9 +2,13 @@
 // encoder. Both are pure code: no sockets, no N-API.
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 
+#include <linux/netlink.h>
+
 #include "../nft/batch.h"
+#include "../nl_attr.h"
 #include "../txn_decoder.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -17,6 +21,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   kpn::nft::EncodedBatch batch;
   long failedOp = -1;
-  if (kpn::nft::EncodeBatch(txn, &batch, &failedOp)) kpn::nft::Rebase(&batch.bytes, 1000);
+  if (!kpn::nft::EncodeBatch(txn, &batch, &failedOp)) return 0;
+  // Walk every message's attributes as the error path does, at an offset taken from the input.
+  size_t probe = size > 0 ? data[size - 1] * 4u : 0;
+  for (size_t off : batch.seqToOffset) {
+    nlmsghdr h;
+    std::memcpy(&h, batch.bytes.data() + off, sizeof h);
+    volatile size_t steps = kpn::AttrPathAt(batch.bytes.data() + off, h.nlmsg_len, 20, probe).size();
+    (void)steps;
+  }
+  kpn::nft::Rebase(&batch.bytes, 1000);
   return 0;
 }

@@ -11,7 +11,7 @@ out="${FUZZ_OUT:-/tmp/kpn-fuzz}"
 mkdir -p "$out/corpus" "$out/crashes"
 clang++-14 -std=c++17 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
   -o "$out/fuzz_txn_decoder" fuzz_txn_decoder.cc ../txn_decoder.cc ../txn_expr_decoder.cc ../wire_reader.cc \
-  ../nl_builder.cc ../nft/batch.cc ../nft/data.cc ../nft/table.cc ../nft/chain.cc ../nft/rule.cc \
+  ../nl_builder.cc ../nl_attr.cc ../nft/batch.cc ../nft/data.cc ../nft/table.cc ../nft/chain.cc ../nft/rule.cc \
   ../nft/set.cc ../nft/elements.cc ../nft/expr*.cc
 cp -n seeds/* "$out/corpus/" 2>/dev/null || true
 exec "$out/fuzz_txn_decoder" "$out/corpus" -max_total_time="$secs" -max_len=65536 \
