@@ -9,6 +9,12 @@ import { TestApiServer } from './server';
 function watchEvents(url: string, count: number): Promise<Array<{ type: string; object: { metadata?: { name?: string; resourceVersion?: string }; code?: number } }>> {
   return new Promise((resolve, reject) => {
     const events: Array<{ type: string; object: { metadata?: { name?: string; resourceVersion?: string }; code?: number } }> = [];
+    // Never hang the suite: give up after 10 s with what arrived (the assertions then fail).
+    const timer = setTimeout(() => {
+      req.destroy();
+      resolve(events);
+    }, 10_000);
+    timer.unref();
     const req = http.get(url, (res) => {
       let buf = '';
       res.on('data', (c: Buffer) => {
@@ -29,7 +35,7 @@ function watchEvents(url: string, count: number): Promise<Array<{ type: string; 
   });
 }
 
-describe('selectors', () => {
+describe('selectors', { timeout: 60_000 }, () => {
   it('parses and matches every label operator', () => {
     const l = { app: 'web', tier: 'front' };
     const m = (s: string, labels: Record<string, string> = l) => matchesLabels(parseLabelSelector(s), labels);
@@ -56,7 +62,7 @@ describe('selectors', () => {
   });
 });
 
-describe('TestApiServer', () => {
+describe('TestApiServer', { timeout: 60_000 }, () => {
   const api = new TestApiServer({ historyLimit: 5 });
   before(() => api.start());
   after(() => api.stop());
@@ -78,8 +84,8 @@ describe('TestApiServer', () => {
   it('turns selector transitions into ADDED and DELETED for a watcher', async () => {
     const ns = api.create('namespaces', { metadata: { name: 'flip', labels: {} } });
     const rv = ns.metadata!.resourceVersion!;
+    // Changes made before the stream opens are replayed from `rv`, so no wait is needed.
     const events = watchEvents(`${api.url}/api/v1/namespaces?watch=true&resourceVersion=${rv}&labelSelector=off%3Dyes`, 2);
-    await new Promise((r) => setTimeout(r, 50));
     const on = api.update('namespaces', { ...ns, metadata: { ...ns.metadata, labels: { off: 'yes' } } });
     api.update('namespaces', { ...on, metadata: { ...on.metadata, labels: {} } });
     const got = await events;
@@ -98,7 +104,7 @@ describe('TestApiServer', () => {
     const from = api.store.rv;
     api.create('nodes', { metadata: { name: 'late' } });
     const p = watchEvents(`${api.url}/api/v1/nodes?watch=true&resourceVersion=${from}&allowWatchBookmarks=true`, 2);
-    await new Promise((r) => setTimeout(r, 50));
+    while (api.openWatches === 0) await new Promise((r) => setTimeout(r, 5));
     api.bookmarkAll();
     const got = await p;
     assert.deepEqual(got.map((e) => e.type), ['ADDED', 'BOOKMARK']);

@@ -42,7 +42,7 @@ beforeEach(async () => {
 });
 afterEach(() => server.close());
 
-describe('proxy health', () => {
+describe('proxy health', { timeout: 60_000 }, () => {
   it('is healthy at start-up, before any sync, with Go zero time as lastUpdated', async () => {
     const r = await get('/livez');
     assert.equal(r.status, 200);

@@ -34,7 +34,7 @@ beforeEach(() => {
 });
 afterEach(() => hc.closeAll());
 
-describe('service health-check node ports', () => {
+describe('service health-check node ports', { timeout: 60_000 }, () => {
   it('answers 503 without local endpoints, 200 with them, and 503 when the proxy is unhealthy', async () => {
     const port = await freePort();
     await hc.syncServices(new Map([['shop/web', port]]));

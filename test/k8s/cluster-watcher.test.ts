@@ -38,7 +38,7 @@ afterEach(async () => {
   await api.stop();
 });
 
-describe('ClusterWatcher', () => {
+describe('ClusterWatcher', { timeout: 60_000 }, () => {
   it('lists in chunks, then reports synced once both Services and EndpointSlices are listed', async () => {
     for (let i = 0; i < 7; i++) {
       api.create('services', service(`ns${i % 2}`, `svc${i}`));

@@ -8,7 +8,7 @@ import { backoffDelay, DEFAULT_BACKOFF } from '../../src/k8s/backoff';
 import { loadKubeConfig } from '../../src/k8s/kubeconfig';
 import { excludeNamespacesSelector, nodeFieldSelector, SERVICE_LABEL_SELECTOR } from '../../src/k8s/selectors';
 
-describe('selectors', () => {
+describe('selectors', { timeout: 60_000 }, () => {
   it('match upstream kube-proxy', () => {
     assert.equal(SERVICE_LABEL_SELECTOR, '!service.kubernetes.io/service-proxy-name,!service.kubernetes.io/headless');
     assert.equal(nodeFieldSelector('node-a'), 'metadata.name=node-a');
@@ -21,7 +21,7 @@ describe('selectors', () => {
   });
 });
 
-describe('backoff', () => {
+describe('backoff', { timeout: 60_000 }, () => {
   it('doubles from the initial delay up to the cap, with bounded jitter', () => {
     const o = { ...DEFAULT_BACKOFF, jitter: 0 };
     assert.deepEqual([1, 2, 3, 4].map((n) => backoffDelay(o, n)), [800, 1600, 3200, 6400]);
@@ -31,7 +31,7 @@ describe('backoff', () => {
   });
 });
 
-describe('loadKubeConfig', () => {
+describe('loadKubeConfig', { timeout: 60_000 }, () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kpn-kc-'));
   const file = path.join(dir, 'config');
   fs.writeFileSync(

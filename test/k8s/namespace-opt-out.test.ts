@@ -52,7 +52,7 @@ afterEach(async () => {
   await api.stop();
 });
 
-describe('namespace opt-out', () => {
+describe('namespace opt-out', { timeout: 60_000 }, () => {
   it('never requests a disabled namespace, and flips both ways', async () => {
     const quiet = api.create('namespaces', namespace('quiet', DISABLED));
     const loud = api.create('namespaces', namespace('loud'));

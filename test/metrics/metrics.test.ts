@@ -56,7 +56,7 @@ function exercise(m: ProxyMetrics): void {
   observeNetworkProgramming(m, 'IPv4', [new Date('2026-01-01T00:00:59.7Z'), new Date('2026-01-01T00:00:00Z'), new Date('2026-01-01T00:02:00Z')], end);
 }
 
-describe('metrics over HTTP', () => {
+describe('metrics over HTTP', { timeout: 60_000 }, () => {
   let server: RunningServer;
   let scrape: Scrape;
   let metrics: ProxyMetrics;
@@ -139,7 +139,7 @@ describe('metrics over HTTP', () => {
   });
 });
 
-describe('API server connection metrics', () => {
+describe('API server connection metrics', { timeout: 60_000 }, () => {
   it('follow watcher status: connected gauge and an error count that survives resets', async () => {
     const registry = new Registry();
     const m = createProxyMetrics(registry, { processMetrics: false });
@@ -156,7 +156,7 @@ describe('API server connection metrics', () => {
   });
 });
 
-describe('helpers', () => {
+describe('helpers', { timeout: 60_000 }, () => {
   it('parses the trigger-time annotation', () => {
     assert.equal(parseTriggerTime({ 'endpoints.kubernetes.io/last-change-trigger-time': '2026-01-01T00:00:00Z' })?.toISOString(), '2026-01-01T00:00:00.000Z');
     assert.equal(parseTriggerTime({ 'endpoints.kubernetes.io/last-change-trigger-time': 'yesterday' }), undefined);
