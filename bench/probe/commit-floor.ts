@@ -14,6 +14,7 @@ import { timestamp, writeResult } from '../lib/results';
 
 const F = 'ip';
 const T = 'kube-proxy';
+const SMALL = 'probe-small';
 const REPEATS = 11;
 
 type Probe = (api: NativeApi, i: number) => Transaction;
@@ -29,6 +30,9 @@ const PROBES: Record<string, Probe> = {
     .addChain(F, T, { name: `probe-goto-${i}` }).addRule(F, T, `probe-goto-${i}`, api.rule(F).verdict({ kind: 'goto', chain: 'mark-for-masquerade' }).build()),
   'new chain + dnat rule': (api, i) => new api.Transaction()
     .addChain(F, T, { name: `probe-dnat-${i}` }).addRule(F, T, `probe-dnat-${i}`, api.rule(F).l4proto('tcp').dnat('10.1.1.1', 80).build()),
+  // The same dnat rule in a second, small table of the same namespace: validation is per table.
+  'new chain + dnat rule in a separate small table': (api, i) => new api.Transaction()
+    .addChain(F, SMALL, { name: `probe-dnat-${i}` }).addRule(F, SMALL, `probe-dnat-${i}`, api.rule(F).l4proto('tcp').dnat('10.1.1.1', 80).build()),
   'verdict-map element (goto) into service-ips': (api, i) => new api.Transaction()
     .declareSet(F, T, { name: 'service-ips', key: ['ipv4_addr', 'inet_proto', 'inet_service'], map: 'verdict' })
     .addElements(F, T, 'service-ips', [{ key: [`10.98.${i >> 8}.${i & 255}`, 'tcp', 80], verdict: { kind: 'goto', chain: 'mark-for-masquerade' } }]),
@@ -42,6 +46,10 @@ async function probeSize(api: NativeApi, n: number): Promise<ProbeRow[]> {
     const nft = api.Nft.open({ netns: ns.path });
     progress(`probe N=${n}: loading the linear-shape ruleset`);
     await nft.commit(linearTransaction(api, syntheticCluster({ services: n, endpointsPerService: 4, nodePortShare: 0.1 })));
+    await nft.commit(new api.Transaction().addTable(F, SMALL)
+      .addChain(F, SMALL, { name: 'base', base: { type: 'nat', hook: 'prerouting', priority: -90, policy: 'accept' } })
+      .addChain(F, SMALL, { name: 'target' })
+      .addRule(F, SMALL, 'base', api.rule(F).verdict({ kind: 'jump', chain: 'target' }).build()));
     const rows: ProbeRow[] = [];
     for (const [name, make] of Object.entries(PROBES)) {
       const wall: number[] = []; const sys: number[] = []; const user: number[] = [];
