@@ -14,6 +14,7 @@ export class NetlinkError extends Error {
   override readonly name = 'NetlinkError';
   readonly errno: number;
   readonly code: string;
+  /** The op's index in the transaction; -1 when the error is not tied to one (a dump). */
   readonly opIndex: number;
   /** The failing op as text (Transaction.describe), '' when the kernel named no op. */
   readonly object: string;
@@ -25,7 +26,8 @@ export class NetlinkError extends Error {
     errors: { errno: number; opIndex: number; extack?: string }[] = []) {
     const code = errnoName(errno);
     const what = object ? `: ${object}` : '';
-    super(`${code} (${errno}) from the kernel at op ${opIndex}${what}${extack ? ` [${extack}]` : ''}`);
+    const at = opIndex >= 0 ? ` at op ${opIndex}` : '';
+    super(`${code} (${errno}) from the kernel${at}${what}${extack ? ` [${extack}]` : ''}`);
     this.errno = errno;
     this.code = code;
     this.opIndex = opIndex;
@@ -39,11 +41,11 @@ export class NetlinkError extends Error {
  * Turns the addon's rejection into a NetlinkError when it carries an errno; anything else (a bug,
  * a RangeError from buffer validation) is returned unchanged.
  */
-export function toNetlinkError(err: unknown, describe: (opIndex: number) => string): unknown {
+export function toNetlinkError(err: unknown, describe: (opIndex: number) => string, what = ''): unknown {
   const e = err as AddonCommitError;
   if (!e || typeof e !== 'object' || typeof e.errno !== 'number') return err;
   const opIndex = typeof e.opIndex === 'number' ? e.opIndex : -1;
-  let object = '';
+  let object = what;
   if (opIndex >= 0) {
     try { object = describe(opIndex); } catch { /* op index outside the transaction: leave it blank */ }
   }

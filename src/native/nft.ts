@@ -102,7 +102,7 @@ export class Nft {
       try {
         return toDump(await this.sock.dumpTable(code, name));
       } catch (e) {
-        throw toNetlinkError(e, () => `list table ${family} ${name}`);
+        throw toNetlinkError(e, () => '', `list table ${family} ${name}`);
       }
     });
   }

@@ -86,3 +86,20 @@ test('concurrent commits on one Nft are serialised', async () => {
     }
   });
 });
+
+test('dumpTable of a missing table, a bad namespace path, and use after close', async () => {
+  await withNetns(async (ns) => {
+    const nft = Nft.open({ netns: ns.path });
+    await assert.rejects(nft.dumpTable('ip', 'nope'), (e: unknown) => {
+      assert.ok(e instanceof NetlinkError);
+      assert.equal(e.code, 'ENOENT');
+      assert.equal(e.object, 'list table ip nope');
+      return true;
+    });
+    await assert.rejects(nft.dumpTable('arp' as never, 'x'), TypeError);
+    nft.close();
+    await assert.rejects(nft.commit(new Transaction().addTable('ip', 'x')), /closed/);
+  });
+  assert.throws(() => Nft.open({ netns: '/run/netns/kpn-does-not-exist' }));
+  assert.throws(() => Nft.open({ netns: '' }), /^TypeError: opts.netns/);
+});
