@@ -1,0 +1,77 @@
+// No Docker engine runs here, so the Dockerfile is checked by reading: every path it copies must exist
+// (in the build context, or in what the build stage produces), .dockerignore must not hide them, and
+// the runtime stage must carry exactly the production pieces.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { REPO_ROOT } from '../helpers/topology';
+
+interface Copy { from?: string; sources: string[]; dest: string; stage: string }
+
+function parseCopies(text: string): Copy[] {
+  const copies: Copy[] = [];
+  let stage = '';
+  for (const raw of text.replace(/\\\n/g, ' ').split('\n')) {
+    const line = raw.trim();
+    const from = /^FROM\s+\S+(?:\s+AS\s+(\S+))?/i.exec(line);
+    if (from) { stage = from[1] ?? 'final'; continue; }
+    const m = /^COPY\s+(?:--from=(\S+)\s+)?(.+)$/i.exec(line);
+    if (!m) continue;
+    const parts = m[2].split(/\s+/);
+    copies.push({ from: m[1], sources: parts.slice(0, -1), dest: parts[parts.length - 1], stage });
+  }
+  return copies;
+}
+
+const dockerfile = fs.readFileSync(path.join(REPO_ROOT, 'Dockerfile'), 'utf8');
+const copies = parseCopies(dockerfile);
+const tracked = new Set(execFileSync('git', ['ls-files'], { cwd: REPO_ROOT, encoding: 'utf8' }).split('\n'));
+const ignored = fs.readFileSync(path.join(REPO_ROOT, '.dockerignore'), 'utf8').split('\n').map((l) => l.trim()).filter(Boolean);
+
+describe('Dockerfile', () => {
+  it('is multi-stage: a build stage and a slim runtime', () => {
+    assert.match(dockerfile, /^FROM node:20-bookworm AS build$/m);
+    assert.match(dockerfile, /^FROM node:20-bookworm-slim$/m);
+  });
+
+  it('copies from the context only files git tracks and .dockerignore keeps', () => {
+    const fromContext = copies.filter((c) => !c.from);
+    assert.ok(fromContext.length > 0);
+    for (const c of fromContext) {
+      for (const src of c.sources) {
+        const isTracked = tracked.has(src) || [...tracked].some((f) => f.startsWith(`${src.replace(/\/$/, '')}/`));
+        assert.ok(isTracked, `COPY ${src}: not tracked by git`);
+        assert.ok(!ignored.some((i) => src === i || src.startsWith(`${i}/`)), `COPY ${src}: hidden by .dockerignore`);
+      }
+    }
+  });
+
+  it('copies from the build stage only what the build produces', () => {
+    const fromBuild = copies.filter((c) => c.from === 'build');
+    const produced: Record<string, string> = {
+      '/src/package.json': 'package.json',
+      '/src/node_modules': 'node_modules',
+      '/src/dist/src': 'dist/src',
+      '/src/build/Release/kube_proxy_native.node': 'build/Release/kube_proxy_native.node',
+    };
+    assert.deepEqual(fromBuild.map((c) => c.sources[0]).sort(), Object.keys(produced).sort());
+    for (const local of Object.values(produced)) assert.ok(fs.existsSync(path.join(REPO_ROOT, local)), `${local} is not produced by npm run build`);
+    assert.ok(fs.existsSync(path.join(REPO_ROOT, 'dist/src/main.js')), 'the entry bin/kube-proxy-native.js requires');
+  });
+
+  it('builds the shipped JavaScript from src/ alone (the test API server is never in the image)', () => {
+    const cfg = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'tsconfig.build.json'), 'utf8'));
+    assert.deepEqual(cfg.include, ['src/**/*.ts']);
+    assert.match(dockerfile, /tsc -p tsconfig\.build\.json/);
+    assert.match(dockerfile, /npm prune --omit=dev/);
+    const srcFiles = execFileSync('git', ['ls-files', 'src'], { cwd: REPO_ROOT, encoding: 'utf8' });
+    assert.doesNotMatch(srcFiles, /apiserver/);
+  });
+
+  it('installs the program where upstream DaemonSets run it', () => {
+    assert.match(dockerfile, /ln -s \/opt\/kube-proxy-native\/bin\/kube-proxy-native\.js \/usr\/local\/bin\/kube-proxy\b/);
+    assert.match(dockerfile, /^ENTRYPOINT \["\/usr\/local\/bin\/kube-proxy"\]$/m);
+  });
+});
