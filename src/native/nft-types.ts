@@ -80,6 +80,7 @@ export const ICMPV6_PORT_UNREACH = 4;
 export const ICMPX_PORT_UNREACH = 1;
 export const NUMGEN_RANDOM = 1;
 export const FIB_RESULT_ADDRTYPE = 3;
+export const FIB_F_SADDR = 1;
 export const FIB_F_DADDR = 2;
 export const RTN_LOCAL = 2;
 export const DYNSET_OP = { add: 0, update: 1, delete: 2 } as const;

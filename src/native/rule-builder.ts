@@ -6,7 +6,7 @@ import { checkPort, checkU32, hostU32, protoNumber, verdictText } from './elemen
 import { Expr, REG_1, REG_2, REG_VERDICT, registerForWord } from './expressions';
 import { checkIfname, checkSetName } from './names';
 import {
-  CMP_OP, CT_KEY, CT_STATE_BIT, CT_STATUS_DNAT, CtState, DYNSET_OP, FAMILY_CODE, FIB_F_DADDR, FIB_RESULT_ADDRTYPE,
+  CMP_OP, CT_KEY, CT_STATE_BIT, CT_STATUS_DNAT, CtState, DYNSET_OP, FAMILY_CODE, FIB_F_DADDR, FIB_F_SADDR, FIB_RESULT_ADDRTYPE,
   ICMP_PORT_UNREACH, ICMPV6_PORT_UNREACH, ICMPX_PORT_UNREACH, L4Proto, L4PROTO_CODE, META, NAT_RANGE, NAT_TYPE,
   NFT_TYPES, NftType, NUMGEN_RANDOM, PAYLOAD_BASE, REJECT_TYPE, RTN_LOCAL, Verdict, VERDICT_CODE,
 } from './nft-types';
@@ -158,11 +158,14 @@ export class RuleBuilder {
       { type: 'cmp', sreg: REG_1, op: CMP_OP.eq, data: [p >> 8, p & 0xff] });
   }
 
-  fibDaddrLocal(negate?: boolean): this {
-    return this.push(`fib daddr type ${bang(negate)}local`,
-      { type: 'fib', dreg: REG_1, result: FIB_RESULT_ADDRTYPE, flags: FIB_F_DADDR },
+  private fibLocal(field: 'saddr' | 'daddr', negate?: boolean): this {
+    return this.push(`fib ${field} type ${bang(negate)}local`,
+      { type: 'fib', dreg: REG_1, result: FIB_RESULT_ADDRTYPE, flags: field === 'daddr' ? FIB_F_DADDR : FIB_F_SADDR },
       { type: 'cmp', sreg: REG_1, op: cmpOp(negate), data: hostU32(RTN_LOCAL) });
   }
+
+  fibDaddrLocal(negate?: boolean): this { return this.fibLocal('daddr', negate); }
+  fibSaddrLocal(negate?: boolean): this { return this.fibLocal('saddr', negate); }
 
   ctState(states: CtState[], negate?: boolean): this {
     if (!Array.isArray(states) || states.length === 0) throw new TypeError('states: expected a non-empty array of ct states');

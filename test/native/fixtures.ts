@@ -81,6 +81,7 @@ export function everyKind(): Transaction {
   tx.addRule(f, T4, 'filter-forward', r().daddr('10.16.0.0/12').daddr('0.0.0.0/0').comment('masked prefixes').verdict({ kind: 'accept' }).build());
   tx.addRule(f, T4, 'raw-prerouting', r().l4proto('udp').dport(53).notrack().build());
   tx.addRule(f, T4, 'mangle-output', r().markAnd(0x1, 0x1, true).counter().build());
+  tx.addRule(f, T4, 'mangle-output', r().fibSaddrLocal().fibDaddrLocal(true).verdict({ kind: 'accept' }).build());
 
   // ip6 and inet tables
   tx.addTable('ip6', T6);

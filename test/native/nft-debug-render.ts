@@ -35,7 +35,7 @@ export function renderExpr(e: Expr): string {
     case 'numgen': return `[ numgen reg ${e.dreg} = ${e.ngType ? 'random' : 'inc'} mod ${e.mod}${e.offset ? ` offset ${e.offset}` : ''} ]`;
     case 'ct': return `[ ct load ${CT_KEYS[e.key]} => reg ${e.reg} ]`;
     case 'counter': return '[ counter pkts 0 bytes 0 ]';
-    case 'fib': return `[ fib daddr type => reg ${e.dreg} ]`;
+    case 'fib': return `[ fib ${e.flags === 1 ? 'saddr' : 'daddr'} type => reg ${e.dreg} ]`;
     case 'dynset': return `[ dynset update reg_key ${e.sregKey} set ${e.set} timeout ${e.timeoutMs}ms ]`;
     case 'notrack': return '[ notrack ]';
   }
