@@ -148,3 +148,20 @@ export function waitForError(c: Cluster, proto: Proto, host: string, port: numbe
 export function ruleset(c: Cluster, family: 'ip' | 'ip6' = 'ip'): string {
   return c.topo.node.nft('list', 'table', family, 'kube-proxy');
 }
+
+async function pendingChanges(c: Cluster): Promise<number> {
+  const [s, e] = await Promise.all([c.proxy.metrics.serviceChangesPending.get(), c.proxy.metrics.endpointChangesPending.get()]);
+  return [...s.values, ...e.values].reduce((sum, v) => sum + v.value, 0);
+}
+
+/**
+ * Resolves once a sync has applied every change the proxy had received when this was called (the
+ * pending-changes gauges read zero after a sync). Never waits for a sync when nothing is pending.
+ */
+export async function applied(c: Cluster): Promise<void> {
+  for (;;) {
+    const next = c.proxy.nextSync();
+    if (await pendingChanges(c) === 0) return;
+    await next;
+  }
+}
