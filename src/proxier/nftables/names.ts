@@ -108,8 +108,3 @@ export function endpointChainName(sp: ServicePort, ep: Pick<Endpoint, 'ip' | 'po
   const ip = ep.ip.replaceAll(':', '.');
   return `endpoint-${hashAndTruncate(`${servicePortNameBase(sp)}__${ip}/${ep.port}`)}`;
 }
-
-/** Chains named after a ServicePort contain a slash; our fixed chains never do. */
-export function isServicePortChain(name: string): boolean {
-  return name.includes('/');
-}

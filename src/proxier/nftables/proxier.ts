@@ -39,6 +39,7 @@ export class NftablesProxier implements Proxier {
   /** Chains a failed transaction may have created (in case the failure came after the commit). */
   private readonly maybeChains = new Map<IpFamily, Set<string>>();
   private needFull = true;
+  private running: Promise<unknown> = Promise.resolve();
   private baseChainsReset = false;
   private readonly refused = new Map<string, string>();
   /** Totals since start, for tests and metrics. */
@@ -60,7 +61,14 @@ export class NftablesProxier implements Proxier {
     return this.refused;
   }
 
-  async sync(snapshot: ProxySnapshot, changes: ChangeSet, full: boolean): Promise<SyncResult> {
+  /** Syncs run one after another: each plans from the state the previous one left. */
+  sync(snapshot: ProxySnapshot, changes: ChangeSet, full: boolean): Promise<SyncResult> {
+    const run = this.running.then(() => this.syncNow(snapshot, changes, full));
+    this.running = run.catch(() => undefined);
+    return run;
+  }
+
+  private async syncNow(snapshot: ProxySnapshot, changes: ChangeSet, full: boolean): Promise<SyncResult> {
     this.counters.syncs++;
     const inputs: ContextInputs = { ...this.opts, serviceCIDRs: this.opts.serviceCIDRs ?? [] };
     const ctxs = this.opts.families.map((f) => buildContext(inputs, f, snapshot.node));

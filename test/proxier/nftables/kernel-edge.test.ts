@@ -94,3 +94,16 @@ test('periodic full syncs of an unchanged cluster leave the same ruleset', async
     } finally { nft.close(); }
   });
 });
+
+test('syncs started together run one after the other', async () => {
+  await withNetns(async (ns) => {
+    const { proxier, nft } = proxierIn(ns);
+    try {
+      const one = snapshot([[sp('svc1'), [ep('10.180.0.1')]]]);
+      const two = snapshot([[sp('svc1'), [ep('10.180.0.1')]], [sp('svc2', { clusterIP: '172.30.0.42' }), [ep('10.180.1.1')]]]);
+      const [a, b] = await Promise.all([proxier.sync(one, changed(), true), proxier.sync(two, changed(sp('svc2').key), false)]);
+      assert.deepEqual([a, b], [{ full: true, ok: true }, { full: false, ok: true }]);
+      assert.equal(elementsOf(ns, 'service-ips').length, 2);
+    } finally { nft.close(); }
+  });
+});
