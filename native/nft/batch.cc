@@ -83,26 +83,13 @@ void SetAck(std::vector<uint8_t>& bytes, size_t off) {
   std::memcpy(bytes.data() + off, &h, sizeof h);
 }
 
-size_t LastMessageFrom(const std::vector<uint8_t>& bytes, size_t off) {
-  size_t last = off;
-  while (bytes.size() - off >= NLMSG_HDRLEN) {
-    nlmsghdr h;
-    std::memcpy(&h, bytes.data() + off, sizeof h);
-    last = off;
-    off += NLMSG_ALIGN(h.nlmsg_len);
-  }
-  return last;
-}
-
 }  // namespace
 
 bool EncodeBatch(const Transaction& txn, EncodedBatch* out, long* failedOp) {
   NlBuilder b;
   PutBatchMarker(b, NFNL_MSG_BATCH_BEGIN, out);
-  size_t lastOpMsg = 0;
   for (size_t i = 0; i < txn.ops.size(); i++) {
     const Op& op = txn.ops[i];
-    lastOpMsg = b.size();
     EncodeOp(b, op, long(i), OpFlags(op), out);
     if (!b.ok()) {
       *failedOp = long(i);
@@ -111,8 +98,8 @@ bool EncodeBatch(const Transaction& txn, EncodedBatch* out, long* failedOp) {
   }
   out->opMessages = uint32_t(out->seqToOp.size() - 1);
   out->ackedSeq = uint32_t(out->seqToOp.size() - 1);
-  // The last op may be an element op split into several messages: ack the very last message.
-  if (!txn.ops.empty()) SetAck(b.mutable_data(), LastMessageFrom(b.data(), lastOpMsg));
+  // Only the very last message asks for an ack: its reply marks the end of the batch's replies.
+  if (!txn.ops.empty()) SetAck(b.mutable_data(), out->seqToOffset.back());
   PutBatchMarker(b, NFNL_MSG_BATCH_END, out);
   out->bytes = std::move(b.mutable_data());
   return true;
