@@ -3,7 +3,7 @@
 // toNftScript() describe the same rule.
 import { IpVersion, parseCidr, parseIp, prefixMask } from './addresses';
 import { checkPort, checkU32, hostU32, protoNumber, verdictText } from './elements';
-import { Expr, REG_1, REG_2, REG_VERDICT, registerForWord } from './expressions';
+import { Bytes, Expr, REG_1, REG_2, REG_VERDICT, registerForWord } from './expressions';
 import { checkIfname, checkSetName } from './names';
 import {
   CMP_OP, CT_KEY, CT_STATE_BIT, CT_STATUS_DNAT, CtState, DYNSET_OP, FAMILY_CODE, FIB_F_DADDR, FIB_F_SADDR, FIB_RESULT_ADDRTYPE,
@@ -232,7 +232,7 @@ export class RuleBuilder {
   markXor(bits: number): this { return this.markSet('xor', bits); }
 
   /** Loads key parts into consecutive register words, one word-aligned field each, as nft does. */
-  private loadKey(parts: KeyExpr[], arg: string): Loaded {
+  private loadKey(parts: KeyExpr[], arg: string, constants = false): Loaded {
     if (!Array.isArray(parts) || parts.length === 0) throw new TypeError(`${arg}: expected a non-empty array of key expressions`);
     if (parts.length > 5) throw new RangeError(`${arg}: at most 5 key parts`);
     const exprs: Expr[] = [];
@@ -261,7 +261,13 @@ export class RuleBuilder {
         const { offset, len } = ADDR_FIELD[version][field];
         loads.push({ type: 'payload', base: PAYLOAD_BASE.network, offset, len, dreg: reg });
       } else if (typeof p === 'object' && p !== null) {
-        throw new TypeError(`${a}: constant key parts cannot be written as nft text; match the constant separately`);
+        // nft parses constants in a concatenation only where the set gives their types (update @set
+        // { ... }), never on the left of a lookup, so only dynset keys may hold them.
+        if (!constants) throw new TypeError(`${a}: constant key parts are only allowed in dynsetUpdate (nft cannot read them in a lookup)`);
+        const c = this.constantPart(p, a);
+        t = c.type;
+        texts.push(c.text);
+        loads.push({ type: 'immediate', dreg: reg, data: c.data });
       } else {
         throw new TypeError(`${a}: '${String(p)}' is not a key expression`);
       }
@@ -270,6 +276,25 @@ export class RuleBuilder {
       if (word > 16) throw new RangeError(`${arg}: the key does not fit the 64-byte register file`);
     }
     return { exprs: [...exprs, ...loads], key, text: texts.join(' . ') };
+  }
+
+  private constantPart(p: object, arg: string): { type: NftType; text: string; data: Bytes } {
+    if ('ip' in p) {
+      const want = this.family === 'ip' ? 4 : this.family === 'ip6' ? 6 : undefined;
+      const { version, bytes } = parseIp((p as { ip: unknown }).ip, `${arg}.ip`, want);
+      return { type: version === 4 ? 'ipv4_addr' : 'ipv6_addr', text: (p as { ip: string }).ip, data: bytes };
+    }
+    if ('port' in p) {
+      const port = checkPort((p as { port: unknown }).port, `${arg}.port`);
+      return { type: 'inet_service', text: String(port), data: [port >> 8, port & 0xff] };
+    }
+    if ('proto' in p) {
+      const proto = (p as { proto: unknown }).proto;
+      const n = protoNumber(proto, `${arg}.proto`);
+      if (typeof proto !== 'string') throw new TypeError(`${arg}.proto: expected 'tcp', 'udp' or 'sctp'`);
+      return { type: 'inet_proto', text: proto, data: [n] };
+    }
+    throw new TypeError(`${arg}: expected { ip }, { port } or { proto }`);
   }
 
   lookup(parts: KeyExpr[], set: string, negate?: boolean): this {
@@ -302,7 +327,7 @@ export class RuleBuilder {
   }
 
   dynsetUpdate(parts: KeyExpr[], set: string, timeoutSeconds: number): this {
-    const k = this.loadKey(parts, 'parts');
+    const k = this.loadKey(parts, 'parts', true);
     checkTimeoutSeconds(timeoutSeconds, 'timeoutSeconds');
     this.setRefs.push({ set: checkSetName(set, 'set'), key: k.key, use: 'dynset', arg: 'set' });
     return this.push(`update @${set} { ${k.text} timeout ${timeoutSeconds}s }`, ...k.exprs,

@@ -13,6 +13,7 @@ export const SETS: Record<string, SetSpec> = {
   affinity: { name: 'affinity-x', key: ['ipv4_addr'], timeout: true, dynamic: true, defaultTimeoutSeconds: 10800 },
   timed: { name: 'timed', key: ['ipv4_addr'], timeout: true },
   cidrMap: { name: 'cidr-map', key: ['ipv4_addr'], interval: true, map: 'verdict' },
+  sharedAffinity: { name: 'affinity-shared', key: ['ipv4_addr', 'ipv4_addr', 'inet_service', 'ipv4_addr', 'inet_service'], timeout: true, dynamic: true },
 };
 
 export function everyKind(): Transaction {
@@ -82,6 +83,7 @@ export function everyKind(): Transaction {
   tx.addRule(f, T4, 'raw-prerouting', r().l4proto('udp').dport(53).notrack().build());
   tx.addRule(f, T4, 'mangle-output', r().markAnd(0x1, 0x1, true).counter().build());
   tx.addRule(f, T4, 'mangle-output', r().fibSaddrLocal().fibDaddrLocal(true).verdict({ kind: 'accept' }).build());
+  tx.addRule(f, T4, 'mangle-output', r().dynsetUpdate(['saddr', { ip: '172.30.0.41' }, { port: 80 }, { ip: '10.180.0.1' }, { port: 8080 }], SETS.sharedAffinity.name, 10800).build());
 
   // ip6 and inet tables
   tx.addTable('ip6', T6);
