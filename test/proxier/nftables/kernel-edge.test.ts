@@ -107,3 +107,16 @@ test('syncs started together run one after the other', async () => {
     } finally { nft.close(); }
   });
 });
+
+test('IPv6 session affinity fits the register file and commits', async () => {
+  await withNetns(async (ns) => {
+    const { proxier, nft } = proxierIn(ns);
+    try {
+      const s6 = sp('aff6', { key: 'ns1/aff6:p80/TCP/IPv6', family: 'IPv6', clusterIP: 'fd00:30::46', affinityTimeoutSeconds: 10800 });
+      assert.deepEqual(await proxier.sync(snapshot([[s6, [ep('fd00:10::1', 8080), ep('fd00:10::2', 8080)]]]), changed(), true), { full: true, ok: true });
+      const text = ns.nft('list', 'table', 'ip6', 'kube-proxy');
+      assert.match(text, /update @affinity \{ ip6 saddr \. fd00:30::46 \. 80 \. fd00:10::1 \. 8080 timeout 3h \}/);
+      assert.equal((text.match(/@affinity goto endpoint-/g) ?? []).length, 2);
+    } finally { nft.close(); }
+  });
+});
