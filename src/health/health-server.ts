@@ -11,13 +11,19 @@ export interface HealthServerOptions {
   health: ProxyHealth;
   healthzTotal?: Counter<'code'>;
   livezTotal?: Counter<'code'>;
+  /**
+   * The API watchers' state (ClusterWatcher.status()), reported as an extra `apiServer` field. It never
+   * changes the status code: like upstream, an API-server outage keeps the last state and is not a reason
+   * to restart or drain the proxy.
+   */
+  apiServer?: () => { connected: boolean; synced: boolean; lastError?: string };
 }
 
 /** Go's zero time.Time, which upstream prints before the first successful sync. */
 const ZERO_TIME = '0001-01-01T00:00:00Z';
 const time = (d: Date | undefined): string => (d ? d.toISOString() : ZERO_TIME);
 
-export function healthBody(r: HealthReport, nodeEligible?: boolean): Record<string, unknown> {
+export function healthBody(r: HealthReport, nodeEligible?: boolean, apiServer?: unknown): Record<string, unknown> {
   const status: Record<string, unknown> = {};
   for (const [family, s] of Object.entries(r.status)) status[family] = { lastUpdated: time(s!.lastUpdated), healthy: s!.healthy };
   // Keys in upstream's order (ProxyHealth's JSON tags); nodeEligible only on /healthz, status only when non-empty.
@@ -29,6 +35,7 @@ export function healthBody(r: HealthReport, nodeEligible?: boolean): Record<stri
   if (nodeEligible !== undefined) body.nodeEligible = nodeEligible;
   body.healthy = r.healthy;
   if (Object.keys(status).length > 0) body.status = status;
+  if (apiServer !== undefined) body.apiServer = apiServer;
   return body;
 }
 
@@ -48,7 +55,8 @@ export async function startHealthServer(o: HealthServerOptions): Promise<Running
     const code = ok ? 200 : 503;
     (withNode ? o.healthzTotal : o.livezTotal)?.inc({ code: String(code) });
     res.writeHead(code, { 'Content-Type': 'application/json', 'X-Content-Type-Options': 'nosniff' });
-    res.end(JSON.stringify(healthBody(report, eligible)));
+    const api = o.apiServer?.();
+    res.end(JSON.stringify(healthBody(report, eligible, api && { connected: api.connected, synced: api.synced, lastError: api.lastError })));
   });
   return listen(server, host, port, 'healthzBindAddress');
 }

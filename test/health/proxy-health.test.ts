@@ -115,6 +115,22 @@ describe('proxy health', { timeout: 60_000 }, () => {
     assert.equal(sample(s, 'kubeproxy_proxy_livez_total', { code: '200' }), 1);
   });
 
+  it('reports the API server connection in the body without changing the code', async () => {
+    const other = await startHealthServer({
+      bindAddress: '127.0.0.1:0',
+      health,
+      apiServer: () => ({ connected: false, synced: true, lastError: 'connect ECONNREFUSED 127.0.0.1:6443' }),
+    });
+    try {
+      const res = await fetch(`http://127.0.0.1:${other.port}/healthz`);
+      assert.equal(res.status, 200);
+      const body = (await res.json()) as Record<string, unknown>;
+      assert.deepEqual(body.apiServer, { connected: false, synced: true, lastError: 'connect ECONNREFUSED 127.0.0.1:6443' });
+    } finally {
+      await other.close();
+    }
+  });
+
   it('rejects a non-positive timeout by name', () => {
     assert.throws(() => new ProxyHealth(0), /healthTimeoutMs: must be > 0/);
     assert.equal(nodeEligible(undefined), false);
