@@ -75,6 +75,20 @@ describe('ClusterIP traffic through the whole proxy', () => {
     assert.match(ruleset(c, 'ip6'), /2001:db8:100::10 \. tcp \. 80 : goto service-/);
   });
 
+  it('serves both ClusterIPs of a dual-stack Service from its two EndpointSlices', async () => {
+    const ports = [{ port: 80, targetPort: 8080 }];
+    c.api.create('services', service('dual', {
+      clusterIP: '100.100.0.20', clusterIPs: ['100.100.0.20', '2001:db8:100::20'], ipFamilies: ['IPv4', 'IPv6'],
+      ipFamilyPolicy: 'RequireDualStack', ports,
+    }));
+    c.api.create('endpointslices', endpointSlice('dual', 'dual-v4', { ports, endpoints: c.topo.pods.slice(0, 2).map((p) => ({ ip: p.ip })) }));
+    c.api.create('endpointslices', endpointSlice('dual', 'dual-v6', { ports, endpoints: c.topo.pods.slice(1).map((p) => ({ ip: p.ip6 })) }));
+    await waitForAnswer(c, 'tcp', '100.100.0.20', 80);
+    await waitForAnswer(c, 'tcp', '2001:db8:100::20', 80);
+    assert.deepEqual([...answeredBy(c.topo.probe('tcp', '100.100.0.20', 80, 40))].sort(), ['pod0', 'pod1']);
+    assert.deepEqual([...answeredBy(c.topo.probe('tcp', '2001:db8:100::20', 80, 40))].sort(), ['pod1', 'pod2']);
+  });
+
   it('forgets a deleted Service: its ClusterIP leaves the ruleset and is routed like any other address', async () => {
     const ports = [{ port: 80, targetPort: 8080 }];
     const svc = service('doomed', { clusterIP: '100.100.0.12', ports });
