@@ -56,6 +56,7 @@ function toDump(raw: RawTableDump): TableDump {
 export class Nft {
   private queue: Promise<unknown> = Promise.resolve();
   private closed = false;
+  private pending = 0;
 
   private constructor(private readonly sock: NftSocketHandle) {}
 
@@ -71,14 +72,22 @@ export class Nft {
   /** Runs calls one after another: the socket carries one request/response exchange at a time. */
   private enqueue<T>(fn: () => Promise<T>): Promise<T> {
     if (this.closed) return Promise.reject(new Error('Nft: the socket is closed'));
-    const run = this.queue.then(fn, fn);
+    const idle = this.pending === 0;
+    this.pending++;
+    const done = () => { this.pending--; };
+    const run = idle ? fn() : this.queue.then(fn, fn);
+    run.then(done, done);
     this.queue = run.catch(() => undefined);
     return run;
   }
 
   /** Applies the transaction atomically; rejects with NetlinkError naming the op the kernel refused. */
   commit(tx: Transaction): Promise<CommitStats> {
-    const buf = tx.serialize();
+    // serialize() is a view of the transaction's storage. An idle socket hands it to the addon at
+    // once (the addon copies it synchronously); a call that must wait its turn takes a copy, so ops
+    // added to the transaction meanwhile cannot change what gets committed.
+    const view = tx.serialize();
+    const buf = this.pending > 0 ? Buffer.from(view) : view;
     return this.enqueue(async () => {
       try {
         return await this.sock.commit(buf);

@@ -103,3 +103,22 @@ test('dumpTable of a missing table, a bad namespace path, and use after close', 
   assert.throws(() => Nft.open({ netns: '/run/netns/kpn-does-not-exist' }));
   assert.throws(() => Nft.open({ netns: '' }), /^TypeError: opts.netns/);
 });
+
+test('a transaction changed after commit() was called commits as it was at the call', async () => {
+  await withNetns(async (ns) => {
+    const nft = Nft.open({ netns: ns.path });
+    try {
+      const tx = new Transaction().addTable('ip', 'q');
+      const first = nft.commit(tx);
+      tx.addChain('ip', 'q', { name: 'later' });
+      const second = nft.commit(tx);
+      tx.addChain('ip', 'q', { name: 'never' });
+      const [a, b] = await Promise.all([first, second]);
+      assert.equal(b.messages - a.messages, 1);
+      const chains = JSON.parse(ns.nft('-j', 'list', 'chains')).nftables.filter((o: any) => o.chain).map((o: any) => o.chain.name);
+      assert.deepEqual(chains, ['later']);
+    } finally {
+      nft.close();
+    }
+  });
+});
