@@ -89,6 +89,10 @@ export class ClusterWatcher {
     if (o.namespaceOptOut !== false) {
       this.namespaces = new Reflector<V1Namespace>({
         ...common,
+        onStatus: (s) => {
+          o.onStatus?.(s);
+          if (s.lastErrorCode === 403) this.namespacesForbidden();
+        },
         client: clients.namespaces,
         labelSelector: DISABLED_NAMESPACES_SELECTOR,
         handler: {
@@ -148,6 +152,20 @@ export class ClusterWatcher {
         if (++this.syncedCount === 2) this.o.sink.onSynced();
       },
     };
+  }
+
+  /**
+   * Upstream's system:node-proxier role grants no access to Namespaces. Rather than never proxying
+   * anything, proxy everything, say so loudly, and keep retrying: once access is granted, the opted-out
+   * namespaces are dropped as they are learnt.
+   */
+  private namespacesForbidden(): void {
+    if (this.servicesStarted) return;
+    this.log.error(
+      { resource: 'namespaces' },
+      'not allowed to list Namespaces (RBAC): the networking.k8s.io/kube-proxy=disabled label cannot be honoured until list/watch on namespaces is granted; proxying every namespace meanwhile',
+    );
+    this.startServices();
   }
 
   private startServices(): void {

@@ -23,6 +23,8 @@ export interface ReflectorStatus {
   failures: number;
   lastError?: string;
   lastErrorTime?: Date;
+  /** HTTP status of the last failure, when it was an HTTP answer (403 = not allowed by RBAC). */
+  lastErrorCode?: number;
   resourceVersion: string;
 }
 
@@ -203,6 +205,9 @@ export class Reflector<T extends KubernetesObject> {
     this.state.connected = false;
     this.state.lastError = describe(err);
     this.state.lastErrorTime = new Date();
+    const { code, statusCode } = (err ?? {}) as { code?: unknown; statusCode?: unknown };
+    const http = [code, statusCode].find((c): c is number => typeof c === 'number');
+    this.state.lastErrorCode = http;
     this.log.warn({ resource: this.o.client.name, failures: this.state.failures, err: this.state.lastError }, 'list/watch failed; retrying with backoff');
     this.o.onStatus?.(this.status);
   }

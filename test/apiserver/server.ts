@@ -57,7 +57,7 @@ export class TestApiServer {
   private readonly watches = new Set<OpenWatch>();
   private readonly snapshots = new Map<string, Snapshot>();
   private snapshotSeq = 0;
-  private failStatus?: number;
+  private failure?: { code: number; pathPrefix: string };
   /** Settable by tests at any time. */
   listDelay: ListDelay = () => 0;
 
@@ -114,9 +114,9 @@ export class TestApiServer {
     this.snapshots.clear();
   }
 
-  /** Makes every GET answer with this HTTP status until cleared (undefined). */
-  failRequests(code: number | undefined): void {
-    this.failStatus = code;
+  /** Makes every GET (under `pathPrefix`) answer with this HTTP status until cleared (undefined). */
+  failRequests(code: number | undefined, pathPrefix = '/'): void {
+    this.failure = code === undefined ? undefined : { code, pathPrefix };
   }
 
   /** Sends a BOOKMARK now on every watch that allowed them. */
@@ -169,7 +169,10 @@ export class TestApiServer {
     if (req.method !== 'GET' || route.resource === 'events') {
       return this.send(res, 405, status(405, 'MethodNotAllowed', `${req.method} is not supported on ${url.pathname}`));
     }
-    if (this.failStatus !== undefined) return this.send(res, this.failStatus, status(this.failStatus, 'InternalError', 'injected failure'));
+    const f = this.failure;
+    if (f && url.pathname.startsWith(f.pathPrefix)) {
+      return this.send(res, f.code, status(f.code, f.code === 403 ? 'Forbidden' : 'InternalError', 'injected failure'));
+    }
     const resource = route.resource;
     if (route.name !== undefined) return this.getOne(res, resource, route);
     let matcher: Matcher;

@@ -128,6 +128,25 @@ describe('namespace opt-out', { timeout: 60_000 }, () => {
     assert.equal(sink.slices.size, 3);
   });
 
+  it('without RBAC for Namespaces, proxies everything and applies the label once access is granted', async () => {
+    api.failRequests(403, '/api/v1/namespaces');
+    api.create('namespaces', namespace('quiet', DISABLED));
+    populate('quiet', 2);
+    populate('loud', 1);
+    const sink = new RecordingSink();
+    start(sink);
+    await waitFor('synced despite 403', () => sink.synced === 1);
+    assert.deepEqual(sink.serviceKeys(), ['loud/svc0', 'quiet/svc0', 'quiet/svc1']);
+    const ns = watcher!.status().resources.find((r) => r.resource === 'namespaces')!;
+    assert.equal(ns.lastErrorCode, 403);
+    assert.equal(ns.connected, false);
+    api.failRequests(undefined);
+    await waitFor('label honoured', () => watcher!.disabledNamespaces().includes('quiet'));
+    assert.deepEqual(sink.serviceKeys(), ['loud/svc0']);
+    assert.deepEqual(sink.sliceKeys(), ['loud/svc0-abc']);
+    await waitFor('watch narrowed', () => api.requestsFor('/api/v1/services', 'watch').some((r) => excludes(r, 'quiet')));
+  });
+
   it('stays one watch per resource with hundreds of disabled namespaces', async () => {
     for (let i = 0; i < 400; i++) api.create('namespaces', namespace(`team-${String(i).padStart(4, '0')}`, DISABLED));
     populate('team-0001', 2);
