@@ -233,6 +233,18 @@ export class RuleBuilder {
 
   /** Loads key parts into consecutive register words, one word-aligned field each, as nft does. */
   private loadKey(parts: KeyExpr[], arg: string, constants = false): Loaded {
+    if (this.built || this.ended) return this.push(arg) as never; // throws the builder's state error
+    // A part that fails must not leave the inet version recorded without its dependency emitted.
+    const ipv = this.ipv;
+    try {
+      return this.loadKeyParts(parts, arg, constants);
+    } catch (e) {
+      this.ipv = ipv;
+      throw e;
+    }
+  }
+
+  private loadKeyParts(parts: KeyExpr[], arg: string, constants: boolean): Loaded {
     if (!Array.isArray(parts) || parts.length === 0) throw new TypeError(`${arg}: expected a non-empty array of key expressions`);
     if (parts.length > 5) throw new RangeError(`${arg}: at most 5 key parts`);
     const exprs: Expr[] = [];

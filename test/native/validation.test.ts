@@ -91,3 +91,18 @@ test('a refused op leaves the transaction as it was', () => {
   assert.equal(t.opCount, 1);
   assert.deepEqual(t.serialize(), before);
 });
+
+test('an inet key that fails half-way does not lose the nfproto dependency of a later match', () => {
+  const b = rule('inet');
+  assert.throws(() => b.dynsetUpdate(['ip saddr', { port: 70000 }], 'aff', 10), RangeError);
+  const r = b.daddr('10.0.0.1').verdict({ kind: 'accept' }).build();
+  assert.deepEqual(r.exprs.slice(0, 2).map((e) => e.type), ['meta', 'cmp']);
+  assert.equal(r.text, 'ip daddr 10.0.0.1 accept');
+});
+
+test('a builder builds one rule', () => {
+  const b = rule('ip').counter();
+  b.build();
+  assert.throws(() => b.counter(), /already built/);
+  assert.throws(() => b.build(), /already built/);
+});
