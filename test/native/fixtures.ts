@@ -13,6 +13,9 @@ export const SETS: Record<string, SetSpec> = {
   affinity: { name: 'affinity-x', key: ['ipv4_addr'], timeout: true, dynamic: true, defaultTimeoutSeconds: 10800 },
   timed: { name: 'timed', key: ['ipv4_addr'], timeout: true },
   cidrMap: { name: 'cidr-map', key: ['ipv4_addr'], interval: true, map: 'verdict' },
+  timedIntervals: { name: 'timed-intervals', key: ['ipv4_addr'], interval: true, timeout: true },
+  ports: { name: 'ports', key: ['inet_service'], interval: true },
+  protos: { name: 'protos', key: ['inet_proto'] },
   sharedAffinity: { name: 'affinity-shared', key: ['ipv4_addr', 'ipv4_addr', 'inet_service', 'ipv4_addr', 'inet_service'], timeout: true, dynamic: true },
 };
 
@@ -49,6 +52,9 @@ export function everyKind(): Transaction {
     { key: ['5.6.7.8', 'tcp', 443, '203.0.113.0/24'] }, { key: ['5.6.7.8', 'udp', 53, '0.0.0.0/0'] },
   ]);
   tx.addElements(f, T4, SETS.timed.name, [{ key: ['10.1.1.1'], timeoutSeconds: 3600 }, { key: ['10.1.1.2'] }]);
+  tx.addElements(f, T4, SETS.timedIntervals.name, [{ key: ['10.0.0.0/8'], timeoutSeconds: 100 }, { key: ['192.168.0.1'] }]);
+  tx.addElements(f, T4, SETS.ports.name, [{ key: [80] }, { key: [65535] }, { key: [0] }]);
+  tx.addElements(f, T4, SETS.protos.name, [{ key: ['tcp'] }, { key: [1] }]);
   tx.addElements(f, T4, SETS.cidrMap.name, [{ key: ['10.0.0.0/16'], verdict: { kind: 'accept' } }, { key: ['128.0.0.0/1'], verdict: { kind: 'drop' } }]);
 
   const r = () => rule(f);
