@@ -75,7 +75,10 @@ export async function startProxy(o: ProxyAppOptions): Promise<RunningProxy> {
 
   const nft = Nft.open(o.netns ? { netns: o.netns } : undefined);
   const proxier = new NftablesProxier(nftablesOptionsFrom(config, families, {
-    nft, log, metrics: { syncFailures: { inc: (v) => metrics.nftablesSyncFailuresTotal.inc({ ip_family: families[0] }, v ?? 1) } },
+    nft, log, metrics: {
+      syncFailures: { inc: (v) => metrics.nftablesSyncFailuresTotal.inc({ ip_family: families[0] }, v ?? 1) },
+      refusedServicePorts: { inc: (v) => metrics.nftablesRefusedServicePortsTotal.inc({ ip_family: families[0] }, v ?? 1) },
+    },
   }));
   const state = new ProxyState({ nodeName, ipFamilies: families, log });
   const serviceHealth = new ServiceHealthServer({
@@ -119,6 +122,7 @@ export async function startProxy(o: ProxyAppOptions): Promise<RunningProxy> {
   try {
     servers.push(await startHealthServer({
       bindAddress: config.healthzBindAddress, health, healthzTotal: metrics.proxyHealthzTotal, livezTotal: metrics.proxyLivezTotal,
+      apiServer: () => watcher.status(),
     }));
     servers.push(await startMetricsServer({ bindAddress: config.metricsBindAddress, registry, proxyMode: mode, config: () => config }));
   } catch (e) {

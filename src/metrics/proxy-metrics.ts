@@ -23,6 +23,8 @@ export interface ProxyMetrics {
   nftablesCleanupFailuresTotal: Counter<Fam>;
   /** Ours: upstream's IPVS mode counts iptables-restore failures, which this project never runs. */
   ipvsSyncFailuresTotal: Counter<Fam>;
+  /** Ours: ServicePorts the kernel (or validation) refused and a sync left out so the rest could be programmed. */
+  nftablesRefusedServicePortsTotal: Counter<Fam>;
   proxyHealthzTotal: Counter<'code'>;
   proxyLivezTotal: Counter<'code'>;
   conntrackReconcilerSyncDuration: Histogram<Fam>;
@@ -66,6 +68,12 @@ export function createProxyMetrics(register: Registry, opts: CreateMetricsOption
     nftablesSyncFailuresTotal: famCounter('sync_proxy_rules_nftables_sync_failures_total', 'Cumulative proxy nftables sync failures'),
     nftablesCleanupFailuresTotal: famCounter('sync_proxy_rules_nftables_cleanup_failures_total', 'Cumulative proxy nftables cleanup failures'),
     ipvsSyncFailuresTotal: famCounter('sync_proxy_rules_ipvs_sync_failures_total', 'Cumulative proxy IPVS sync failures'),
+    nftablesRefusedServicePortsTotal: new Counter<Fam>({
+      name: 'kubeproxy_native_nftables_refused_service_ports_total',
+      help: 'ServicePorts left out of a sync because the kernel or validation refused their objects (the rest was programmed)',
+      labelNames: ['ip_family'],
+      registers,
+    }),
     proxyHealthzTotal: codeCounter('proxy_healthz_total', 'Cumulative proxy healthz HTTP status'),
     proxyLivezTotal: codeCounter('proxy_livez_total', 'Cumulative proxy livez HTTP status'),
     conntrackReconcilerSyncDuration: hist('conntrack_reconciler_sync_duration_seconds', 'ReconcileConntrackFlowsLatency latency in seconds', SYNC_BUCKETS),
