@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 secs="${1:-60}"
 if ! command -v clang++-14 >/dev/null; then
-  apt-get install -y clang-14 libclang-rt-14-dev >/dev/null
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq clang-14 libclang-rt-14-dev >/dev/null
 fi
 out="${FUZZ_OUT:-/tmp/kpn-fuzz}"
 mkdir -p "$out/corpus" "$out/crashes"
