@@ -144,9 +144,12 @@ export function waitForError(c: Cluster, proto: Proto, host: string, port: numbe
   }, () => `${proto} ${host}:${port} to fail with ${code} (last reply: ${last})`);
 }
 
-/** `nft list table <family> kube-proxy` in the node namespace, for assertions and failure messages. */
+/**
+ * `nft list ruleset <family>` in the node namespace, for assertions and failure messages. The whole
+ * family, not just the `kube-proxy` table, so assertions hold however the proxier lays out its tables.
+ */
 export function ruleset(c: Cluster, family: 'ip' | 'ip6' = 'ip'): string {
-  return c.topo.node.nft('list', 'table', family, 'kube-proxy');
+  return c.topo.node.nft('list', 'ruleset', family);
 }
 
 async function pendingChanges(c: Cluster): Promise<number> {
