@@ -5,9 +5,12 @@
 import type { Endpoint, SelectedEndpoints, ServicePort } from '../../core/types';
 import type { FamilyContext } from './context';
 import type { ChainDef, ElementDef, ServiceObjects } from './desired';
+
+type Chain = Omit<ChainDef, 'table'>;
+type Element = Omit<ElementDef, 'table'>;
 import { cidrContains, ipFamilyOf, normalizeCidr, parseCidr } from './ip-util';
 import { localMatch } from './local-detector';
-import { CHAIN, SET, endpointChainName, serviceChainNames } from './names';
+import { CHAIN, SET, TABLE, endpointChainName, serviceChainNames } from './names';
 import type { KeyExpr, L4, RuleDef, Step, Verdict } from './rule-steps';
 
 const jumpMarkMasq: Step = { op: 'verdict', verdict: { kind: 'jump', chain: CHAIN.markMasq } };
@@ -43,7 +46,7 @@ function policyChainRules(sp: ServicePort, eps: Endpoint[], first: RuleDef[]): R
   return rules;
 }
 
-function endpointChain(sp: ServicePort, ep: Endpoint, proto: L4): ChainDef {
+function endpointChain(sp: ServicePort, ep: Endpoint, proto: L4): Chain {
   const rules: RuleDef[] = [[{ op: 'saddr', addr: ep.ip }, jumpMarkMasq]];
   if (sp.affinityTimeoutSeconds > 0) {
     rules.push([{ op: 'dynsetUpdate', parts: affinityKey(sp, ep), set: SET.affinity, timeoutSeconds: sp.affinityTimeoutSeconds }]);
@@ -108,9 +111,9 @@ function plan(sp: ServicePort, eps: SelectedEndpoints | undefined): Plan {
   };
 }
 
-function elements(p: Plan, ctx: FamilyContext, names: ReturnType<typeof serviceChainNames>, fwRanges: string[]): ElementDef[] {
+function elements(p: Plan, ctx: FamilyContext, names: ReturnType<typeof serviceChainNames>, fwRanges: string[]): Element[] {
   const { sp, proto } = p;
-  const out: ElementDef[] = [{ set: SET.clusterIPs, key: [sp.clusterIP] }];
+  const out: Element[] = [{ set: SET.clusterIPs, key: [sp.clusterIP] }];
   const vip = (ip: string) => [ip, proto, sp.port];
   const noEndpoints = (local: boolean): Verdict =>
     p.hasEndpoints && local ? { kind: 'drop' } : { kind: 'goto', chain: CHAIN.reject };
@@ -170,7 +173,9 @@ function firewallSources(sp: ServicePort, ctx: FamilyContext): string[] {
   return [...new Set(sources)];
 }
 
-export function compileService(sp: ServicePort, eps: SelectedEndpoints | undefined, ctx: FamilyContext): ServiceObjects {
+/** `shardTable`: the table of this Service's shard (the main table when not sharded). */
+export function compileService(sp: ServicePort, eps: SelectedEndpoints | undefined, ctx: FamilyContext,
+  shardTable: string = TABLE): ServiceObjects {
   const problem = validateServicePort(sp, ctx.family)
     ?? [...(eps?.allReachable ?? []), ...(eps?.cluster ?? []), ...(eps?.local ?? [])]
       .map((ep, i) => validateEndpoint(ep, ctx.family, i)).find((e) => e !== null) ?? null;
@@ -178,7 +183,7 @@ export function compileService(sp: ServicePort, eps: SelectedEndpoints | undefin
   const p = plan(sp, eps);
   const names = serviceChainNames(sp);
   const fwSources = firewallSources(sp, ctx);
-  const chains: ChainDef[] = [];
+  const chains: Chain[] = [];
   const masq = p.hasInternal ? internalMasqRule(p, ctx) : null;
   if (p.usesClusterChain) {
     const first = masq && !sp.internalPolicyLocal ? [masq] : [];
@@ -195,5 +200,17 @@ export function compileService(sp: ServicePort, eps: SelectedEndpoints | undefin
     chains.push({ name: names.firewall, rules });
   }
   for (const ep of p.reachable) chains.push(endpointChain(sp, ep, p.proto));
-  return { key: sp.key, family: ctx.family, chains, elements: elements(p, ctx, names, fwSources) };
+  return place(sp.key, ctx, names, chains, elements(p, ctx, names, fwSources), shardTable);
+}
+
+/** Elements of these maps, and every chain but the firewall one, go to the Service's shard table. */
+const SHARD_SETS: ReadonlySet<string> = new Set([SET.serviceIPs, SET.serviceNodePorts]);
+
+function place(key: string, ctx: FamilyContext, names: ReturnType<typeof serviceChainNames>,
+  chains: Chain[], els: Element[], shardTable: string): ServiceObjects {
+  return {
+    key, family: ctx.family,
+    chains: chains.map((c) => ({ table: c.name === names.firewall ? TABLE : shardTable, ...c })),
+    elements: els.map((e) => ({ table: SHARD_SETS.has(e.set) ? shardTable : TABLE, ...e })),
+  };
 }

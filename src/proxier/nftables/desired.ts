@@ -8,12 +8,14 @@ export type Hook = 'prerouting' | 'input' | 'forward' | 'output' | 'postrouting'
 export interface BaseHook { type: 'filter' | 'nat'; hook: Hook; priority: number }
 
 export interface ChainDef {
+  table: string;
   name: string;
   base?: BaseHook;
   rules: RuleDef[];
 }
 
 export interface SetDef {
+  table: string;
   name: string;
   key: NftType[];
   map?: NftType;
@@ -28,14 +30,17 @@ export interface SetDef {
 export type KeyPart = string | number;
 
 export interface ElementDef {
+  table: string;
   set: string;
   key: KeyPart[];
   verdict?: Verdict;
 }
 
-/** Everything in one family's table that does not belong to a ServicePort. */
+/** Everything in one family's tables that does not belong to a ServicePort. */
 export interface BaseObjects {
   family: IpFamily;
+  /** The tables, main first (one per shard after it, when sharded). */
+  tables: string[];
   chains: ChainDef[];
   sets: SetDef[];
   /** Elements not owned by any ServicePort (nodeport-ips). */

@@ -9,6 +9,7 @@ import type { Verdict } from './rule-steps';
 import { verdictText } from './rule-steps';
 
 export interface Claims {
+  table: string;
   set: string;
   key: KeyPart[];
   /** owner -> verdict it wants (undefined for plain sets), in claim order. */
@@ -16,13 +17,14 @@ export interface Claims {
 }
 
 export type IndexKey = string;
-export const indexKey = (set: string, key: readonly KeyPart[]): IndexKey => `${set}\u0000${elementKeyString(key)}`;
+export const indexKey = (table: string, set: string, key: readonly KeyPart[]): IndexKey =>
+  `${table}\u0000${set}\u0000${elementKeyString(key)}`;
 
 /** The element the kernel should hold for these claims, or null when nobody wants it. */
 export function winner(c: Claims | undefined): { owner: string; el: ElementDef } | null {
   if (!c || c.owners.size === 0) return null;
   const [owner, verdict] = c.owners.entries().next().value as [string, Verdict | undefined];
-  return { owner, el: verdict ? { set: c.set, key: c.key, verdict } : { set: c.set, key: c.key } };
+  return { owner, el: verdict ? { table: c.table, set: c.set, key: c.key, verdict } : { table: c.table, set: c.set, key: c.key } };
 }
 
 export function elementValue(el: ElementDef): string {
@@ -41,7 +43,7 @@ export class IndexEdit {
     let c = this.changed.get(k);
     if (!c) {
       const old = this.base.get(k);
-      c = { set: el.set, key: el.key, owners: new Map(old?.owners ?? []) };
+      c = { table: el.table, set: el.set, key: el.key, owners: new Map(old?.owners ?? []) };
       this.changed.set(k, c);
     }
     return c;
@@ -49,7 +51,7 @@ export class IndexEdit {
 
   release(owner: string, els: readonly ElementDef[]): void {
     for (const el of els) {
-      const k = indexKey(el.set, el.key);
+      const k = indexKey(el.table, el.set, el.key);
       this.entry(k, el).owners.delete(owner);
       this.touchedBy.set(k, owner);
     }
@@ -57,7 +59,7 @@ export class IndexEdit {
 
   claim(owner: string, els: readonly ElementDef[]): void {
     for (const el of els) {
-      const k = indexKey(el.set, el.key);
+      const k = indexKey(el.table, el.set, el.key);
       this.entry(k, el).owners.set(owner, el.verdict);
       this.touchedBy.set(k, owner);
     }

@@ -6,15 +6,19 @@
 import { setAttrs } from '../../native/set-spec';
 import type { FamilyContext } from './context';
 import type { BaseObjects, ChainDef, ElementDef, ServiceObjects, SetDef } from './desired';
-import { IndexEdit, elementValue, indexKey, winner, type Claims, type IndexKey } from './element-index';
+import { IndexEdit, elementValue, winner, type Claims, type IndexKey } from './element-index';
 import { BASE_OWNER, MIXED_OWNER, TxWriter, nativeSetSpec } from './tx-writer';
 import { setFingerprint, slim, type FamilyMirror, type FamilyState, type MirrorElement } from './state';
 import type { IpFamily } from './rule-steps';
+import { qual, unqual } from './layout';
 
 /** What we know exists in the kernel before this sync, beyond what we want. */
 export interface KnownObjects {
+  /** Tables of ours that exist (start-up listing); those the layout does not want are deleted. */
+  tables: Iterable<string>;
+  /** qual(table, chain) */
   chains: Iterable<string>;
-  /** set name -> a test whether the existing set can be kept as `want` */
+  /** qual(table, set) -> a test whether the existing set can be kept as `want` */
   sets: Map<string, (want: SetDef) => boolean>;
 }
 
@@ -54,18 +58,18 @@ function buildIndex(base: BaseObjects, services: ServiceObjects[]): Map<IndexKey
 
 function writeElements(w: TxWriter, family: IpFamily, index: Map<IndexKey, Claims>, fine: boolean): Map<IndexKey, MirrorElement> {
   const mirror = new Map<IndexKey, MirrorElement>();
-  const groups = new Map<string, { set: string; owner: string; els: ElementDef[] }>();
+  const groups = new Map<string, { table: string; set: string; owner: string; els: ElementDef[] }>();
   for (const [k, c] of index) {
     const win = winner(c);
     if (!win) continue;
-    mirror.set(k, { set: c.set, key: c.key, value: elementValue(win.el), ...(win.el.verdict ? { verdict: win.el.verdict } : {}) });
-    const g = fine ? `${c.set}\u0000${win.owner}` : c.set;
+    mirror.set(k, { table: c.table, set: c.set, key: c.key, value: elementValue(win.el), ...(win.el.verdict ? { verdict: win.el.verdict } : {}) });
+    const g = fine ? qual(c.table, `${c.set}\u0000${win.owner}`) : qual(c.table, c.set);
     let group = groups.get(g);
-    if (!group) groups.set(g, group = { set: c.set, owner: win.owner, els: [] });
+    if (!group) groups.set(g, group = { table: c.table, set: c.set, owner: win.owner, els: [] });
     if (group.owner !== win.owner) group.owner = MIXED_OWNER;
     group.els.push(win.el);
   }
-  for (const g of groups.values()) w.addElements(family, g.set, g.els, g.owner);
+  for (const g of groups.values()) w.addElements(family, g.table, g.set, g.els, g.owner);
   return mirror;
 }
 
@@ -74,18 +78,19 @@ export function planFullFamily(w: TxWriter, input: FullFamilyInput, fine: boolea
   const { ctx, base } = input;
   const f = ctx.family;
   const mirror: FamilyMirror = { chains: new Map(), sets: new Map(), elements: new Map() };
-  w.addTable(f);
-  w.flushTable(f);
+  const tables = new Set(base.tables);
+  for (const t of base.tables) { w.addTable(f, t); w.flushTable(f, t); }
 
-  const wantedSets = new Map(base.sets.map((s) => [s.name, s]));
-  for (const [name, canKeep] of input.known.sets) {
-    const want = wantedSets.get(name);
-    if (!want || !canKeep(want)) w.deleteSet(f, name);
+  const wantedSets = new Map(base.sets.map((s) => [qual(s.table, s.name), s]));
+  for (const [q, canKeep] of input.known.sets) {
+    const { table, name } = unqual(q);
+    const want = wantedSets.get(q);
+    if (tables.has(table) && (!want || !canKeep(want))) w.deleteSet(f, table, name);
   }
   for (const s of base.sets) {
     w.addSet(f, s);
-    if (!s.keepElements) w.flushSet(f, s.name);
-    mirror.sets.set(s.name, setFingerprint(s));
+    if (!s.keepElements) w.flushSet(f, s.table, s.name);
+    mirror.sets.set(qual(s.table, s.name), setFingerprint(s));
   }
 
   const chains: { def: ChainDef; owner: string }[] = [
@@ -94,22 +99,26 @@ export function planFullFamily(w: TxWriter, input: FullFamilyInput, fine: boolea
   ];
   if (input.resetBaseChains) {
     for (const c of base.chains.filter((c) => c.base)) {
-      w.addChain(f, { name: c.name }, BASE_OWNER);
-      w.deleteChain(f, c.name, BASE_OWNER);
+      w.addChain(f, { table: c.table, name: c.name }, BASE_OWNER);
+      w.deleteChain(f, c.table, c.name, BASE_OWNER);
     }
   }
   for (const { def, owner } of chains) w.addChain(f, def, owner);
-  for (const { def, owner } of chains) mirror.chains.set(def.name, w.addRules(f, def, owner));
+  for (const { def, owner } of chains) mirror.chains.set(qual(def.table, def.name), w.addRules(f, def, owner));
 
   const index = buildIndex(base, input.services);
   mirror.elements = writeElements(w, f, index, fine);
 
-  for (const name of new Set(input.known.chains)) {
-    if (mirror.chains.has(name)) continue;
+  for (const q of new Set(input.known.chains)) {
+    const { table, name } = unqual(q);
+    if (mirror.chains.has(q) || !tables.has(table)) continue;
     // add + delete: correct whether or not the chain still exists.
-    w.addChain(f, { name }, BASE_OWNER);
-    w.deleteChain(f, name, BASE_OWNER);
+    w.addChain(f, { table, name }, BASE_OWNER);
+    w.deleteChain(f, table, name, BASE_OWNER);
   }
+  // Tables of another layout (a single table before sharding, or another shard count): their
+  // Services are in the tables above now, in the same transaction, so traffic never misses them.
+  for (const t of new Set(input.known.tables)) if (!tables.has(t)) w.deleteTable(f, t);
   return {
     family: f, ctx, ctxKey: input.ctxKey, base, mirror, index,
     services: new Map(input.services.map((s) => [s.key, slim(s)])),

@@ -5,6 +5,7 @@ import type { ChainDef, ServiceObjects } from './desired';
 import { IndexEdit, elementValue, winner, type IndexKey } from './element-index';
 import { TxWriter } from './tx-writer';
 import type { Rule } from '../../native/rule-builder';
+import { qual } from './layout';
 import { chainFingerprint, slim, type FamilyState, type MirrorElement } from './state';
 
 export interface PartialChange {
@@ -27,42 +28,48 @@ export function planPartialFamily(w: TxWriter, state: FamilyState, changes: Part
   const index = new IndexEdit(state.index);
   const chains = new Map<string, string | null>();
   const services = new Map<string, ServiceObjects | null>();
+  // qual(table, chain) -> what we want there (null: the chain goes away)
   const wanted = new Map<string, { def: ChainDef; owner: string } | null>();
-  const dropped = new Map<string, string>();
+  const dropped = new Map<string, { table: string; name: string; owner: string }>();
 
   for (const { key, next } of changes) {
     const prev = state.services.get(key);
     if (!prev && !next) continue;
     services.set(key, next);
-    for (const c of prev?.chains ?? []) { if (!wanted.has(c.name)) { wanted.set(c.name, null); dropped.set(c.name, key); } }
-    for (const c of next?.chains ?? []) wanted.set(c.name, { def: c, owner: key });
+    for (const c of prev?.chains ?? []) {
+      const q = qual(c.table, c.name);
+      if (!wanted.has(q)) { wanted.set(q, null); dropped.set(q, { table: c.table, name: c.name, owner: key }); }
+    }
+    for (const c of next?.chains ?? []) wanted.set(qual(c.table, c.name), { def: c, owner: key });
     index.release(key, prev?.elements ?? []);
     if (next) index.claim(key, next.elements);
   }
 
   for (const s of state.base.sets) w.declareSet(f, s);
   const fill: { def: ChainDef; owner: string; rules: Rule[] }[] = [];
-  for (const [name, want] of wanted) {
-    const have = state.mirror.chains.get(name);
+  for (const [q, want] of wanted) {
+    const have = state.mirror.chains.get(q);
     if (!want) {
-      if (have !== undefined) w.flushChain(f, name, dropped.get(name)!);
+      const d = dropped.get(q)!;
+      if (have !== undefined) w.flushChain(f, d.table, d.name, d.owner);
       continue;
     }
     const rules = w.buildRules(f, want.def, want.owner);
     const fp = chainFingerprint(want.def, rules);
     if (have === fp) continue;
-    if (have === undefined) w.addChain(f, want.def, want.owner); else w.flushChain(f, name, want.owner);
+    if (have === undefined) w.addChain(f, want.def, want.owner); else w.flushChain(f, want.def.table, want.def.name, want.owner);
     fill.push({ ...want, rules });
-    chains.set(name, fp);
+    chains.set(q, fp);
   }
   for (const c of fill) w.addRules(f, c.def, c.owner, c.rules);
 
   const elements = writeElementChanges(w, state, index);
 
-  for (const [name, want] of wanted) {
-    if (want || !state.mirror.chains.has(name)) continue;
-    w.deleteChain(f, name, dropped.get(name)!);
-    chains.set(name, null);
+  for (const [q, want] of wanted) {
+    if (want || !state.mirror.chains.has(q)) continue;
+    const d = dropped.get(q)!;
+    w.deleteChain(f, d.table, d.name, d.owner);
+    chains.set(q, null);
   }
   return { state, chains, elements, services, index };
 }
@@ -78,15 +85,16 @@ function writeElementChanges(w: TxWriter, state: FamilyState, index: IndexEdit):
     if (have && have.value === value) continue;
     const blame = win?.owner || index.touchedBy.get(k)!;
     if (have) {
-      w.deleteElements(f, have.set, [{ set: have.set, key: have.key, verdict: have.verdict }], blame);
+      w.deleteElements(f, have.table, have.set, [{ key: have.key, verdict: have.verdict }], blame);
       out.set(k, null);
     }
     if (win) {
-      adds.push({ owner: blame, el: { ...win.el, value: value! } });
-      out.set(k, { set: win.el.set, key: win.el.key, value: value!, ...(win.el.verdict ? { verdict: win.el.verdict } : {}) });
+      const el: MirrorElement = { table: win.el.table, set: win.el.set, key: win.el.key, value: value!, ...(win.el.verdict ? { verdict: win.el.verdict } : {}) };
+      adds.push({ owner: blame, el });
+      out.set(k, el);
     }
   }
-  for (const { owner, el } of adds) w.addElements(f, el.set, [{ set: el.set, key: el.key, verdict: el.verdict }], owner);
+  for (const { owner, el } of adds) w.addElements(f, el.table, el.set, [{ key: el.key, verdict: el.verdict }], owner);
   return out;
 }
 

@@ -1,4 +1,4 @@
-// NftablesProxier: keeps the `kube-proxy` tables of the `ip`/`ip6` families equal to the model,
+// NftablesProxier: keeps our tables (`kube-proxy` and its shards) of the `ip`/`ip6` families equal to the model,
 // one atomic transaction per sync, never listing the kernel's ruleset during normal syncs.
 import type { ChangeSet, Proxier, ProxySnapshot, ServicePort, SyncResult } from '../../core/types';
 import type { Transaction } from '../../native/transaction';
@@ -6,10 +6,10 @@ import { compileBase } from './compile-base';
 import { ServicePortError, compileService } from './compile-service';
 import { buildContext, contextKey, type ContextInputs } from './context';
 import type { ServiceObjects } from './desired';
-import { checkOptions, type NftablesProxierOptions } from './options';
+import { DEFAULT_SERVICE_SHARDS, checkOptions, type NftablesProxierOptions } from './options';
+import { isOurTable, qual, shardOf, shardTable, tablesOf, type Layout } from './layout';
 import { applyPartial, planPartialFamily, type PartialChange, type PartialResult } from './plan-partial';
 import { dumpedSetMatcher, mirrorSetMatcher, planFullFamily, type FullFamilyInput, type KnownObjects } from './plan-full';
-import { TABLE } from './names';
 import type { IpFamily } from './rule-steps';
 import type { FamilyState } from './state';
 import { BASE_OWNER, MIXED_OWNER, OwnedBuildError, TxWriter } from './tx-writer';
@@ -33,6 +33,7 @@ interface Attempt {
 
 export class NftablesProxier implements Proxier {
   private readonly opts: NftablesProxierOptions;
+  private readonly layout: Layout;
   private readonly states = new Map<IpFamily, FamilyState>();
   /** Objects found by the one start-up dump, until the first full sync has replaced them. */
   private adoption: Map<IpFamily, KnownObjects> | null = null;
@@ -54,6 +55,7 @@ export class NftablesProxier implements Proxier {
   constructor(opts: NftablesProxierOptions) {
     checkOptions(opts);
     this.opts = { ...opts, families: [...opts.families] };
+    this.layout = { shards: opts.serviceShards ?? DEFAULT_SERVICE_SHARDS };
   }
 
   /** ServicePorts currently left out, with the reason. */
@@ -82,6 +84,8 @@ export class NftablesProxier implements Proxier {
     } catch (e) {
       const error = e instanceof Error ? e : new Error(String(e));
       this.needFull = true;
+      // The next full sync lists the tables again: what failed may have been a table that vanished.
+      if (doFull && !this.baseChainsReset) this.adoption = null;
       this.counters.failures++;
       this.opts.metrics?.syncFailures?.inc();
       this.opts.log.error({ err: error, full: doFull }, 'nftables sync failed; the next sync will be a full one');
@@ -89,19 +93,38 @@ export class NftablesProxier implements Proxier {
     }
   }
 
-  /** The one listing we ever do: what an earlier run (ours or upstream's) left in our tables. */
+  /**
+   * The one listing we ever do: what an earlier run (ours with any shard count, or upstream's)
+   * left in our tables. One listTables(), then one dump per table of ours.
+   */
   private async dumpExisting(): Promise<Map<IpFamily, KnownObjects>> {
     const out = new Map<IpFamily, KnownObjects>();
+    const candidates = await this.ourTables();
     for (const f of this.opts.families) {
-      try {
-        const d = await this.opts.nft.dumpTable(f, TABLE);
-        out.set(f, { chains: d.chains.map((c) => c.name), sets: new Map(d.sets.map((s) => [s.name, dumpedSetMatcher(s)])) });
-      } catch (e) {
-        if ((e as NetlinkErrorLike).code !== 'ENOENT') throw e;
-        out.set(f, { chains: [], sets: new Map() });
+      const known: KnownObjects = { tables: [], chains: [], sets: new Map() };
+      for (const t of candidates.filter((c) => c.family === f).map((c) => c.name)) {
+        try {
+          const d = await this.opts.nft.dumpTable(f, t);
+          (known.tables as string[]).push(t);
+          for (const c of d.chains) (known.chains as string[]).push(qual(t, c.name));
+          for (const s of d.sets) known.sets.set(qual(t, s.name), dumpedSetMatcher(s));
+        } catch (e) {
+          if ((e as NetlinkErrorLike).code !== 'ENOENT') throw e;
+        }
       }
+      out.set(f, known);
     }
     return out;
+  }
+
+  /** Our tables that may exist: listed when the handle can, else every name this layout uses. */
+  private async ourTables(): Promise<{ family: IpFamily; name: string }[]> {
+    const fams = new Set<string>(this.opts.families);
+    if (typeof this.opts.nft.listTables === 'function') {
+      const all = await this.opts.nft.listTables();
+      return all.filter((t) => fams.has(t.family) && isOurTable(t.name)) as { family: IpFamily; name: string }[];
+    }
+    return this.opts.families.flatMap((family) => tablesOf(this.layout).map((name) => ({ family, name })));
   }
 
   private async runAttempts(full: boolean, snapshot: ProxySnapshot, changes: ChangeSet, ctxs: ReturnType<typeof buildContext>[]): Promise<void> {
@@ -153,10 +176,10 @@ export class NftablesProxier implements Proxier {
   }
 
   private rememberMaybeChains(w: TxWriter): void {
-    for (const { family, name } of w.addedChains) {
+    for (const { family, table, name } of w.addedChains) {
       let set = this.maybeChains.get(family);
       if (!set) this.maybeChains.set(family, set = new Set());
-      set.add(name);
+      set.add(qual(table, name));
     }
   }
 
@@ -164,7 +187,8 @@ export class NftablesProxier implements Proxier {
   private compile(sp: ServicePort, snapshot: ProxySnapshot, ctx: ReturnType<typeof buildContext>, refusedNow: Map<string, string>): ServiceObjects | null {
     if (refusedNow.has(sp.key)) return null;
     try {
-      return compileService(sp, snapshot.endpoints.get(sp.key), ctx);
+      const table = shardTable(this.layout, shardOf(this.layout, sp.namespace, sp.name));
+      return compileService(sp, snapshot.endpoints.get(sp.key), ctx, table);
     } catch (e) {
       if (!(e instanceof ServicePortError)) throw e;
       refusedNow.set(sp.key, e.message);
@@ -186,7 +210,7 @@ export class NftablesProxier implements Proxier {
     }
     const next: FamilyState[] = ctxs.map((ctx) => {
       const input: FullFamilyInput = {
-        ctx, ctxKey: contextKey(ctx), base: compileBase(ctx), services: byFamily.get(ctx.family)!,
+        ctx, ctxKey: contextKey(ctx), base: compileBase(ctx, this.layout), services: byFamily.get(ctx.family)!,
         known: this.knownObjects(ctx.family), resetBaseChains: !this.baseChainsReset,
       };
       return planFullFamily(writer, input, fine);
@@ -199,8 +223,8 @@ export class NftablesProxier implements Proxier {
     const adopted = this.adoption?.get(f);
     const chains = new Set<string>([...(prior?.mirror.chains.keys() ?? []), ...(adopted?.chains ?? []), ...(this.maybeChains.get(f) ?? [])]);
     const sets = new Map(adopted?.sets ?? []);
-    for (const [name, fp] of prior?.mirror.sets ?? []) sets.set(name, mirrorSetMatcher(fp));
-    return { chains, sets };
+    for (const [q, fp] of prior?.mirror.sets ?? []) sets.set(q, mirrorSetMatcher(fp));
+    return { tables: adopted?.tables ?? [], chains, sets };
   }
 
   private planPartial(snapshot: ProxySnapshot, changes: ChangeSet, refusedNow: Map<string, string>): Attempt {

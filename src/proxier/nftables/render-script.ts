@@ -1,9 +1,8 @@
-// The desired state of one family's table as an `nft -f` script of flat `add` commands, in the
+// The desired state of one family's tables as an `nft -f` script of flat `add` commands, in the
 // order a transaction needs them (chains and sets before the rules and elements that refer to
 // them). Used by tests, docs and debugging; the sync itself goes through the native addon.
 import type { BaseObjects, ElementDef, ServiceObjects, SetDef } from './desired';
 import { IndexEdit, elementValue, winner, type Claims, type IndexKey } from './element-index';
-import { TABLE } from './names';
 import { renderRule } from './rule-steps';
 import { BASE_OWNER } from './tx-writer';
 
@@ -12,7 +11,7 @@ function setLine(family: string, s: SetDef): string {
   const type = s.key.join(' . ') + (s.map ? ` : ${s.map}` : '');
   const flags = [s.interval && 'interval', s.dynamic && 'dynamic', s.timeout && 'timeout'].filter(Boolean).join(',');
   const parts = [`type ${type};`, flags ? `flags ${flags};` : '', s.comment ? `comment "${s.comment}";` : ''].filter(Boolean);
-  return `add ${kind} ${family} ${TABLE} ${s.name} { ${parts.join(' ')} }`;
+  return `add ${kind} ${family} ${s.table} ${s.name} { ${parts.join(' ')} }`;
 }
 
 export function elementText(el: ElementDef): string {
@@ -22,14 +21,14 @@ export function elementText(el: ElementDef): string {
 
 export function renderDesiredScript(base: BaseObjects, services: readonly ServiceObjects[]): string {
   const f = base.family;
-  const lines = [`add table ${f} ${TABLE}`];
+  const lines = base.tables.map((t) => `add table ${f} ${t}`);
   const chains = [...base.chains, ...services.flatMap((s) => s.chains)];
   for (const c of chains) {
     const hook = c.base ? ` { type ${c.base.type} hook ${c.base.hook} priority ${c.base.priority}; }` : '';
-    lines.push(`add chain ${f} ${TABLE} ${c.name}${hook}`);
+    lines.push(`add chain ${f} ${c.table} ${c.name}${hook}`);
   }
   for (const s of base.sets) lines.push(setLine(f, s));
-  for (const c of chains) for (const r of c.rules) lines.push(`add rule ${f} ${TABLE} ${c.name} ${renderRule(r, f)}`);
+  for (const c of chains) for (const r of c.rules) lines.push(`add rule ${f} ${c.table} ${c.name} ${renderRule(r, f)}`);
   const index = new Map<IndexKey, Claims>();
   const edit = new IndexEdit(index);
   edit.claim(BASE_OWNER, base.elements);
@@ -37,7 +36,7 @@ export function renderDesiredScript(base: BaseObjects, services: readonly Servic
   edit.applyTo(index);
   for (const c of index.values()) {
     const win = winner(c);
-    if (win) lines.push(`add element ${f} ${TABLE} ${c.set} { ${elementText(win.el)} }`);
+    if (win) lines.push(`add element ${f} ${c.table} ${c.set} { ${elementText(win.el)} }`);
   }
   return lines.join('\n') + '\n';
 }

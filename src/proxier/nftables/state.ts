@@ -1,16 +1,16 @@
-// What we believe one family's table holds (the mirror), plus what produced it. Syncs read and
+// What we believe one family's tables hold (the mirror), plus what produced it. Syncs read and
 // update this instead of listing the kernel.
 import type { FamilyContext } from './context';
 import type { BaseObjects, ChainDef, KeyPart, ServiceObjects, SetDef } from './desired';
 import type { Claims, IndexKey } from './element-index';
 import type { IpFamily, Verdict } from './rule-steps';
 
-export interface MirrorElement { set: string; key: KeyPart[]; value: string; verdict?: Verdict }
+export interface MirrorElement { table: string; set: string; key: KeyPart[]; value: string; verdict?: Verdict }
 
 export interface FamilyMirror {
-  /** chain name -> fingerprint of its hook and rules */
+  /** qual(table, chain name) -> fingerprint of its hook and rules */
   chains: Map<string, string>;
-  /** set name -> fingerprint of its spec */
+  /** qual(table, set name) -> fingerprint of its spec */
   sets: Map<string, string>;
   elements: Map<IndexKey, MirrorElement>;
 }
@@ -50,7 +50,7 @@ function digest64(text: string): string {
 
 /** What the state keeps of a ServicePort once applied: chain names and elements, not the rules. */
 export function slim(s: ServiceObjects): ServiceObjects {
-  return { key: s.key, family: s.family, chains: s.chains.map((c) => ({ name: c.name, rules: [] })), elements: s.elements };
+  return { key: s.key, family: s.family, chains: s.chains.map((c) => ({ table: c.table, name: c.name, rules: [] })), elements: s.elements };
 }
 
 export function setFingerprint(s: SetDef): string {

@@ -8,7 +8,6 @@ import { NFT_TYPES, type NftType as NativeNftType } from '../../native/nft-types
 import { Rule, rule as nativeRule, type RuleBuilder } from '../../native/rule-builder';
 import { Transaction } from '../../native/transaction';
 import type { ChainDef, ElementDef, SetDef } from './desired';
-import { TABLE } from './names';
 import { chainFingerprint } from './state';
 import { renderRule, type IpFamily, type KeyExpr, type RuleDef, type Step } from './rule-steps';
 
@@ -39,7 +38,7 @@ export class TxWriter {
   readonly tx = new Transaction();
   readonly owners: string[] = [];
   /** Chains this transaction adds, per family: they may exist if the commit's outcome is unclear. */
-  readonly addedChains: { family: IpFamily; name: string }[] = [];
+  readonly addedChains: { family: IpFamily; table: string; name: string }[] = [];
 
   /** Whether each op adds (a ServicePort's new objects) or removes (what the mirror says exists). */
   readonly adds: boolean[] = [];
@@ -48,22 +47,27 @@ export class TxWriter {
     while (this.owners.length < this.tx.opCount) { this.owners.push(owner); this.adds.push(adds); }
   }
 
-  addTable(family: IpFamily): void { this.tx.addTable(family, TABLE); this.note(BASE_OWNER); }
-  flushTable(family: IpFamily): void { this.tx.flushTable(family, TABLE); this.note(BASE_OWNER); }
+  addTable(family: IpFamily, table: string): void { this.tx.addTable(family, table); this.note(BASE_OWNER); }
+  flushTable(family: IpFamily, table: string): void { this.tx.flushTable(family, table); this.note(BASE_OWNER); }
+  deleteTable(family: IpFamily, table: string): void { this.tx.deleteTable(family, table); this.note(BASE_OWNER, false); }
 
-  addChain(family: IpFamily, chain: Pick<ChainDef, 'name' | 'base'>, owner: string): void {
-    owned(owner, () => this.tx.addChain(family, TABLE, chain.base ? { name: chain.name, base: chain.base } : { name: chain.name }));
-    this.addedChains.push({ family, name: chain.name });
+  addChain(family: IpFamily, chain: Pick<ChainDef, 'table' | 'name' | 'base'>, owner: string): void {
+    owned(owner, () => this.tx.addChain(family, chain.table, chain.base ? { name: chain.name, base: chain.base } : { name: chain.name }));
+    this.addedChains.push({ family, table: chain.table, name: chain.name });
     this.note(owner);
   }
-  flushChain(family: IpFamily, name: string, owner: string): void { this.tx.flushChain(family, TABLE, name); this.note(owner, false); }
-  deleteChain(family: IpFamily, name: string, owner: string): void { this.tx.deleteChain(family, TABLE, name); this.note(owner, false); }
+  flushChain(family: IpFamily, table: string, name: string, owner: string): void {
+    this.tx.flushChain(family, table, name); this.note(owner, false);
+  }
+  deleteChain(family: IpFamily, table: string, name: string, owner: string): void {
+    this.tx.deleteChain(family, table, name); this.note(owner, false);
+  }
 
   /** Adds the chain's rules; returns the chain's fingerprint (see chainFingerprint). */
   addRules(family: IpFamily, chain: ChainDef, owner: string, built?: Rule[]): string {
     const fp = owned(owner, () => {
       const rules = built ?? chain.rules.map((r) => buildRule(r, family));
-      for (const r of rules) this.tx.addRule(family, TABLE, chain.name, r);
+      for (const r of rules) this.tx.addRule(family, chain.table, chain.name, r);
       return chainFingerprint(chain, rules);
     });
     this.note(owner);
@@ -75,17 +79,18 @@ export class TxWriter {
     return owned(owner, () => chain.rules.map((r) => buildRule(r, family)));
   }
 
-  addSet(family: IpFamily, set: SetDef): void { this.tx.addSet(family, TABLE, nativeSetSpec(set)); this.note(BASE_OWNER); }
-  declareSet(family: IpFamily, set: SetDef): void { this.tx.declareSet(family, TABLE, nativeSetSpec(set)); }
-  flushSet(family: IpFamily, name: string): void { this.tx.flushSet(family, TABLE, name); this.note(BASE_OWNER); }
-  deleteSet(family: IpFamily, name: string): void { this.tx.deleteSet(family, TABLE, name); this.note(BASE_OWNER); }
+  addSet(family: IpFamily, set: SetDef): void { this.tx.addSet(family, set.table, nativeSetSpec(set)); this.note(BASE_OWNER); }
+  declareSet(family: IpFamily, set: SetDef): void { this.tx.declareSet(family, set.table, nativeSetSpec(set)); }
+  flushSet(family: IpFamily, table: string, name: string): void { this.tx.flushSet(family, table, name); this.note(BASE_OWNER); }
+  deleteSet(family: IpFamily, table: string, name: string): void { this.tx.deleteSet(family, table, name); this.note(BASE_OWNER); }
 
-  addElements(family: IpFamily, set: string, els: ElementDef[], owner: string): void {
-    owned(owner, () => this.tx.addElements(family, TABLE, set, els.map((e) => (e.verdict ? { key: e.key, verdict: e.verdict } : { key: e.key }))));
+  /** Elements of one set (all of `els` must name `table` and `set`). */
+  addElements(family: IpFamily, table: string, set: string, els: Omit<ElementDef, 'table' | 'set'>[], owner: string): void {
+    owned(owner, () => this.tx.addElements(family, table, set, els.map((e) => (e.verdict ? { key: e.key, verdict: e.verdict } : { key: e.key }))));
     this.note(owner);
   }
-  deleteElements(family: IpFamily, set: string, els: ElementDef[], owner: string): void {
-    this.tx.deleteElements(family, TABLE, set, els.map((e) => (e.verdict ? { key: e.key, verdict: e.verdict } : { key: e.key })));
+  deleteElements(family: IpFamily, table: string, set: string, els: Omit<ElementDef, 'table' | 'set'>[], owner: string): void {
+    this.tx.deleteElements(family, table, set, els.map((e) => (e.verdict ? { key: e.key, verdict: e.verdict } : { key: e.key })));
     this.note(owner, false);
   }
 }

@@ -5,14 +5,15 @@ import assert from 'node:assert/strict';
 import { withNetns } from '../../helpers/netns';
 import { serviceChainNames } from '../../../src/proxier/nftables/names';
 import { ep, snapshot, sp, node } from './fixtures';
-import { changed, chainNames, elementsOf, normalizedRuleset, proxierIn } from './kernel-helpers';
+import { changed, chainNames, elementsOf, listOurTables, normalizedRuleset, proxierIn, tableOf } from './kernel-helpers';
 
 test('full sync: a refused element inside a batched op is traced to its ServicePort and left out', async () => {
   await withNetns(async (ns) => {
     const bad = sp('bad', { clusterIP: '172.30.0.50' });
     // A base chain where bad's service chain should be: the kernel refuses `goto` to a base chain,
     // and for a plain ClusterIP only the service-ips element points there.
-    ns.exec('nft', ['-f', '-'], `add table ip kube-proxy\nadd chain ip kube-proxy ${serviceChainNames(bad).cluster} { type filter hook input priority 0; }\n`);
+    const t = tableOf(bad);
+    ns.exec('nft', ['-f', '-'], `add table ip ${t}\nadd chain ip ${t} ${serviceChainNames(bad).cluster} { type filter hook input priority 0; }\n`);
     const { proxier, nft } = proxierIn(ns);
     try {
       const snap = snapshot([[sp('svc1'), [ep('10.180.0.1')]], [bad, [ep('10.180.9.1')]], [sp('svc3', { clusterIP: '172.30.0.43' }), [ep('10.180.2.1')]]]);
@@ -56,11 +57,11 @@ test('a change of the node (podCIDRs under NodeCIDR) turns a partial sync into a
     try {
       const entries: Parameters<typeof snapshot>[0] = [[sp('svc1'), [ep('10.180.0.1')]]];
       await proxier.sync(snapshot(entries), changed(), true);
-      assert.match(ns.nft('list', 'table', 'ip', 'kube-proxy'), /ip saddr != 10\.0\.1\.0\/24 jump mark-for-masquerade/);
+      assert.match(listOurTables(ns), /ip saddr != 10\.0\.1\.0\/24 jump mark-for-masquerade/);
       const moved = { ...node, podCIDRs: ['10.0.7.0/24'] };
       const r = await proxier.sync(snapshot(entries, moved), changed(), false);
       assert.deepEqual(r, { full: true, ok: true });
-      assert.match(ns.nft('list', 'table', 'ip', 'kube-proxy'), /ip saddr != 10\.0\.7\.0\/24 jump mark-for-masquerade/);
+      assert.match(listOurTables(ns), /ip saddr != 10\.0\.7\.0\/24 jump mark-for-masquerade/);
     } finally { nft.close(); }
   });
 });
@@ -114,7 +115,7 @@ test('IPv6 session affinity fits the register file and commits', async () => {
     try {
       const s6 = sp('aff6', { key: 'ns1/aff6:p80/TCP/IPv6', family: 'IPv6', clusterIP: 'fd00:30::46', affinityTimeoutSeconds: 10800 });
       assert.deepEqual(await proxier.sync(snapshot([[s6, [ep('fd00:10::1', 8080), ep('fd00:10::2', 8080)]]]), changed(), true), { full: true, ok: true });
-      const text = ns.nft('list', 'table', 'ip6', 'kube-proxy');
+      const text = listOurTables(ns, 'ip6');
       assert.match(text, /update @affinity \{ ip6 saddr \. fd00:30::46 \. 80 \. fd00:10::1 \. 8080 timeout 3h \}/);
       assert.equal((text.match(/@affinity goto endpoint-/g) ?? []).length, 2);
     } finally { nft.close(); }

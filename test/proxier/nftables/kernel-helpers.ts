@@ -4,6 +4,9 @@ import { NftablesProxier } from '../../../src/proxier/nftables';
 import type { NftablesProxierOptions } from '../../../src/proxier/nftables';
 import type { ChangeSet } from '../../../src/core/types';
 import type { TestNetns } from '../../helpers/netns';
+import { DEFAULT_SERVICE_SHARDS } from '../../../src/proxier/nftables/options';
+import { isOurTable, shardOf, shardTable } from '../../../src/proxier/nftables/layout';
+import type { ServicePort } from '../../../src/core/types';
 
 export const quietLog = { info() {}, warn() {}, error() {} };
 
@@ -21,6 +24,18 @@ export function changed(...keys: string[]): ChangeSet {
   return { services: new Set(keys), removedEndpoints: new Map() };
 }
 
+/** The table holding a Service's chains and service-ips elements. */
+export function tableOf(svc: Pick<ServicePort, 'namespace' | 'name'>, shards = DEFAULT_SERVICE_SHARDS): string {
+  const layout = { shards };
+  return shardTable(layout, shardOf(layout, svc.namespace, svc.name));
+}
+
+/** `nft list table` of every table of ours in the family, main table first. */
+export function listOurTables(ns: TestNetns, family: 'ip' | 'ip6' = 'ip'): string {
+  const names = ns.nftJson().filter((i) => i.table?.family === family && isOurTable(i.table.name)).map((i) => i.table.name as string);
+  return names.sort().map((t) => ns.nft('list', 'table', family, t)).join('\n');
+}
+
 /**
  * Our tables as comparable data: chains with their hooks and rules, sets with their sorted
  * elements. Handles, and the order nft happens to print hash-set elements in, are left out.
@@ -29,8 +44,8 @@ export function normalizedRuleset(ns: TestNetns): Record<string, unknown> {
   const out: Record<string, any> = {};
   for (const item of ns.nftJson()) {
     const [kind, body] = Object.entries(item)[0] as [string, any];
-    if (body.table !== 'kube-proxy') continue;
-    const id = `${body.family} ${kind === 'rule' ? 'chain' : kind} ${kind === 'rule' ? body.chain : body.name}`;
+    if (kind === 'table' || kind === 'metainfo' || !isOurTable(body.table)) continue;
+    const id = `${body.family} ${body.table} ${kind === 'rule' ? 'chain' : kind} ${kind === 'rule' ? body.chain : body.name}`;
     if (kind === 'chain') {
       out[id] = { hook: body.hook ?? null, prio: body.prio ?? null, type: body.type ?? null, rules: out[id]?.rules ?? [] };
     } else if (kind === 'rule') {
@@ -44,11 +59,14 @@ export function normalizedRuleset(ns: TestNetns): Record<string, unknown> {
   return out;
 }
 
+/** Chain names in all our tables of the family (shared chains appear once per table). */
 export function chainNames(ns: TestNetns, family: 'ip' | 'ip6' = 'ip'): string[] {
-  return ns.nftJson().filter((i) => i.chain && i.chain.family === family && i.chain.table === 'kube-proxy').map((i) => i.chain.name).sort();
+  return ns.nftJson().filter((i) => i.chain && i.chain.family === family && isOurTable(i.chain.table)).map((i) => i.chain.name).sort();
 }
 
+/** Elements of the set or map of this name, across all our tables of the family. */
 export function elementsOf(ns: TestNetns, set: string, family: 'ip' | 'ip6' = 'ip'): string[] {
-  const found = ns.nftJson().find((i) => (i.set ?? i.map)?.name === set && (i.set ?? i.map).family === family);
-  return ((found?.set ?? found?.map)?.elem ?? []).map((e: unknown) => JSON.stringify(e));
+  return ns.nftJson().map((i) => i.set ?? i.map)
+    .filter((s) => s?.name === set && s.family === family && isOurTable(s.table))
+    .flatMap((s) => (s.elem ?? []).map((e: unknown) => JSON.stringify(e)));
 }

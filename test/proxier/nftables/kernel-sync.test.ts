@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { withNetns } from '../../helpers/netns';
 import { endpointChainName, serviceChainNames } from '../../../src/proxier/nftables/names';
 import { ep, snapshot, sp } from './fixtures';
-import { changed, chainNames, elementsOf, normalizedRuleset, proxierIn } from './kernel-helpers';
+import { changed, chainNames, elementsOf, normalizedRuleset, proxierIn, tableOf } from './kernel-helpers';
+import { DEFAULT_SERVICE_SHARDS } from '../../../src/proxier/nftables/options';
 import type { Endpoint, ServicePort } from '../../../src/core/types';
 
 const svc1 = sp('svc1', { nodePort: 30080 });
@@ -48,8 +49,11 @@ test('full sync programs both families: chains, maps and elements', async () => 
       assert.equal(elementsOf(ns, 'cluster-ips').length, 3);
       assert.match(elementsOf(ns, 'service-ips', 'ip6').join(), /fd00:30::41/);
       assert.ok(chainNames(ns, 'ip6').includes(endpointChainName(svc6, { ip: 'fd00:10::1', port: 80 })));
-      const sets = ns.nftJson().filter((i) => (i.set ?? i.map)?.table === 'kube-proxy').length;
-      assert.equal(sets, 14, 'seven sets and maps per family, none per Service');
+      const sets = ns.nftJson().filter((i) => /^kube-proxy/.test((i.set ?? i.map)?.table ?? '')).length;
+      assert.equal(sets, 2 * (4 + 3 * DEFAULT_SERVICE_SHARDS), 'per family four in the main table, three per shard, none per Service');
+      const tableOfChain = (name: string) => ns.nftJson().find((i) => i.chain?.name === name)?.chain.table;
+      assert.equal(tableOfChain(serviceChainNames(svc1).cluster), tableOf(svc1));
+      assert.equal(tableOfChain(serviceChainNames(svc2).firewall), 'kube-proxy', 'firewall chains stay in the main table');
     } finally { nft.close(); }
   });
 });
@@ -68,6 +72,8 @@ test("partial sync after one Service's endpoints change touches only that Servic
       // flush+refill the service chain, add one endpoint chain and its rules, flush+delete the removed one.
       assert.ok(tx.opCount <= 12, `too many ops:\n${ops.join('\n')}`);
       for (const o of ops) assert.match(o, /ns1\/svc1\//, `op outside svc1: ${o}`);
+      // Only svc1's shard table is touched: the kernel validates that table alone.
+      for (const o of ops) assert.match(o, new RegExp(`^\\w+ \\w+ ip ${tableOf(svc1)} `), `op outside svc1's shard: ${o}`);
       assert.ok(ops.some((o) => o.startsWith('delete chain') && o.includes('10.180.0.1/80')));
       assert.deepEqual(normalizedRuleset(ns), expected);
     } finally { nft.close(); }
@@ -144,7 +150,7 @@ test('a Service the kernel refuses is left out and reported; the others are prog
       const good = sp('good', { clusterIP: '172.30.0.51' });
       // Someone made a base chain with the name our endpoint chain needs: the kernel refuses a goto to it.
       const clash = endpointChainName(bad, { ip: '10.180.9.1', port: 80 });
-      ns.nft('add', 'chain', 'ip', 'kube-proxy', clash, '{ type filter hook input priority 0; }');
+      ns.nft('add', 'chain', 'ip', tableOf(bad), clash, '{ type filter hook input priority 0; }');
       const next: [ServicePort, Endpoint[]][] = [...base, [bad, [ep('10.180.9.1')]], [good, [ep('10.180.9.2')]]];
       const r = await proxier.sync(snapshot(next), changed(bad.key, good.key), false);
       assert.deepEqual(r, { full: false, ok: true });
@@ -169,8 +175,8 @@ test('a failed sync is followed by a full sync that repairs the table', async ()
       await proxier.sync(snapshot(base), changed(), true);
       // Someone deletes one of svc1's endpoint chains behind our back.
       const gone = endpointChainName(svc1, { ip: '10.180.0.1', port: 80 });
-      ns.nft('flush', 'chain', 'ip', 'kube-proxy', serviceChainNames(svc1).cluster);
-      ns.nft('delete', 'chain', 'ip', 'kube-proxy', gone);
+      ns.nft('flush', 'chain', 'ip', tableOf(svc1), serviceChainNames(svc1).cluster);
+      ns.nft('delete', 'chain', 'ip', tableOf(svc1), gone);
       const after: [ServicePort, Endpoint[]][] = base.map(([s, e]) => (s === svc1 ? [s, [ep('10.180.0.2')]] : [s, e]));
       const failed = await proxier.sync(snapshot(after), changed(svc1.key), false);
       assert.equal(failed.ok, false);
