@@ -4,7 +4,7 @@
 // ENETUNREACH = no route). UDP sockets are connected so an ICMP unreachable surfaces as an error
 // instead of passing silently.
 // Usage: node probe-client.js tcp|udp HOST PORT [COUNT] [TIMEOUT_MS] [SOURCE_PORT] [SOURCE_ADDRESS]
-// (SOURCE_PORT 0 = any).
+// (SOURCE_PORT 0 = any; COUNT until-stdin-closes = until told to stop).
 const net = require('node:net');
 const dgram = require('node:dgram');
 
@@ -47,8 +47,17 @@ function udpOnce() {
   });
 }
 
+// COUNT "until-stdin-closes": keep sending, one request after another, until stdin ends.
+let stopped = false;
+if (countStr === 'until-stdin-closes') {
+  process.stdin.on('end', () => { stopped = true; });
+  process.stdin.resume();
+}
+const more = (i) => (countStr === 'until-stdin-closes' ? !stopped : i < Number(countStr));
+
 (async () => {
-  for (let i = 0; i < Number(countStr); i++) {
+  for (let i = 0; more(i); i++) {
     process.stdout.write(`${await (proto === 'udp' ? udpOnce() : tcpOnce())}\n`);
   }
+  process.exit(0);
 })();

@@ -132,6 +132,30 @@ export class Topology {
     return ns.exec(process.execPath, args).trim().split('\n');
   }
 
+  /**
+   * Starts sending requests one after another in the background (without blocking this process, so
+   * the proxy keeps running meanwhile); `stop()` ends it and resolves with every reply line.
+   */
+  probeUntilStopped(proto: 'tcp' | 'udp', host: string, port: number, opts: ProbeOptions = {}): { stop(): Promise<string[]> } {
+    const ns = opts.from ?? this.client;
+    const child = spawn('ip', ['netns', 'exec', ns.name, process.execPath, PROBE_CLIENT, proto, host, String(port),
+      'until-stdin-closes', String(opts.timeoutMs ?? 1500), String(opts.sourcePort ?? 0), opts.sourceAddress ?? ''],
+    { stdio: ['pipe', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout!.on('data', (d) => { out += d; });
+    const exited = new Promise<void>((resolve, reject) => {
+      child.once('error', reject);
+      child.once('exit', () => resolve());
+    });
+    return {
+      async stop() {
+        child.stdin!.end();
+        await exited;
+        return out.trim().split('\n');
+      },
+    };
+  }
+
   destroy(): void {
     for (const s of this.servers) s.kill('SIGKILL');
     for (const pod of this.pods) pod.ns.destroy();

@@ -5,7 +5,7 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { startProxy, type RunningProxy } from '../../src/app/proxy-app';
-import { parseCommandLine } from '../../src/config';
+import { parseCommandLine, type KubeProxyConfiguration } from '../../src/config';
 import { createLogger } from '../../src/log';
 import { TestApiServer } from '../apiserver/server';
 import { NODE_IP, POD_CIDR, POD_CIDR6, Topology, type ProbeOptions } from '../helpers/topology';
@@ -14,7 +14,10 @@ import { NODE_NAME, namespace, node } from './fixtures';
 export interface Cluster {
   api: TestApiServer;
   topo: Topology;
+  /** The running proxy (a new one after restartProxy). */
   proxy: RunningProxy;
+  /** Stops the proxy (which leaves the kernel as it is) and starts a new one with the same config. */
+  restartProxy(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -62,7 +65,8 @@ async function configFile(kubeconfig: string, extra: string): Promise<string> {
 export async function startCluster(o: ClusterOptions = {}): Promise<Cluster> {
   const topo = Topology.create(o.pods ?? 3, o.prefix ?? 'kpt');
   const api = new TestApiServer({ bookmarkIntervalMs: 0 });
-  let proxy: RunningProxy | undefined;
+  let proxy: RunningProxy;
+  let config: KubeProxyConfiguration;
   try {
     await topo.startServers(o.ports ?? [8080]);
     await api.start();
@@ -70,23 +74,33 @@ export async function startCluster(o: ClusterOptions = {}): Promise<Cluster> {
     api.create('namespaces', namespace('default'));
     const cl = parseCommandLine(['--config', await configFile(api.kubeconfig(), o.configYaml ?? '')]);
     if (cl.errors.length > 0) throw new Error(`config: ${cl.errors.join('; ')}`);
-    // KPN_TEST_LOG=1 shows the proxy's own log while debugging a test.
-    const log = createLogger({ format: 'text', verbosity: 4, destination: process.env.KPN_TEST_LOG ? process.stderr : { write: () => true } });
-    proxy = await startProxy({ config: cl.config, log, netns: topo.node.path, healthCheckAddresses: ['127.0.0.1'] });
+    config = cl.config;
+    proxy = await launch(config, topo);
   } catch (e) {
     await api.stop().catch(() => {});
     topo.destroy();
     throw e;
   }
-  const p = proxy;
-  return {
-    api, topo, proxy: p,
+  const cfg = config;
+  const cluster: Cluster = {
+    api, topo, proxy,
+    async restartProxy() {
+      await cluster.proxy.stop();
+      cluster.proxy = await launch(cfg, topo);
+    },
     async stop() {
-      await p.stop();
+      await cluster.proxy.stop();
       await api.stop();
       topo.destroy();
     },
   };
+  return cluster;
+}
+
+function launch(config: KubeProxyConfiguration, topo: Topology): Promise<RunningProxy> {
+  // KPN_TEST_LOG=1 shows the proxy's own log while debugging a test.
+  const log = createLogger({ format: 'text', verbosity: 4, destination: process.env.KPN_TEST_LOG ? process.stderr : { write: () => true } });
+  return startProxy({ config, log, netns: topo.node.path, healthCheckAddresses: ['127.0.0.1'] });
 }
 
 /**
