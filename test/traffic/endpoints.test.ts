@@ -64,6 +64,17 @@ describe('endpoint changes through the whole proxy', () => {
     assert.ok(chosen.size > 1, `every client landed on ${[...chosen].join(', ')}`);
   });
 
+  it('keeps UDP clients on one endpoint with ClientIP session affinity', async () => {
+    const ports: PortSpec[] = [{ port: 53, targetPort: 8080, protocol: 'UDP' }];
+    c.api.create('services', service('sticky-udp', { clusterIP: '100.100.3.15', ports, affinitySeconds: 600 }));
+    c.api.create('endpointslices', endpointSlice('sticky-udp', 'sticky-udp-1', { ports, endpoints: c.topo.pods.map((p) => ({ ip: p.ip })) }));
+    await waitForAnswer(c, 'udp', '100.100.3.15', 53);
+    // Every datagram comes from a new socket (a new source port, a new flow): only affinity keeps them together.
+    assert.equal(answeredBy(c.topo.probe('udp', '100.100.3.15', 53, 30)).size, 1);
+    c.topo.addClientAddress('198.18.0.30');
+    assert.equal(answeredBy(c.topo.probe('udp', '100.100.3.15', 53, 10, { sourceAddress: '198.18.0.30' })).size, 1);
+  });
+
   it('moves a UDP flow from one fixed source port to the new endpoint once the old one is removed', async () => {
     const ports: PortSpec[] = [{ port: 53, targetPort: 8080, protocol: 'UDP', nodePort: 30153 }];
     const [pod0, pod1] = c.topo.pods;

@@ -60,6 +60,10 @@ describe('Local traffic policies through the whole proxy', () => {
     assert.match(rules, /203\.0\.113\.50 \. tcp \. 80 : drop/, rules);
     assert.match(rules, /tcp \. 31080 : drop/, rules);
     assert.deepEqual([...answeredBy(c.topo.probe('tcp', '100.100.2.10', 80, 30))].sort(), ['pod0', 'pod1', 'pod2']);
+    // Pods are not external clients: their traffic to the LB IP or NodePort short-circuits to every endpoint.
+    const fromPod = { from: c.topo.pods[1].ns };
+    assert.deepEqual([...answeredBy(c.topo.probe('tcp', '203.0.113.50', 80, 30, fromPod))].sort(), ['pod0', 'pod1', 'pod2']);
+    assert.deepEqual([...answeredBy(c.topo.probe('tcp', NODE_IP, 31080, 30, fromPod))].sort(), ['pod0', 'pod1', 'pod2']);
 
     c.api.update('endpointslices', slice('local-lb', ports));
     assert.equal(await waitForAnswer(c, 'tcp', NODE_IP, 31080), `pod0 ${CLIENT_IP}`);
