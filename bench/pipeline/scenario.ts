@@ -124,11 +124,23 @@ function nftFileCost(script: string, ops: number): SizeResult['nftFile'] {
   }
 }
 
-function kernelServiceIps(nsName: (args: string[]) => string): number | undefined {
+/**
+ * Elements of every `service-ips` map in our tables (`kube-proxy` and, when the proxier shards
+ * Services over several tables, `kube-proxy-svc-NN`), read back from the kernel one map at a time.
+ */
+function kernelServiceIps(nft: (args: string[]) => string): number | undefined {
   try {
-    const j = JSON.parse(nsName(['-j', 'list', 'map', 'ip', 'kube-proxy', 'service-ips']));
-    const map = j.nftables.find((o: Record<string, unknown>) => o.map)?.map;
-    return map?.elem?.length ?? 0;
+    const tables: string[] = JSON.parse(nft(['-j', 'list', 'tables', 'ip'])).nftables
+      .filter((o: { table?: { name: string } }) => o.table && /^kube-proxy(-svc-\d+)?$/.test(o.table.name))
+      .map((o: { table: { name: string } }) => o.table.name);
+    let total = 0;
+    for (const t of tables) {
+      let out: string;
+      try { out = nft(['-j', 'list', 'map', 'ip', t, 'service-ips']); } catch { continue; }
+      const map = JSON.parse(out).nftables.find((o: Record<string, unknown>) => o.map)?.map;
+      total += map?.elem?.length ?? 0;
+    }
+    return total;
   } catch {
     return undefined;
   }
