@@ -57,7 +57,7 @@ export interface NftablesProxierOptions {
   serviceShards?: number;
 }
 
-export const DEFAULT_SERVICE_SHARDS = 64;
+export const DEFAULT_SERVICE_SHARDS = 32;
 
 const fail = (field: string, msg: string): never => { throw new RangeError(`nftables proxier options.${field}: ${msg}`); };
 

@@ -3,6 +3,7 @@
 //   node dist/test/proxier/nftables/partial-sync-cost.js [sizes=1000,10000,50000] [shards=1,64] [repeats=7]
 import { performance } from 'node:perf_hooks';
 import { withNetns } from '../../helpers/netns';
+import { Transaction, rule } from '../../../src/native';
 import { ep, snapshot, sp } from './fixtures';
 import { changed, proxierIn } from './kernel-helpers';
 import type { Endpoint, ServicePort } from '../../../src/core/types';
@@ -18,6 +19,8 @@ function cluster(n: number): [ServicePort, Endpoint[]][] {
 }
 
 const commitMs: number[] = [];
+let floorMs = 0;
+let syncCommitMs: number[] = [];
 
 async function measure(n: number, shards: number, repeats: number): Promise<number[]> {
   return withNetns(async (ns) => {
@@ -47,10 +50,62 @@ async function measure(n: number, shards: number, repeats: number): Promise<numb
         const p = await proxier.sync(snap, changed(s.key), false);
         if (!p.ok) throw p.error;
         times.push(performance.now() - t);
+        if (process.env.KPN_PROBES && k === 0) {
+          const tx = proxier.lastTransaction!;
+          console.log(Array.from({ length: tx.opCount }, (_, i) => `    op ${tx.describe(i).slice(0, 110)}`).join('\n'));
+        }
       }
+      syncCommitMs = [...commitMs];
+      // The floor: a commit the kernel need not validate (one element in a plain set, then out).
+      const floor: number[] = [];
+      for (let k = 0; k < repeats; k++) {
+        const tx = new Transaction().declareSet('ip', 'kube-proxy', { name: 'cluster-ips', key: ['ipv4_addr'] })
+          .addElements('ip', 'kube-proxy', 'cluster-ips', [{ key: ['192.0.2.1'] }]);
+        const t = performance.now();
+        await nft.commit(tx);
+        floor.push(performance.now() - t);
+        await nft.commit(new Transaction().declareSet('ip', 'kube-proxy', { name: 'cluster-ips', key: ['ipv4_addr'] })
+          .deleteElements('ip', 'kube-proxy', 'cluster-ips', [{ key: ['192.0.2.1'] }]));
+      }
+      floorMs = floor.sort((a, b) => a - b)[floor.length >> 1];
+      if (process.env.KPN_PROBES) await probes(nft, shards, repeats);
       return times.sort((a, b) => a - b);
     } finally { nft.close(); }
   }, 'kpn-cost');
+}
+
+/** Single-op commits into shard 0, to tell which kernel step costs what (KPN_PROBES=1). */
+async function probes(nft: { commit(tx: Transaction): Promise<unknown> }, shards: number, repeats: number): Promise<void> {
+  const t = shards === 1 ? 'kube-proxy' : 'kube-proxy-svc-00';
+  const time = async (name: string, make: (i: number) => Transaction, undo: (i: number) => Transaction) => {
+    const ms: number[] = [];
+    const undoMs: number[] = [];
+    for (let i = 0; i < repeats; i++) {
+      const t0 = performance.now();
+      await nft.commit(make(i));
+      ms.push(performance.now() - t0);
+      const t1 = performance.now();
+      await nft.commit(undo(i));
+      undoMs.push(performance.now() - t1);
+    }
+    const p50 = (a: number[]) => a.sort((x, y) => x - y)[a.length >> 1].toFixed(1);
+    console.log(`    probe ${name}: p50 ${p50(ms)} ms, undone in ${p50(undoMs)} ms`);
+  };
+  await time('add empty chain', (i) => new Transaction().addChain('ip', t, { name: `probe${i}` }),
+    (i) => new Transaction().deleteChain('ip', t, `probe${i}`));
+  await time('add chain + counter-free accept rule', (i) => new Transaction().addChain('ip', t, { name: `probe${i}` })
+    .addRule('ip', t, `probe${i}`, rule('ip').verdict({ kind: 'accept' }).build()),
+  (i) => new Transaction().flushChain('ip', t, `probe${i}`).deleteChain('ip', t, `probe${i}`));
+  for (let i = 0; i < repeats; i++) await nft.commit(new Transaction().addChain('ip', t, { name: `probe${i}` }));
+  await time('delete empty chain', (i) => new Transaction().deleteChain('ip', t, `probe${i}`),
+    (i) => new Transaction().addChain('ip', t, { name: `probe${i}` }));
+  for (let i = 0; i < repeats; i++) await nft.commit(new Transaction().deleteChain('ip', t, `probe${i}`));
+  await time('add chain + dnat rule', (i) => new Transaction().addChain('ip', t, { name: `probe${i}` })
+    .addRule('ip', t, `probe${i}`, rule('ip').l4proto('tcp').dnat('10.9.9.9', 80).build()),
+  (i) => new Transaction().flushChain('ip', t, `probe${i}`).deleteChain('ip', t, `probe${i}`));
+  await time('add chain + goto rule to it from a new chain', (i) => new Transaction().addChain('ip', t, { name: `probe${i}` })
+    .addChain('ip', t, { name: `probeb${i}` }).addRule('ip', t, `probeb${i}`, rule('ip').verdict({ kind: 'goto', chain: `probe${i}` }).build()),
+  (i) => new Transaction().flushChain('ip', t, `probeb${i}`).deleteChain('ip', t, `probeb${i}`).deleteChain('ip', t, `probe${i}`));
 }
 
 async function main(): Promise<void> {
@@ -60,9 +115,9 @@ async function main(): Promise<void> {
   for (const k of shardCounts) {
     for (const n of sizes) {
       const t = await measure(n, k, repeats);
-      const c = [...commitMs].sort((a, b) => a - b);
+      const c = [...syncCommitMs].sort((a, b) => a - b);
       console.log(`K=${k}\tN=${n}\tp50=${t[t.length >> 1].toFixed(1)} ms\tmin=${t[0].toFixed(1)}\tmax=${t[t.length - 1].toFixed(1)}`
-        + `\tcommit p50=${c[c.length >> 1].toFixed(1)} ms`);
+        + `\tcommit p50=${c[c.length >> 1].toFixed(1)} ms\tunvalidated commit p50=${floorMs.toFixed(1)} ms`);
     }
   }
 }
