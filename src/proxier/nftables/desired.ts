@@ -1,9 +1,9 @@
 // The desired kernel state, as plain data. The compiler builds it; the sync diffs it against the
 // mirror of what the kernel holds and writes the difference as one transaction.
+import type { Hook, KeyPart, NftType, SetSpec } from '../../native';
 import type { IpFamily, RuleDef, Verdict } from './rule-steps';
 
-export type NftType = 'ipv4_addr' | 'ipv6_addr' | 'inet_proto' | 'inet_service' | 'mark' | 'ifname' | 'verdict';
-export type Hook = 'prerouting' | 'input' | 'forward' | 'output' | 'postrouting';
+export type { Hook, KeyPart, NftType };
 
 export interface BaseHook { type: 'filter' | 'nat'; hook: Hook; priority: number }
 
@@ -14,20 +14,12 @@ export interface ChainDef {
   rules: RuleDef[];
 }
 
-export interface SetDef {
+/** A set as the native builder takes it, placed in one of our tables. */
+export interface SetDef extends SetSpec {
   table: string;
-  name: string;
-  key: NftType[];
-  map?: NftType;
-  interval?: boolean;
-  timeout?: boolean;
-  dynamic?: boolean;
-  comment?: string;
   /** Elements are written by the packet path (affinity): never flushed by a sync. */
   keepElements?: boolean;
 }
-
-export type KeyPart = string | number;
 
 export interface ElementDef {
   table: string;
