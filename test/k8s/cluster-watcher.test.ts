@@ -1,12 +1,11 @@
 // The watchers against the test API server over real HTTP, with client-node's real client code.
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { ClusterWatcher } from '../../src/k8s/cluster-watcher';
-import { loadKubeConfig } from '../../src/k8s/kubeconfig';
+import type { ClusterWatcher } from '../../src/k8s/cluster-watcher';
 import { ReflectorStatus } from '../../src/k8s/reflector';
 import { SERVICE_LABEL_SELECTOR } from '../../src/k8s/selectors';
 import { TestApiServer } from '../apiserver/server';
-import { FAST_BACKOFF, namespace, node, RecordingSink, service, slice, waitFor } from './helpers';
+import { namespace, node, RecordingSink, service, slice, startTestWatcher, waitFor } from './helpers';
 
 let api: TestApiServer;
 let watcher: ClusterWatcher | undefined;
@@ -14,16 +13,7 @@ let statuses: ReflectorStatus[];
 
 function startWatcher(sink: RecordingSink, extra: { pageSize?: number } = {}): ClusterWatcher {
   statuses = [];
-  watcher = new ClusterWatcher({
-    kubeConfig: loadKubeConfig({ kubeconfig: api.kubeconfig() }),
-    nodeName: 'node-a',
-    sink,
-    backoff: FAST_BACKOFF,
-    watchTimeoutSeconds: () => 30,
-    onStatus: (s) => statuses.push(s),
-    ...extra,
-  });
-  watcher.start();
+  watcher = startTestWatcher(api, sink, { watchTimeoutSeconds: () => 30, onStatus: (s) => statuses.push(s), ...extra });
   return watcher;
 }
 
@@ -156,17 +146,12 @@ describe('ClusterWatcher', { timeout: 60_000 }, () => {
     await api.start();
     const sink = new RecordingSink();
     statuses = [];
-    watcher = new ClusterWatcher({
-      kubeConfig: loadKubeConfig({ kubeconfig: api.kubeconfig() }),
-      nodeName: 'node-a',
-      sink,
-      backoff: FAST_BACKOFF,
+    watcher = startTestWatcher(api, sink, {
       watchTimeoutSeconds: () => 1,
       watchStallMarginSeconds: 0.2,
       namespaceOptOut: false,
       onStatus: (s) => statuses.push(s),
     });
-    watcher.start();
     await waitFor('synced', () => sink.synced === 1);
     await waitFor('stall noticed', () => statuses.some((s) => s.resource === 'services' && /stalled/.test(s.lastError ?? '')), 5000);
     await waitFor('re-watched', () => api.requestsFor('/api/v1/services', 'watch').length >= 2);

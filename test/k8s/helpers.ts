@@ -1,6 +1,9 @@
 // Shared pieces for the watcher tests: a sink that records everything, object builders, polling.
 import type { V1EndpointSlice, V1Node, V1Service } from '@kubernetes/client-node';
+import { ClusterWatcher, type ClusterWatcherOptions } from '../../src/k8s/cluster-watcher';
+import { loadKubeConfig } from '../../src/k8s/kubeconfig';
 import type { ClusterEventSink, EventKind } from '../../src/k8s/sink';
+import type { TestApiServer } from '../apiserver/server';
 import type { KObject } from '../apiserver/store';
 
 export class RecordingSink implements ClusterEventSink {
@@ -77,3 +80,16 @@ export function node(name: string): KObject {
 }
 
 export const FAST_BACKOFF = { initialMs: 20, maxMs: 200, factor: 2, jitter: 0 };
+
+/** A started ClusterWatcher for node-a against the test API server, with fast backoff. */
+export function startTestWatcher(api: TestApiServer, sink: ClusterEventSink, extra: Partial<ClusterWatcherOptions> = {}): ClusterWatcher {
+  const watcher = new ClusterWatcher({
+    kubeConfig: loadKubeConfig({ kubeconfig: api.kubeconfig() }),
+    nodeName: 'node-a',
+    sink,
+    backoff: FAST_BACKOFF,
+    ...extra,
+  });
+  watcher.start();
+  return watcher;
+}

@@ -3,10 +3,9 @@
 // is the proof.
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { ClusterWatcher } from '../../src/k8s/cluster-watcher';
-import { loadKubeConfig } from '../../src/k8s/kubeconfig';
+import type { ClusterWatcher } from '../../src/k8s/cluster-watcher';
 import { TestApiServer, RecordedRequest } from '../apiserver/server';
-import { FAST_BACKOFF, namespace, RecordingSink, service, slice, waitFor } from './helpers';
+import { namespace, RecordingSink, service, slice, startTestWatcher, waitFor } from './helpers';
 
 const DISABLED = { 'networking.k8s.io/kube-proxy': 'disabled' };
 let api: TestApiServer;
@@ -30,14 +29,7 @@ function populate(ns: string, n: number): void {
 }
 
 function start(sink: RecordingSink): ClusterWatcher {
-  watcher = new ClusterWatcher({
-    kubeConfig: loadKubeConfig({ kubeconfig: api.kubeconfig() }),
-    nodeName: 'node-a',
-    sink,
-    backoff: FAST_BACKOFF,
-    watchTimeoutSeconds: () => 60,
-  });
-  watcher.start();
+  watcher = startTestWatcher(api, sink, { watchTimeoutSeconds: () => 60 });
   return watcher;
 }
 
