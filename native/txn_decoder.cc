@@ -81,7 +81,8 @@ bool ReadSetSpec(WireReader& r, SetSpec* s) {
     if (len < 1 || len > 16) return r.FailHere("concatFieldLen", "must be 1..16");
     s->concat.push_back(len);
   }
-  return r.U32("sizeHint", &s->sizeHint);
+  if (!r.U32("sizeHint", &s->sizeHint)) return false;
+  return r.Blob("userdata", &s->userdata, 0, kUserdataMax);
 }
 
 bool ReadElement(WireReader& r, Element* e) {

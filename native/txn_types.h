@@ -61,6 +61,7 @@ struct SetSpec {
   uint32_t gcIntervalMs = 0;
   std::vector<uint8_t> concat;
   uint32_t sizeHint = 0;
+  Bytes userdata;  // NFTA_SET_USERDATA verbatim (nft's udata TLVs: byte orders, typeof, comment)
 };
 
 struct Op {

@@ -42,7 +42,7 @@ seeds = {
     'rule_all': txn(rule(*E.keys())),
     'rule_basic': txn(rule('payload', 'cmp', 'counter', 'immediate')),
     'set': txn(op(8, hdr(2, 't') + s('svc') + struct.pack('<IIIIIIQI', 7, 0x8 | 0x4, 7, 4, 0xffffff00, 0, 0, 0)
-                  + b'\x02\x04\x02' + struct.pack('<I', 100), flags=1)),
+                  + b'\x02\x04\x02' + struct.pack('<I', 100) + blob(b'\x00\x04\x00\x00\x00\x00'), flags=1)),
     'elems': txn(op(11, hdr(2, 't') + s('svc') + struct.pack('<II', 7, 3)
                     + elem(b'\x0a\0\0\x01', 1, verdict(-3, 'x'))
                     + elem(b'\x0a\0\0\x02', 2, blob(b'\x01\x02\x03\x04'), timeout=5000)

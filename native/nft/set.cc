@@ -38,6 +38,7 @@ void PutNewSet(NlBuilder& b, const Op& op, long opIndex) {
   if (s.timeoutMs != 0) b.PutBe64(NFTA_SET_TIMEOUT, s.timeoutMs);
   if (s.gcIntervalMs != 0) b.PutBe32(NFTA_SET_GC_INTERVAL, s.gcIntervalMs);
   PutDesc(b, s);
+  if (!s.userdata.empty()) b.PutBytes(NFTA_SET_USERDATA, s.userdata.data(), s.userdata.size());
 }
 
 }  // namespace

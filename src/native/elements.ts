@@ -7,11 +7,12 @@ import { ByteWriter } from './byte-writer';
 import { keyLength, L4PROTO_BY_CODE, L4PROTO_CODE, NftType, SET_ELEM_INTERVAL_END, VERDICT_CODE, Verdict, wordAlign } from './nft-types';
 import { Bytes } from './expressions';
 import { EncodedElement } from './serialize';
-import { checkTimeoutSeconds, SetSpec } from './set-spec';
+import { checkTimeoutSeconds, mapData, SetSpec } from './set-spec';
 import { checkVerdict } from './verdicts';
 
 export type KeyPart = string | number;
-export interface Element { key: KeyPart[]; verdict?: Verdict; timeoutSeconds?: number }
+/** `data`: one value per data type of a data map, encoded like key parts. */
+export interface Element { key: KeyPart[]; verdict?: Verdict; data?: KeyPart[]; timeoutSeconds?: number }
 
 const HOST_LE = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
@@ -61,7 +62,8 @@ function encodePart(t: NftType, v: KeyPart, interval: boolean, arg: string): [By
       const b = [p >> 8, p & 0xff];
       return [b, b];
     }
-    case 'mark': {
+    case 'mark':
+    case 'integer': {
       const b = hostU32(checkU32(v, arg));
       return [b, b];
     }
@@ -92,16 +94,35 @@ function encodeVerdict(v: Verdict): { code: number; chain: string } {
   return { code: VERDICT_CODE[v.kind], chain: v.kind === 'jump' || v.kind === 'goto' ? v.chain : '' };
 }
 
-interface KeyRange { first: Bytes; last: Bytes; el: Element; index: number }
+interface KeyRange { first: Bytes; last: Bytes; data?: Bytes; el: Element; index: number }
 
-function checkElement(spec: SetSpec, el: Element, arg: string): KeyRange & { index: number } {
+/** A verdict exactly for verdict maps; data for data maps (optional when deleting: only the key counts). */
+function checkElementValue(spec: SetSpec, el: Element, arg: string, add: boolean): Bytes | undefined {
+  const verdictMap = spec.map === 'verdict';
+  const kind = verdictMap ? 'a verdict map' : spec.map ? 'a data map' : 'not a map';
+  if (verdictMap && !el.verdict) throw new TypeError(`${arg}.verdict: map '${spec.name}' needs a verdict for every element`);
+  if (!verdictMap && el.verdict !== undefined) throw new TypeError(`${arg}.verdict: set '${spec.name}' is ${kind}`);
+  if (el.verdict) checkVerdict(el.verdict, `${arg}.verdict`);
+  const types = mapData(spec);
+  if (!types) {
+    if (el.data !== undefined) throw new TypeError(`${arg}.data: set '${spec.name}' is ${kind}`);
+    return undefined;
+  }
+  if (el.data === undefined && !add) return undefined;
+  if (!Array.isArray(el.data)) throw new TypeError(`${arg}.data: map '${spec.name}' needs an array of data parts (${types.join(' . ')}) for every element`);
+  if (el.data.length !== types.length) {
+    throw new RangeError(`${arg}.data: map '${spec.name}' has ${types.length} data part(s) (${types.join(' . ')}), got ${el.data.length}`);
+  }
+  const parts = types.map((t, i) => encodePart(t, el.data![i], false, `${arg}.data[${i}]`)[0]);
+  return add ? concat(parts, types.length > 1) : undefined;
+}
+
+function checkElement(spec: SetSpec, el: Element, arg: string, add: boolean): KeyRange {
   if (typeof el !== 'object' || el === null || !Array.isArray(el.key)) throw new TypeError(`${arg}.key: expected an array of key parts`);
   if (el.key.length !== spec.key.length) {
     throw new RangeError(`${arg}.key: set '${spec.name}' has ${spec.key.length} key part(s) (${spec.key.join(' . ')}), got ${el.key.length}`);
   }
-  if (spec.map && !el.verdict) throw new TypeError(`${arg}.verdict: map '${spec.name}' needs a verdict for every element`);
-  if (!spec.map && el.verdict) throw new TypeError(`${arg}.verdict: set '${spec.name}' is not a map`);
-  if (el.verdict) checkVerdict(el.verdict, `${arg}.verdict`);
+  const data = checkElementValue(spec, el, arg, add);
   if (el.timeoutSeconds !== undefined) {
     checkTimeoutSeconds(el.timeoutSeconds, `${arg}.timeoutSeconds`);
     if (!spec.timeout) throw new RangeError(`${arg}.timeoutSeconds: set '${spec.name}' has no timeout flag`);
@@ -114,7 +135,7 @@ function checkElement(spec: SetSpec, el: Element, arg: string): KeyRange & { ind
     firsts.push(f);
     lasts.push(l);
   }
-  return { first: concat(firsts, pad), last: concat(lasts, pad), el, index: 0 };
+  return { first: concat(firsts, pad), last: concat(lasts, pad), data, el, index: 0 };
 }
 
 function compareBytes(a: Bytes, b: Bytes): number {
@@ -161,46 +182,65 @@ function writePart(w: ByteWriter, t: NftType, v: KeyPart): number {
   }
 }
 
-function writeVerdict(w: ByteWriter, v: Verdict | undefined): void {
-  if (!v) {
-    w.u8(0);
-    return;
-  }
-  w.u8(1);
-  w.i32(VERDICT_CODE[v.kind]);
-  w.str(v.kind === 'jump' || v.kind === 'goto' ? v.chain : '');
-}
-
-function writePlainElement(w: ByteWriter, spec: SetSpec, el: Element, keyLen: number): void {
-  if (!Array.isArray(el?.key) || el.key.length !== spec.key.length || !spec.map !== !el.verdict) throw new Error('slow path');
-  if (el.timeoutSeconds !== undefined && !spec.timeout) throw new Error('slow path');
-  if (el.verdict) checkVerdict(el.verdict, '');
-  if (el.timeoutSeconds !== undefined) checkTimeoutSeconds(el.timeoutSeconds, '');
-  w.u16(keyLen);
-  const pad = spec.key.length > 1;
-  for (let i = 0; i < spec.key.length; i++) {
-    const n = writePart(w, spec.key[i], el.key[i]);
+/** Writes the u16 length and the values of a key or data (a concatenation pads each part to a word). */
+function writeParts(w: ByteWriter, types: readonly NftType[], values: readonly KeyPart[], len: number): void {
+  w.u16(len);
+  const pad = types.length > 1;
+  for (let i = 0; i < types.length; i++) {
+    const n = writePart(w, types[i], values[i]);
     if (pad) for (let k = n; k < wordAlign(n); k++) w.u8(0);
   }
+}
+
+/** The element's data kind and value; a data map's data is not sent with a delete (the key is enough). */
+function writeValue(w: ByteWriter, el: Element, data: PlainData | undefined): void {
+  if (el.verdict) {
+    checkVerdict(el.verdict, '');
+    w.u8(1);
+    w.i32(VERDICT_CODE[el.verdict.kind]);
+    w.str(el.verdict.kind === 'jump' || el.verdict.kind === 'goto' ? el.verdict.chain : '');
+  } else if (data && el.data) {
+    if (!Array.isArray(el.data) || el.data.length !== data.types.length) throw new Error('slow path');
+    if (!data.add) throw new Error('slow path'); // only validated, by checkElement
+    w.u8(2);
+    writeParts(w, data.types, el.data, data.len);
+  } else {
+    if (data?.add) throw new Error('slow path');
+    w.u8(0);
+  }
+}
+
+interface PlainData { types: NftType[]; len: number; add: boolean }
+
+function writePlainElement(w: ByteWriter, spec: SetSpec, el: Element, keyLen: number, data: PlainData | undefined): void {
+  if (!Array.isArray(el?.key) || el.key.length !== spec.key.length || (spec.map === 'verdict') !== !!el.verdict) throw new Error('slow path');
+  if ((el.timeoutSeconds !== undefined && !spec.timeout) || (el.data !== undefined && !data)) throw new Error('slow path');
+  if (el.timeoutSeconds !== undefined) checkTimeoutSeconds(el.timeoutSeconds, '');
+  writeParts(w, spec.key, el.key, keyLen);
   w.u16(0);
   w.u32(0);
-  writeVerdict(w, el.verdict);
+  writeValue(w, el, data);
   w.u64((el.timeoutSeconds ?? 0) * 1000);
 }
 
 /**
  * Writes the elements of a set without intervals straight into the buffer: no per-element objects,
- * since these lists run to hundreds of thousands. On any bad element, checkElement produces the
- * error with the argument's name.
+ * since these lists run to hundreds of thousands. On any bad element (and for data given to a
+ * delete, which is only validated), checkElement produces the error with the argument's name.
  */
-export function writePlainElements(w: ByteWriter, spec: SetSpec, elements: Element[], arg: string): void {
+export function writePlainElements(w: ByteWriter, spec: SetSpec, elements: Element[], arg: string, add: boolean): void {
   const keyLen = keyLength(spec.key);
+  const types = mapData(spec);
+  const data = types && { types, len: keyLength(types), add };
   for (let i = 0; i < elements.length; i++) {
+    const at = w.length;
     try {
-      writePlainElement(w, spec, elements[i], keyLen);
+      writePlainElement(w, spec, elements[i], keyLen, data);
     } catch (e) {
-      checkElement(spec, elements[i], `${arg}[${i}]`);
-      throw e;
+      checkElement(spec, elements[i], `${arg}[${i}]`, add);
+      if (add || elements[i]?.data === undefined) throw e;
+      w.truncate(at); // a delete's data was valid: write the element without it
+      writePlainElement(w, spec, { ...elements[i], data: undefined }, keyLen, data);
     }
   }
 }
@@ -209,6 +249,8 @@ export interface EncodeOptions {
   /** Adding to a set created in the same transaction: nft then also sends the "before the first
    *  range" end element at key 0 (segtree_needs_first_segment). */
   firstAdd: boolean;
+  /** An add (a data map's elements need their data) rather than a delete (the key is enough). */
+  add: boolean;
 }
 
 /**
@@ -218,14 +260,14 @@ export interface EncodeOptions {
  */
 export function encodeElements(spec: SetSpec, elements: Element[], arg: string, opts: EncodeOptions): EncodedElement[] {
   if (!Array.isArray(elements)) throw new TypeError(`${arg}: expected an array of elements`);
-  const ranges = elements.map((el, i) => ({ ...checkElement(spec, el, `${arg}[${i}]`), index: i }));
+  const ranges = elements.map((el, i) => ({ ...checkElement(spec, el, `${arg}[${i}]`, opts.add), index: i }));
   const timeoutOf = (el: Element) => (el.timeoutSeconds ?? 0) * 1000;
   const verdictOf = (el: Element) => (el.verdict ? encodeVerdict(el.verdict) : undefined);
   if (!spec.interval) {
-    return ranges.map((r) => ({ key: r.first, flags: 0, verdict: verdictOf(r.el), timeoutMs: timeoutOf(r.el) }));
+    return ranges.map((r) => ({ key: r.first, flags: 0, verdict: verdictOf(r.el), data: r.data, timeoutMs: timeoutOf(r.el) }));
   }
   if (spec.key.length > 1) {
-    return ranges.map((r) => ({ key: r.first, keyEnd: r.last, flags: 0, verdict: verdictOf(r.el), timeoutMs: timeoutOf(r.el) }));
+    return ranges.map((r) => ({ key: r.first, keyEnd: r.last, flags: 0, verdict: verdictOf(r.el), data: r.data, timeoutMs: timeoutOf(r.el) }));
   }
   ranges.sort((a, b) => compareBytes(a.first, b.first));
   for (let i = 1; i < ranges.length; i++) {
@@ -238,7 +280,7 @@ export function encodeElements(spec: SetSpec, elements: Element[], arg: string, 
     out.push({ key: new Uint8Array(ranges[0].first.length), flags: SET_ELEM_INTERVAL_END, timeoutMs: 0 });
   }
   for (const r of ranges) {
-    out.push({ key: r.first, flags: 0, verdict: verdictOf(r.el), timeoutMs: timeoutOf(r.el) });
+    out.push({ key: r.first, flags: 0, verdict: verdictOf(r.el), data: r.data, timeoutMs: timeoutOf(r.el) });
     const end = successor(r.last);
     if (end) out.push({ key: end, flags: SET_ELEM_INTERVAL_END, timeoutMs: 0 });
   }
@@ -257,9 +299,12 @@ export function verdictText(v: Verdict): string {
   return v.kind === 'jump' || v.kind === 'goto' ? `${v.kind} ${scriptChain(v.chain)}` : v.kind;
 }
 
-export function elementText(spec: SetSpec, el: Element): string {
+/** `withData`: false for deletes, which send a data map's key only. */
+export function elementText(spec: SetSpec, el: Element, withData = true): string {
   let s = el.key.map((v, i) => partText(spec.key[i], v)).join(' . ');
   if (el.timeoutSeconds !== undefined) s += ` timeout ${el.timeoutSeconds}s`;
   if (el.verdict) s += ` : ${verdictText(el.verdict)}`;
+  const types = withData && el.data ? mapData(spec) : undefined;
+  if (types) s += ` : ${el.data!.map((v, i) => partText(types[i], v)).join(' . ')}`;
   return s;
 }

@@ -13,7 +13,9 @@ export type Expr =
   | { type: 'lookup'; sreg: number; set: string; dreg?: number; invert: boolean }
   | { type: 'immediate'; dreg: number; data: Bytes }
   | { type: 'verdict'; code: number; chain: string }
-  | { type: 'nat'; natType: number; family: number; regAddrMin: number; regAddrMax: number; regProtoMin: number; regProtoMax: number; flags: number }
+  // `map`: a dnat to a map's data (dnatMap); its proto registers apply only if that map's data has
+  // a port, which the Transaction knows and the builder does not (see natForMapData).
+  | { type: 'nat'; natType: number; family: number; regAddrMin: number; regAddrMax: number; regProtoMin: number; regProtoMax: number; flags: number; map?: string }
   | { type: 'masq'; flags: number; regProtoMin: number; regProtoMax: number }
   | { type: 'reject'; rejectType: number; code: number }
   | { type: 'numgen'; dreg: number; mod: number; ngType: number; offset: number }

@@ -20,7 +20,7 @@ function chainText(op: Op & { op: 'addChain' }): string {
 
 function elementsText(op: Op & { op: 'addElements' | 'deleteElements' }, from: number, to: number): string {
   const verb = op.op === 'addElements' ? 'add' : 'delete';
-  const items = op.elements.slice(from, to).map((e) => elementText(op.set, e)).join(', ');
+  const items = op.elements.slice(from, to).map((e) => elementText(op.set, e, op.op === 'addElements')).join(', ');
   return `${verb} element ${head(op)} ${op.set.name} { ${items} }`;
 }
 

@@ -8,7 +8,7 @@ export type ChainType = 'filter' | 'nat' | 'route';
 export type Verdict =
   | { kind: 'accept' | 'drop' | 'return' | 'continue' }
   | { kind: 'jump' | 'goto'; chain: string };
-export type NftType = 'ipv4_addr' | 'ipv6_addr' | 'inet_proto' | 'inet_service' | 'mark' | 'ifname' | 'verdict';
+export type NftType = 'ipv4_addr' | 'ipv6_addr' | 'inet_proto' | 'inet_service' | 'mark' | 'ifname' | 'integer' | 'verdict';
 export type L4Proto = 'tcp' | 'udp' | 'sctp';
 
 export const FAMILY_CODE: Record<Family, number> = { inet: 1, ip: 2, ip6: 10 };
@@ -33,6 +33,9 @@ export const NFT_TYPES: Record<NftType, TypeInfo> = {
   inet_service: { id: 13, len: 2 },
   mark: { id: 19, len: 4 },
   ifname: { id: 41, len: 16 },
+  // TYPE_INTEGER: what nft gives a `numgen` key part (a host-order u32); nft cannot parse
+  // `type ... integer`, so sets using it are written with `typeof` in scripts.
+  integer: { id: 4, len: 4 },
 };
 export const NFT_DATA_VERDICT = 0xffffff00;
 const TYPE_BITS = 6;

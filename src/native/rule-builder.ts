@@ -8,7 +8,7 @@ import { checkIfname, checkSetName } from './names';
 import {
   CMP_OP, CT_KEY, CT_STATE_BIT, CT_STATUS_DNAT, CtState, DYNSET_OP, FAMILY_CODE, FIB_F_DADDR, FIB_F_SADDR, FIB_RESULT_ADDRTYPE,
   ICMP_PORT_UNREACH, ICMPV6_PORT_UNREACH, ICMPX_PORT_UNREACH, L4Proto, L4PROTO_CODE, META, NAT_RANGE, NAT_TYPE,
-  NFT_TYPES, NftType, NUMGEN_RANDOM, PAYLOAD_BASE, REJECT_TYPE, RTN_LOCAL, Verdict, VERDICT_CODE,
+  NFT_TYPES, NftType, NUMGEN_RANDOM, PAYLOAD_BASE, REJECT_TYPE, RTN_LOCAL, Verdict, VERDICT_CODE, wordAlign,
 } from './nft-types';
 import { checkTimeoutSeconds } from './set-spec';
 import { checkVerdict } from './verdicts';
@@ -18,10 +18,27 @@ export type AddrField = 'saddr' | 'daddr';
 export type KeyExpr =
   | 'saddr' | 'daddr' | 'l4proto' | 'dport' | 'sport'
   | 'ip saddr' | 'ip daddr' | 'ip6 saddr' | 'ip6 daddr'
-  | { ip: string } | { proto: 'tcp' | 'udp' | 'sctp' } | { port: number };
+  | { ip: string } | { proto: 'tcp' | 'udp' | 'sctp' } | { port: number }
+  | { numgen: number };
 
-/** A set a rule refers to, with the key types the rule feeds it (checked by the Transaction). */
-export interface SetRef { set: string; key: NftType[]; use: 'lookup' | 'vmap' | 'dynset'; arg: string }
+/**
+ * A set a rule refers to, with the key types the rule feeds it (checked by the Transaction);
+ * `natAddr`: for dnatMap, the address type the map's data must start with.
+ */
+export interface SetRef {
+  set: string;
+  key: NftType[];
+  use: 'lookup' | 'vmap' | 'dynset' | 'dnatMap';
+  arg: string;
+  natAddr?: 'ipv4_addr' | 'ipv6_addr';
+}
+
+type NatExpr = Extract<Expr, { type: 'nat' }>;
+
+/** A dnatMap's nat expression for the map's actual data: a map without a port sets no proto registers. */
+export function natForMapData(e: NatExpr, data: readonly NftType[]): NatExpr {
+  return data.length > 1 ? e : { ...e, regProtoMin: 0, regProtoMax: 0 };
+}
 
 export class Rule {
   /** @internal */
@@ -41,6 +58,7 @@ const ADDR_FIELD: Record<IpVersion, Record<AddrField, { offset: number; len: num
   6: { saddr: { offset: 8, len: 16 }, daddr: { offset: 24, len: 16 } },
 };
 const CT_STATES = Object.keys(CT_STATE_BIT) as (keyof typeof CT_STATE_BIT)[];
+const MAX_NUMGEN_MOD = 2 ** 31;
 const UDATA_RULE_COMMENT = 0;
 const MAX_COMMENT = 128;
 
@@ -231,20 +249,23 @@ export class RuleBuilder {
   markOr(bits: number): this { return this.markSet('or', bits); }
   markXor(bits: number): this { return this.markSet('xor', bits); }
 
-  /** Loads key parts into consecutive register words, one word-aligned field each, as nft does. */
-  private loadKey(parts: KeyExpr[], arg: string, constants = false): Loaded {
+  /**
+   * Loads key parts into consecutive register words, one word-aligned field each, as nft does.
+   * `dynset`: constants allowed, numgen not (nft reads each only there / only elsewhere).
+   */
+  private loadKey(parts: KeyExpr[], arg: string, dynset = false): Loaded {
     if (this.built || this.ended) return this.push(arg) as never; // throws the builder's state error
     // A part that fails must not leave the inet version recorded without its dependency emitted.
     const ipv = this.ipv;
     try {
-      return this.loadKeyParts(parts, arg, constants);
+      return this.loadKeyParts(parts, arg, dynset);
     } catch (e) {
       this.ipv = ipv;
       throw e;
     }
   }
 
-  private loadKeyParts(parts: KeyExpr[], arg: string, constants: boolean): Loaded {
+  private loadKeyParts(parts: KeyExpr[], arg: string, dynset: boolean): Loaded {
     if (!Array.isArray(parts) || parts.length === 0) throw new TypeError(`${arg}: expected a non-empty array of key expressions`);
     if (parts.length > 5) throw new RangeError(`${arg}: at most 5 key parts`);
     const exprs: Expr[] = [];
@@ -272,10 +293,16 @@ export class RuleBuilder {
         texts.push(`${ipWord(version)} ${field}`);
         const { offset, len } = ADDR_FIELD[version][field];
         loads.push({ type: 'payload', base: PAYLOAD_BASE.network, offset, len, dreg: reg });
+      } else if (typeof p === 'object' && p !== null && 'numgen' in p) {
+        if (dynset) throw new TypeError(`${a}: numgen key parts are only allowed in lookup, vmap and dnatMap`);
+        const mod = this.numgenModulus((p as { numgen: unknown }).numgen, `${a}.numgen`);
+        t = 'integer';
+        texts.push(`numgen random mod ${mod}`);
+        loads.push({ type: 'numgen', dreg: reg, mod, ngType: NUMGEN_RANDOM, offset: 0 });
       } else if (typeof p === 'object' && p !== null) {
         // nft parses constants in a concatenation only where the set gives their types (update @set
         // { ... }), never on the left of a lookup, so only dynset keys may hold them.
-        if (!constants) throw new TypeError(`${a}: constant key parts are only allowed in dynsetUpdate (nft cannot read them in a lookup)`);
+        if (!dynset) throw new TypeError(`${a}: constant key parts are only allowed in dynsetUpdate (nft cannot read them in a lookup)`);
         const c = this.constantPart(p, a);
         t = c.type;
         texts.push(c.text);
@@ -288,6 +315,12 @@ export class RuleBuilder {
       if (word > 16) throw new RangeError(`${arg}: the key does not fit the 64-byte register file`);
     }
     return { exprs: [...exprs, ...loads], key, text: texts.join(' . ') };
+  }
+
+  private numgenModulus(mod: unknown, arg: string): number {
+    if (typeof mod !== 'number' || !Number.isInteger(mod)) throw new TypeError(`${arg}: expected an integer modulus`);
+    if (mod < 1 || mod > MAX_NUMGEN_MOD) throw new RangeError(`${arg}: ${mod} is outside 1..${MAX_NUMGEN_MOD}`);
+    return mod;
   }
 
   private constantPart(p: object, arg: string): { type: NftType; text: string; data: Bytes } {
@@ -310,17 +343,40 @@ export class RuleBuilder {
   }
 
   lookup(parts: KeyExpr[], set: string, negate?: boolean): this {
+    checkSetName(set, 'set'); // before loadKey: a refused call must not change the builder
     const k = this.loadKey(parts, 'parts');
-    this.setRefs.push({ set: checkSetName(set, 'set'), key: k.key, use: 'lookup', arg: 'set' });
+    this.setRefs.push({ set, key: k.key, use: 'lookup', arg: 'set' });
     return this.push(`${k.text} ${bang(negate)}@${set}`, ...k.exprs,
       { type: 'lookup', sreg: REG_1, set, invert: !!negate });
   }
 
   vmap(parts: KeyExpr[], map: string): this {
+    checkSetName(map, 'map');
     const k = this.loadKey(parts, 'parts');
-    this.setRefs.push({ set: checkSetName(map, 'map'), key: k.key, use: 'vmap', arg: 'map' });
+    this.setRefs.push({ set: map, key: k.key, use: 'vmap', arg: 'map' });
     this.push(`${k.text} vmap @${map}`, ...k.exprs, { type: 'lookup', sreg: REG_1, set: map, dreg: REG_VERDICT, invert: false });
     this.ended = 'vmap';
+    return this;
+  }
+
+  /**
+   * dnat ip|ip6 to <key> map @map: the map's data (address, or address . port) is looked up into
+   * NFT_REG_1 onwards and NATed to. Whether the data has a port is the map's business: the
+   * Transaction checks the map and drops the proto registers when it has none (natForMapData).
+   */
+  dnatMap(parts: KeyExpr[], map: string): this {
+    checkSetName(map, 'map');
+    const k = this.loadKey(parts, 'parts');
+    const version = this.familyVersion('parts');
+    const addr = version === 4 ? 'ipv4_addr' : 'ipv6_addr';
+    this.setRefs.push({ set: map, key: k.key, use: 'dnatMap', arg: 'map', natAddr: addr });
+    // nft's registers: the data starts at NFT_REG_1, its port in the word after the address.
+    const portReg = registerForWord(wordAlign(NFT_TYPES[addr].len) / 4);
+    this.push(`dnat ${ipWord(version)} to ${k.text} map @${map}`, ...k.exprs,
+      { type: 'lookup', sreg: REG_1, set: map, dreg: REG_1, invert: false },
+      { type: 'nat', natType: NAT_TYPE.dnat, family: FAMILY_CODE[ipWord(version)], regAddrMin: REG_1, regAddrMax: 0,
+        regProtoMin: portReg, regProtoMax: 0, flags: 0, map });
+    this.ended = 'dnat';
     return this;
   }
 
@@ -339,9 +395,10 @@ export class RuleBuilder {
   }
 
   dynsetUpdate(parts: KeyExpr[], set: string, timeoutSeconds: number): this {
-    const k = this.loadKey(parts, 'parts', true);
+    checkSetName(set, 'set');
     checkTimeoutSeconds(timeoutSeconds, 'timeoutSeconds');
-    this.setRefs.push({ set: checkSetName(set, 'set'), key: k.key, use: 'dynset', arg: 'set' });
+    const k = this.loadKey(parts, 'parts', true);
+    this.setRefs.push({ set, key: k.key, use: 'dynset', arg: 'set' });
     return this.push(`update @${set} { ${k.text} timeout ${timeoutSeconds}s }`, ...k.exprs,
       { type: 'dynset', op: DYNSET_OP.update, set, sregKey: REG_1, sregData: 0, timeoutMs: timeoutSeconds * 1000, flags: 0 });
   }

@@ -96,6 +96,8 @@ export interface EncodedElement {
   keyEnd?: Bytes;
   flags: number;
   verdict?: { code: number; chain: string };
+  /** A data map's value (already encoded); never together with a verdict. */
+  data?: Bytes;
   timeoutMs: number;
 }
 
@@ -105,6 +107,8 @@ export function writeElement(w: ByteWriter, el: EncodedElement): void {
   w.u32(el.flags);
   if (el.verdict) {
     w.u8(1); w.i32(el.verdict.code); w.str(el.verdict.chain);
+  } else if (el.data) {
+    w.u8(2); w.blob(el.data);
   } else {
     w.u8(0);
   }

@@ -1,16 +1,21 @@
 // SetSpec validation and the derived kernel attributes (flags, key type and length).
 import { checkName } from './names';
+import { parseTypeof } from './set-typeof';
 import { isNftType, keyLength, keyTypeId, NFT_DATA_VERDICT, NFT_TYPES, NftType, SET_F } from './nft-types';
 
 export interface SetSpec {
   name: string;
   key: NftType[];
-  map?: NftType;
+  /** 'verdict' for a verdict map; a data type or a concatenation of them for a data map. */
+  map?: NftType | NftType[];
   interval?: boolean;
   timeout?: boolean;
   dynamic?: boolean;
   defaultTimeoutSeconds?: number;
-  /** Accepted but not stored yet: the wire format has no set userdata (NFTA_SET_USERDATA). */
+  /** The type as nft `typeof` expressions (see set-typeof.ts): scripts say `typeof ...`, and the
+   *  set userdata carries them so nft can list sets it has no type name for (numgen keys). */
+  typeof?: string;
+  /** Stored in the set userdata, as nft does. */
   comment?: string;
 }
 
@@ -35,6 +40,35 @@ export function checkTimeoutSeconds(v: unknown, arg: string): number {
   return v;
 }
 
+/** The data types of a data map; undefined for a plain set or a verdict map. */
+export function mapData(s: SetSpec): NftType[] | undefined {
+  if (s.map === undefined || s.map === 'verdict') return undefined;
+  return Array.isArray(s.map) ? s.map : [s.map];
+}
+
+function checkMap(map: unknown, arg: string): void {
+  if (map === undefined || map === 'verdict') return;
+  const types: unknown[] = Array.isArray(map) ? map : [map];
+  if (types.length === 0) throw new TypeError(`${arg}: expected 'verdict', a data type or a non-empty array of data types`);
+  types.forEach((t, i) => {
+    if (!isNftType(t) || t === 'verdict') throw new TypeError(`${arg}${Array.isArray(map) ? `[${i}]` : ''}: '${String(t)}' is not a data type`);
+  });
+  if (types.length > 5) throw new RangeError(`${arg}: nft can name at most 5 concatenated types (32-bit type id)`);
+  if (keyLength(types as NftType[]) > MAX_KEY_BYTES) throw new RangeError(`${arg}: the data is longer than ${MAX_KEY_BYTES} bytes`);
+}
+
+function typesText(t: NftType | NftType[]): string {
+  return Array.isArray(t) ? t.join(' . ') : t;
+}
+
+/** A set nft has to read from a script: `integer` exists only as a typeof (e.g. numgen), never as a type name. */
+export function checkScriptable(s: SetSpec, arg: string): void {
+  if (s.typeof !== undefined) return;
+  if (s.key.includes('integer') || mapData(s)?.includes('integer')) {
+    throw new RangeError(`${arg}.typeof: a set with an 'integer' part needs typeof text (nft cannot read 'type ... integer')`);
+  }
+}
+
 export function checkSetSpec(spec: unknown, arg = 'set'): SetSpec {
   if (typeof spec !== 'object' || spec === null) throw new TypeError(`${arg}: expected a SetSpec object`);
   const s = spec as SetSpec;
@@ -46,7 +80,8 @@ export function checkSetSpec(spec: unknown, arg = 'set'): SetSpec {
   });
   if (keyLength(s.key) > MAX_KEY_BYTES) throw new RangeError(`${arg}.key: the key is longer than ${MAX_KEY_BYTES} bytes`);
   if (s.key.length > 5) throw new RangeError(`${arg}.key: nft can name at most 5 concatenated types (32-bit type id)`);
-  if (s.map !== undefined && s.map !== 'verdict') throw new TypeError(`${arg}.map: only 'verdict' maps are supported, got '${String(s.map)}'`);
+  checkMap(s.map, `${arg}.map`);
+  if (s.typeof !== undefined) parseTypeof(s.typeof, s.key, mapData(s) ?? (s.map ? 'verdict' : undefined), `${arg}.typeof`);
   if (s.interval) {
     s.key.forEach((t, i) => {
       if (!INTERVAL_TYPES.has(t)) throw new RangeError(`${arg}.key[${i}]: '${t}' cannot be used in an interval set`);
@@ -66,6 +101,7 @@ export function checkSetSpec(spec: unknown, arg = 'set'): SetSpec {
 }
 
 export function setAttrs(s: SetSpec): SetAttrs {
+  const data = mapData(s);
   const concatInterval = !!s.interval && s.key.length > 1;
   let flags = 0;
   if (s.interval) flags |= SET_F.interval;
@@ -77,8 +113,9 @@ export function setAttrs(s: SetSpec): SetAttrs {
     flags,
     keyType: keyTypeId(s.key),
     keyLen: keyLength(s.key),
-    dataType: s.map ? NFT_DATA_VERDICT : 0,
-    dataLen: 0,
+    // Data types and lengths follow the key rule (nft computes both the same way).
+    dataType: data ? keyTypeId(data) : s.map ? NFT_DATA_VERDICT : 0,
+    dataLen: data ? keyLength(data) : 0,
     timeoutMs: (s.defaultTimeoutSeconds ?? 0) * 1000,
     // nft describes the fields only for concatenated intervals (the pipapo backend needs them).
     concatFieldLens: concatInterval ? s.key.map((t) => NFT_TYPES[t].len) : [],
@@ -87,14 +124,13 @@ export function setAttrs(s: SetSpec): SetAttrs {
 
 /** The set declaration as nft script text (inside `add set|map <family> <table> <name> { ... }`). */
 export function setScriptBody(s: SetSpec): string {
-  const parts = [`type ${s.key.join(' . ')}${s.map ? ` : ${s.map}` : ''};`];
+  const parts = [s.typeof !== undefined ? `typeof ${s.typeof};` : `type ${s.key.join(' . ')}${s.map ? ` : ${typesText(s.map)}` : ''};`];
   const flags: string[] = [];
   if (s.interval) flags.push('interval');
   if (s.timeout) flags.push('timeout');
   if (s.dynamic) flags.push('dynamic');
   if (flags.length) parts.push(`flags ${flags.join(',')};`);
   if (s.defaultTimeoutSeconds !== undefined) parts.push(`timeout ${s.defaultTimeoutSeconds}s;`);
-  // No comment: the wire format cannot carry set userdata yet, and the script must describe the
-  // same ruleset as the netlink commit.
+  if (s.comment !== undefined) parts.push(`comment "${s.comment}";`);
   return `{ ${parts.join(' ')} }`;
 }

@@ -7,9 +7,11 @@ import { checkName, checkSetName } from './names';
 import { describeOp, scriptLines } from './nft-script';
 import { ChainSpec, Op } from './ops';
 import { Family, FAMILY_CODE, HOOK_CODE } from './nft-types';
-import { Rule } from './rule-builder';
+import { Expr } from './expressions';
+import { natForMapData, Rule, SetRef } from './rule-builder';
 import { beginOp, endOp, HEADER_LEN, OP_F_CREATE, OPCODE, writeElement, writeExpr, writeHeader } from './serialize';
-import { checkSetSpec, setAttrs, SetSpec } from './set-spec';
+import { checkScriptable, checkSetSpec, mapData, setAttrs, SetSpec } from './set-spec';
+import { setUserdata } from './set-userdata';
 
 interface KnownSet { spec: SetSpec; id: number; createdHere: boolean; filled: boolean }
 
@@ -170,7 +172,7 @@ export class Transaction {
       this.w.blob(rule.userdata ?? NO_BYTES);
       this.w.u16(rule.exprs.length);
       const ids = this.setIdOf(family, table);
-      for (const e of rule.exprs) writeExpr(this.w, e, ids);
+      for (const e of rule.exprs) writeExpr(this.w, e.type === 'nat' && e.map !== undefined ? this.natForMap(family, table, e) : e, ids);
       endOp(this.w, at);
     });
   }
@@ -189,7 +191,16 @@ export class Transaction {
     });
   }
 
-  private checkSetRef(family: Family, table: string, ref: Rule['setRefs'][number]): void {
+  /** A dnatMap's nat expression as the map's data needs it (the builder cannot know the map). */
+  private natForMap(family: Family, table: string, e: Extract<Expr, { type: 'nat' }>): Expr {
+    const spec = this.sets.get(Transaction.setKey(family, table, e.map!))?.spec;
+    const data = spec && mapData(spec);
+    // Only reachable with a Rule whose set references were dropped (checkSetRef covers the rest).
+    if (!data) throw new RangeError(`rule: dnat to '${e.map}', which is not a known data map in ${family} ${table}`);
+    return natForMapData(e, data);
+  }
+
+  private checkSetRef(family: Family, table: string, ref: SetRef): void {
     const known = this.sets.get(Transaction.setKey(family, table, ref.set));
     if (!known) {
       throw new RangeError(`${ref.arg}: unknown set '${ref.set}' in ${family} ${table}; add it with addSet() or declareSet() first`);
@@ -199,18 +210,30 @@ export class Transaction {
       throw new RangeError(`${ref.arg}: '${ref.set}' has key ${s.key.join(' . ')}, the rule gives ${ref.key.join(' . ')}`);
     }
     if (ref.use === 'vmap' && s.map !== 'verdict') throw new RangeError(`${ref.arg}: '${ref.set}' is not a verdict map`);
-    if (ref.use !== 'vmap' && s.map) throw new RangeError(`${ref.arg}: '${ref.set}' is a map; use vmap()`);
+    if (ref.use === 'dnatMap') return Transaction.checkNatMap(ref, s);
+    if (ref.use !== 'vmap' && s.map) throw new RangeError(`${ref.arg}: '${ref.set}' is a map; use ${s.map === 'verdict' ? 'vmap()' : 'dnatMap()'}`);
     if (ref.use === 'dynset' && !s.dynamic) throw new RangeError(`${ref.arg}: '${ref.set}' is not dynamic; updating it from a rule needs dynamic: true`);
+  }
+
+  /** dnat takes an address, or an address and a port, of the rule's IP version. */
+  private static checkNatMap(ref: SetRef, s: SetSpec): void {
+    const data = mapData(s);
+    if (!data) throw new RangeError(`${ref.arg}: '${ref.set}' is not a data map`);
+    if (data[0] !== ref.natAddr || data.length > 2 || (data.length === 2 && data[1] !== 'inet_service')) {
+      throw new RangeError(`${ref.arg}: '${ref.set}' maps to ${data.join(' . ')}; this dnat needs ${ref.natAddr} or ${ref.natAddr} . inet_service`);
+    }
   }
 
   addSet(family: Family, table: string, set: SetSpec, opts?: { create?: boolean }): this {
     checkFamily(family);
     checkName(table, 'table');
     checkSetSpec(set);
+    checkScriptable(set, 'set');
     checkSetName(set.name, 'set.name');
     const create = !!opts?.create;
     const id = this.nextSetId;
     const a = setAttrs(set);
+    const userdata = setUserdata(set);
     this.record({ op: 'addSet', family, table, set, create }, () => {
       const at = this.begin(OPCODE.addSet, family, table, create);
       this.w.str(set.name);
@@ -225,6 +248,7 @@ export class Transaction {
       this.w.u8(a.concatFieldLens.length);
       for (const l of a.concatFieldLens) this.w.u8(l);
       this.w.u32(0);
+      this.w.blob(userdata);
       endOp(this.w, at);
     });
     this.nextSetId++;
@@ -281,12 +305,12 @@ export class Transaction {
       this.w.str(set);
       this.w.u32(known.createdHere ? known.id : 0);
       if (spec.interval) {
-        const encoded = encodeElements(spec, elements, 'elements', { firstAdd: add && !known.filled });
+        const encoded = encodeElements(spec, elements, 'elements', { firstAdd: add && !known.filled, add });
         this.w.u32(encoded.length);
         for (const el of encoded) writeElement(this.w, el);
       } else {
         this.w.u32(elements.length);
-        writePlainElements(this.w, spec, elements, 'elements');
+        writePlainElements(this.w, spec, elements, 'elements', add);
       }
       endOp(this.w, at);
     });

@@ -11,7 +11,7 @@ const IP = NFPROTO.ip;
 const T = 'kpn-raw';
 
 function addSet(name: string, keyLen = 4): Buffer {
-  return op(OP.ADD_SET, head(IP, T).str(name).u32(0).u32(0).u32(7).u32(keyLen).u32(0).u32(0).u64(0).u32(0).u8(0).u32(0).done());
+  return op(OP.ADD_SET, head(IP, T).str(name).u32(0).u32(0).u32(7).u32(keyLen).u32(0).u32(0).u64(0).u32(0).u8(0).u32(0).blob([]).done());
 }
 
 function addElems(set: string, keys: Buffer[], flags = 0): Buffer {

@@ -28,12 +28,12 @@ const x = {
     new W().u8(14).u32(o).str(set).u32(0).u32(1).u32(0).u64(timeoutMs).u32(0).done(),
 };
 
-interface SetOpts { flags?: number; keyType: number; keyLen: number; dataType?: number; timeoutMs?: number; concat?: number[]; setId?: number }
+interface SetOpts { flags?: number; keyType: number; keyLen: number; dataType?: number; timeoutMs?: number; concat?: number[]; setId?: number; userdata?: number[] }
 function addSet(name: string, o: SetOpts): Buffer {
   const w = head(IP, T).str(name).u32(o.setId ?? 0).u32(o.flags ?? 0).u32(o.keyType).u32(o.keyLen)
     .u32(o.dataType ?? 0).u32(0).u64(o.timeoutMs ?? 0).u32(0).u8(o.concat?.length ?? 0);
   for (const f of o.concat ?? []) w.u8(f);
-  return op(OP.ADD_SET, w.u32(0).done());
+  return op(OP.ADD_SET, w.u32(0).blob(o.userdata ?? []).done());
 }
 
 interface El { key: number[]; keyEnd?: number[]; flags?: number; verdict?: [number, string]; timeoutMs?: number }
@@ -62,6 +62,9 @@ function buildRuleset(): Buffer {
     addSet('tuples', { keyType: (7 << 12) | (12 << 6) | 13, keyLen: 12 }),
     addSet('ranges', { flags: 0x4 | 0x80, keyType: (7 << 6) | 13, keyLen: 8, concat: [4, 2] }),
     addSet('aff', { flags: 0x10 | 0x20, keyType: 7, keyLen: 4, timeoutMs: 10800000 }),
+    // Userdata is sent verbatim: mark key byte order (host, so nft prints 0x...) and a comment.
+    addSet('marks', { keyType: 19, keyLen: 4, userdata: [0, 4, 1, 0, 0, 0, 7, 3, 0x68, 0x69, 0] }),
+    addElems('marks', [{ key: le32(0x4000) }]),
     addElems('svc-ips', [{ key: ip4('10.96.0.1') }]),
     addElems('vm', [{ key: ip4('10.96.0.1'), verdict: [V.JUMP, 'svc'] }, { key: ip4('10.96.0.2'), verdict: [V.DROP, ''] }]),
     addElems('cidrs', [{ key: ip4('10.0.0.0') }, { key: ip4('10.1.0.0'), flags: 1 }]),
@@ -114,6 +117,8 @@ test('every expression kind and set shape is accepted by the kernel and listed b
         'flags dynamic,timeout',
         '10.96.0.2 : drop',
         'elements = { 10.0.0.9 timeout 1m',
+        'comment "hi"',
+        'elements = { 0x00004000 }',
       ];
       for (const frag of expected) assert.ok(text.includes(frag), `missing "${frag}" in:\n${text}`);
     } finally {

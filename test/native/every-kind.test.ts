@@ -51,6 +51,7 @@ test('verdict map with concatenated key and jump/goto/drop elements', () => {
   const m = setNamed('service-ips');
   assert.deepEqual(m.type, ['ipv4_addr', 'inet_proto', 'inet_service']);
   assert.equal(m.map, 'verdict');
+  assert.equal(m.comment, 'ClusterIP'); // stored in the set userdata, as nft does
   assert.deepEqual(new Set(m.elem.map((e: unknown) => JSON.stringify(e))), new Set([
     [{ concat: ['172.30.0.41', 'tcp', 80] }, { goto: { target: 'service-ULMVA6XW-ns1/svc1/tcp/p80' } }],
     [{ concat: ['172.30.0.42', 'udp', 53] }, { jump: { target: 'endpoint-B' } }],

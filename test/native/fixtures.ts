@@ -116,3 +116,73 @@ export function everyKind(): Transaction {
   tx.addRule('inet', TI, 'nat', rule('inet').l4proto('udp').dnat('fd00::2', 53).build());
   return tx;
 }
+
+// Data maps (dnat to a map's address or address . port), numgen key parts, in every family.
+export const TD = 'kpn-data';
+
+export const DATA_SETS: Record<string, SetSpec> = {
+  endpoints: { name: 'endpoints-2', key: ['ipv4_addr', 'inet_proto', 'inet_service', 'integer'], map: ['ipv4_addr', 'inet_service'],
+    typeof: 'ip daddr . meta l4proto . th dport . numgen random mod 2 : ip daddr . th dport' },
+  addrOnly: { name: 'addr-only', key: ['ipv4_addr'], map: 'ipv4_addr' },
+  ports: { name: 'port-map', key: ['ipv4_addr', 'inet_proto', 'inet_service'], map: ['ipv4_addr', 'inet_service'], comment: 'by port' },
+  byNumgen: { name: 'by-numgen', key: ['integer'], map: 'verdict', typeof: 'numgen random mod 3 : verdict' },
+  picked: { name: 'picked', key: ['ipv4_addr', 'integer'], typeof: 'ip saddr . numgen random mod 4' },
+  marks: { name: 'marks', key: ['ipv4_addr'], map: 'mark', timeout: true },
+  ranges: { name: 'ranges', key: ['ipv4_addr'], interval: true, map: ['ipv4_addr'] },
+  typed: { name: 'typed', key: ['ipv4_addr', 'inet_service'], map: ['ipv4_addr'], typeof: 'ip saddr . th sport : ip daddr', comment: 'typeof and comment' },
+};
+export const DATA_SETS6: Record<string, SetSpec> = {
+  endpoints: { name: 'endpoints-3', key: ['ipv6_addr', 'inet_proto', 'inet_service', 'integer'], map: ['ipv6_addr', 'inet_service'],
+    typeof: 'ip6 daddr . meta l4proto . th dport . numgen random mod 3 : ip6 daddr . th dport' },
+  addrOnly: { name: 'addr-only', key: ['ipv6_addr'], map: 'ipv6_addr' },
+};
+export const DATA_SETS_INET: Record<string, SetSpec> = {
+  v4: { name: 'v4', key: ['ipv4_addr', 'inet_proto', 'inet_service', 'integer'], map: ['ipv4_addr', 'inet_service'],
+    typeof: 'ip daddr . meta l4proto . th dport . numgen random mod 2 : ip daddr . th dport' },
+  v6: { name: 'v6', key: ['inet_proto', 'inet_service'], map: ['ipv6_addr', 'inet_service'], typeof: 'meta l4proto . th dport : ip6 daddr . th dport' },
+};
+
+export function dataMapKinds(): Transaction {
+  const tx = new Transaction();
+  const nat = { type: 'nat', hook: 'prerouting', priority: -100 } as const;
+  tx.addTable('ip', TD);
+  tx.addChain('ip', TD, { name: 'pre', base: nat });
+  tx.addChain('ip', TD, { name: 'other' });
+  tx.addChain('ip', TD, { name: 'filter', base: { type: 'filter', hook: 'input', priority: 0 } });
+  for (const s of Object.values(DATA_SETS)) tx.addSet('ip', TD, s);
+  tx.addElements('ip', TD, DATA_SETS.endpoints.name, [
+    { key: ['10.0.0.1', 'tcp', 80, 0], data: ['10.1.0.1', 8080] }, { key: ['10.0.0.1', 'tcp', 80, 1], data: ['10.1.0.2', 8080] },
+  ]);
+  tx.addElements('ip', TD, DATA_SETS.addrOnly.name, [{ key: ['10.0.0.2'], data: ['10.1.0.3'] }]);
+  tx.addElements('ip', TD, DATA_SETS.ports.name, [{ key: ['10.0.0.3', 17, 53], data: ['10.1.0.4', 5353] }, { key: ['10.0.0.3', 'tcp', 53], data: ['10.1.0.4', 53] }]);
+  tx.addElements('ip', TD, DATA_SETS.byNumgen.name, [{ key: [0], verdict: { kind: 'accept' } }, { key: [2], verdict: { kind: 'jump', chain: 'other' } }]);
+  tx.addElements('ip', TD, DATA_SETS.picked.name, [{ key: ['10.2.0.1', 3] }, { key: ['10.2.0.2', 0xffffffff] }]);
+  tx.addElements('ip', TD, DATA_SETS.marks.name, [{ key: ['10.3.0.1'], data: [0x4000], timeoutSeconds: 3600 }, { key: ['10.3.0.2'], data: [1] }]);
+  tx.addElements('ip', TD, DATA_SETS.ranges.name, [{ key: ['10.0.0.0/8'], data: ['192.168.0.1'] }, { key: ['172.16.0.1'], data: ['192.168.0.2'] }]);
+  tx.addElements('ip', TD, DATA_SETS.typed.name, [{ key: ['10.4.0.1', 1234], data: ['10.4.0.2'] }]);
+  tx.addRule('ip', TD, 'pre', rule('ip').dnatMap(['daddr', 'l4proto', 'dport', { numgen: 2 }], DATA_SETS.endpoints.name).build());
+  tx.addRule('ip', TD, 'pre', rule('ip').daddr('10.0.0.0/24').dnatMap(['daddr'], DATA_SETS.addrOnly.name).build());
+  tx.addRule('ip', TD, 'pre', rule('ip').counter().dnatMap(['daddr', 'l4proto', 'dport'], DATA_SETS.ports.name).build());
+  tx.addRule('ip', TD, 'pre', rule('ip').dnatMap(['saddr', 'sport'], DATA_SETS.typed.name).build());
+  tx.addRule('ip', TD, 'filter', rule('ip').lookup(['saddr', { numgen: 4 }], DATA_SETS.picked.name).verdict({ kind: 'drop' }).build());
+  tx.addRule('ip', TD, 'filter', rule('ip').vmap([{ numgen: 3 }], DATA_SETS.byNumgen.name).build());
+
+  tx.addTable('ip6', TD);
+  tx.addChain('ip6', TD, { name: 'pre', base: nat });
+  for (const s of Object.values(DATA_SETS6)) tx.addSet('ip6', TD, s);
+  tx.addElements('ip6', TD, DATA_SETS6.endpoints.name, [
+    { key: ['fd00::1', 'tcp', 80, 0], data: ['fd00:1::1', 8080] }, { key: ['fd00::1', 'udp', 80, 2], data: ['fd00:1::2', 8081] },
+  ]);
+  tx.addElements('ip6', TD, DATA_SETS6.addrOnly.name, [{ key: ['fd00::2'], data: ['fd00:1::3'] }]);
+  tx.addRule('ip6', TD, 'pre', rule('ip6').dnatMap(['daddr', 'l4proto', 'dport', { numgen: 3 }], DATA_SETS6.endpoints.name).build());
+  tx.addRule('ip6', TD, 'pre', rule('ip6').dnatMap(['daddr'], DATA_SETS6.addrOnly.name).build());
+
+  tx.addTable('inet', TD);
+  tx.addChain('inet', TD, { name: 'pre', base: nat });
+  for (const s of Object.values(DATA_SETS_INET)) tx.addSet('inet', TD, s);
+  tx.addElements('inet', TD, DATA_SETS_INET.v4.name, [{ key: ['10.0.0.1', 'tcp', 80, 1], data: ['10.1.0.1', 80] }]);
+  tx.addElements('inet', TD, DATA_SETS_INET.v6.name, [{ key: ['tcp', 443], data: ['fd00::5', 8443] }]);
+  tx.addRule('inet', TD, 'pre', rule('inet').dnatMap(['ip daddr', 'l4proto', 'dport', { numgen: 2 }], DATA_SETS_INET.v4.name).build());
+  tx.addRule('inet', TD, 'pre', rule('inet').nfproto('ipv6').dnatMap(['l4proto', 'dport'], DATA_SETS_INET.v6.name).build());
+  return tx;
+}

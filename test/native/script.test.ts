@@ -73,6 +73,27 @@ test('ip6 and inet rule text', () => {
     'update @aff { ip saddr timeout 10800s } meta mark set meta mark or 0x4000 meta mark set meta mark xor 0x1 notrack');
 });
 
+test('data maps: typeof or type declarations, key : data elements, dnat to a map', () => {
+  const tx = new Transaction()
+    .addSet('ip', 't', { name: 'ep', key: ['ipv4_addr', 'inet_proto', 'inet_service', 'integer'], map: ['ipv4_addr', 'inet_service'],
+      typeof: 'ip daddr . meta l4proto . th dport . numgen random mod 2 : ip daddr . th dport' })
+    .addSet('ip6', 't', { name: 'a6', key: ['ipv6_addr'], map: 'ipv6_addr', comment: 'addresses' });
+  tx.addElements('ip', 't', 'ep', [{ key: ['10.0.0.1', 6, 80, 1], data: ['10.1.0.2', 8080] }]);
+  tx.addElements('ip6', 't', 'a6', [{ key: ['fd00::1'], data: ['fd00::2'] }]);
+  tx.addRule('ip', 't', 'c', rule('ip').dnatMap(['daddr', 'l4proto', 'dport', { numgen: 2 }], 'ep').build());
+  tx.addRule('ip6', 't', 'c', rule('ip6').dnatMap(['daddr'], 'a6').build());
+  assert.equal(tx.toNftScript(), [
+    'add map ip t ep { typeof ip daddr . meta l4proto . th dport . numgen random mod 2 : ip daddr . th dport; }',
+    'add map ip6 t a6 { type ipv6_addr : ipv6_addr; comment "addresses"; }',
+    'add element ip t ep { 10.0.0.1 . tcp . 80 . 1 : 10.1.0.2 . 8080 }',
+    'add element ip6 t a6 { fd00::1 : fd00::2 }',
+    'add rule ip t c dnat ip to ip daddr . meta l4proto . th dport . numgen random mod 2 map @ep',
+    'add rule ip6 t c dnat ip6 to ip6 daddr map @a6',
+    '',
+  ].join('\n'));
+  assert.equal(rule('inet').dnatMap(['ip6 daddr', 'dport'], 'm').build().text, 'dnat ip6 to ip6 daddr . th dport map @m');
+});
+
 test('describe names the op and shortens long element lists', () => {
   const tx = new Transaction().addSet('ip', 't', { name: 's', key: ['ipv4_addr'] });
   tx.addElements('ip', 't', 's', Array.from({ length: 10 }, (_, i) => ({ key: [`10.0.0.${i}`] })));

@@ -1,7 +1,7 @@
 // The wire buffer, byte for byte (docs/wire-format.md), and the addon's decoder agreeing with it.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { loadAddon, rule, Transaction } from '../../src/native';
+import { loadAddon, rule, SetSpec, Transaction } from '../../src/native';
 import { keyLength, keyTypeId } from '../../src/native/nft-types';
 import { everyKind } from './fixtures';
 
@@ -55,14 +55,14 @@ test('concatenated lookups use word-aligned registers, as nft', () => {
   assert.ok(hex(e).endsWith('0400' + payload6 + meta + dport + lookup), hex(e));
 });
 
-test('sets: flags, key type and length, timeout, concat field lengths for concatenated intervals', () => {
+test('sets: flags, key type and length, timeout, concat field lengths for concatenated intervals, userdata', () => {
   const tx = new Transaction()
     .addSet('ip', 't', { name: 'fw', key: ['ipv4_addr', 'inet_proto', 'inet_service', 'ipv4_addr'], interval: true })
     .addSet('ip', 't', { name: 'm', key: ['ipv4_addr'], map: 'verdict', timeout: true, dynamic: true, defaultTimeoutSeconds: 3 });
   const fw = '02' + str('t') + str('fw') + u32(1) + u32(0x84) + u32(0x1cc347) + u32(16) + u32(0) + u32(0) + u64(0) + u32(0)
-    + '04' + '04010204' + u32(0);
+    + '04' + '04010204' + u32(0) + '1000' + '000400000000' + '0308' + '00040d000000' + '0100'; // udata: byte order, concat typeof
   const m = '02' + str('t') + str('m') + u32(2) + u32(0x38) + u32(7) + u32(4) + u32(0xffffff00) + u32(0) + u64(3000) + u32(0)
-    + '00' + u32(0);
+    + '00' + u32(0) + '1200' + '000402000000' + '010400000000' + '060400000000'; // udata: key, data byte order, data interval
   assert.equal(hex(tx.serialize().subarray(12)), op(8, 0, fw) + op(8, 0, m));
 });
 
@@ -100,4 +100,53 @@ test('interval elements: the 0 end element, start/end pairs, no end past the top
 test('the addon decodes every op of a full transaction', () => {
   const tx = everyKind();
   assert.equal(loadAddon().validateTransaction(tx.serialize()), tx.opCount);
+});
+
+const EP: SetSpec = { name: 'ep', key: ['ipv4_addr', 'inet_proto', 'inet_service', 'integer'], map: ['ipv4_addr', 'inet_service'],
+  typeof: 'ip daddr . meta l4proto . th dport . numgen random mod 2 : ip daddr . th dport' };
+
+test('data maps: data type and length as nft computes them; elements carry data padded like keys', () => {
+  const tx = new Transaction().addSet('ip', 't', EP)
+    .addSet('ip', 't', { name: 'p', key: ['ipv4_addr'], map: 'inet_service' });
+  const sets = hex(tx.serialize().subarray(12));
+  // nft 1.0.6 for this typeof: key type 0x1cc344 (integer = 4) length 16, data type 0x1cd length 8.
+  assert.ok(sets.includes(u32(0x8) + u32(0x1cc344) + u32(16) + u32(0x1cd) + u32(8)), sets);
+  assert.ok(sets.includes(u32(0x8) + u32(7) + u32(4) + u32(13) + u32(2)), sets);
+  const start = tx.serialize().length;
+  tx.addElements('ip', 't', 'ep', [{ key: ['10.0.0.1', 'tcp', 80, 1], data: ['10.1.0.2', 8080] }]);
+  tx.addElements('ip', 't', 'p', [{ key: ['10.0.0.1'], data: [8080] }]);
+  // The numgen part is a host-order u32, as nft writes `... . 1`.
+  const key = '1000' + '0a000001' + '06000000' + '00500000' + '01000000';
+  const el = key + '0000' + u32(0) + '02' + '0800' + '0a010002' + '1f900000' + u64(0);
+  const el2 = '0400' + '0a000001' + '0000' + u32(0) + '02' + '0200' + '1f90' + u64(0);
+  assert.equal(hex(tx.serialize().subarray(start)),
+    op(11, 0, '02' + str('t') + str('ep') + u32(1) + u32(1) + el) + op(11, 0, '02' + str('t') + str('p') + u32(2) + u32(1) + el2));
+});
+
+test('deleting from a data map sends the key only, with or without data given', () => {
+  const tx = new Transaction().declareSet('ip', 't', EP);
+  const start = tx.serialize().length;
+  tx.deleteElements('ip', 't', 'ep', [{ key: ['10.0.0.1', 'tcp', 80, 1], data: ['10.1.0.2', 8080] }, { key: ['10.0.0.1', 'tcp', 80, 0] }]);
+  const el = (n: string) => '1000' + '0a000001' + '06000000' + '00500000' + n + '0000' + u32(0) + '00' + u64(0);
+  assert.equal(hex(tx.serialize().subarray(start)), op(12, 0, '02' + str('t') + str('ep') + u32(0) + u32(2) + el('01000000') + el('00000000')));
+  assert.equal(tx.toNftScript(), 'delete element ip t ep { 10.0.0.1 . tcp . 80 . 1, 10.0.0.1 . tcp . 80 . 0 }\n');
+});
+
+test('dnatMap: the nat expression takes a port register only when the map data has a port', () => {
+  const tx = new Transaction().declareSet('ip', 't', EP)
+    .declareSet('ip6', 't', { name: 'a6', key: ['ipv6_addr'], map: 'ipv6_addr' })
+    .declareSet('ip6', 't', { name: 'p6', key: ['ipv6_addr'], map: ['ipv6_addr', 'inet_service'] });
+  const nat = (family: number, protoReg: number) => '07' + u32(1) + u32(family) + u32(1) + u32(0) + u32(protoReg) + u32(0) + u32(0);
+  const lookup = (set: string) => '05' + u32(1) + str(set) + u32(0) + '01' + u32(1) + u32(0);
+  const at = () => tx.serialize().length;
+  let start = at();
+  tx.addRule('ip', 't', 'c', rule('ip').dnatMap(['daddr', 'l4proto', 'dport', { numgen: 2 }], 'ep').build());
+  const numgen = '0a' + u32(11) + u32(2) + u32(1) + u32(0); // reg 11 = NFT_REG32_03, random, mod 2
+  assert.ok(hex(tx.serialize().subarray(start)).endsWith(numgen + lookup('ep') + nat(2, 9)));
+  start = at();
+  tx.addRule('ip6', 't', 'c', rule('ip6').dnatMap(['daddr'], 'a6').build());
+  assert.ok(hex(tx.serialize().subarray(start)).endsWith(lookup('a6') + nat(10, 0)));
+  start = at();
+  tx.addRule('ip6', 't', 'c', rule('ip6').dnatMap(['daddr'], 'p6').build());
+  assert.ok(hex(tx.serialize().subarray(start)).endsWith(lookup('p6') + nat(10, 2))); // port after 16 bytes: NFT_REG_2
 });

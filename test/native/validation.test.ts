@@ -6,7 +6,13 @@ import { rule, SetSpec, Transaction } from '../../src/native';
 const SVC: SetSpec = { name: 'svc', key: ['ipv4_addr', 'inet_proto', 'inet_service'], map: 'verdict' };
 const CIDRS: SetSpec = { name: 'cidrs', key: ['ipv4_addr'], interval: true };
 const PLAIN: SetSpec = { name: 'plain', key: ['ipv4_addr'] };
-const tx = () => new Transaction().addTable('ip', 't').declareSet('ip', 't', SVC).declareSet('ip', 't', CIDRS).declareSet('ip', 't', PLAIN);
+const EP: SetSpec = { name: 'ep', key: ['ipv4_addr', 'inet_proto', 'inet_service', 'integer'], map: ['ipv4_addr', 'inet_service'] };
+const EP6: SetSpec = { name: 'ep6', key: ['ipv4_addr'], map: ['ipv6_addr', 'inet_service'] };
+const PROTO_DATA: SetSpec = { name: 'proto-data', key: ['ipv4_addr'], map: ['ipv4_addr', 'inet_proto'] };
+const tx = () => new Transaction().addTable('ip', 't').declareSet('ip', 't', SVC).declareSet('ip', 't', CIDRS).declareSet('ip', 't', PLAIN)
+  .declareSet('ip', 't', EP).declareSet('ip', 't', EP6).declareSet('ip', 't', PROTO_DATA);
+const epRule = (parts: unknown[], map = 'ep') => rule('ip').dnatMap(any(parts), map).build();
+const EP_KEY = ['daddr', 'l4proto', 'dport', { numgen: 2 }];
 const any = (v: unknown) => v as never;
 
 const cases: [string, () => unknown, ErrorConstructor, RegExp][] = [
@@ -69,7 +75,46 @@ const cases: [string, () => unknown, ErrorConstructor, RegExp][] = [
   ['set name with a slash', () => tx().addSet('ip', 't', { name: 'a/b', key: ['ipv4_addr'] }), RangeError, /^set.name:/],
   ['interval on ifname', () => tx().addSet('ip', 't', { name: 's', key: ['ifname'], interval: true }), RangeError, /^set.key\[0\]:/],
   ['default timeout without timeout flag', () => tx().addSet('ip', 't', { name: 's', key: ['ipv4_addr'], defaultTimeoutSeconds: 5 }), RangeError, /^set.defaultTimeoutSeconds:/],
-  ['non-verdict map', () => tx().addSet('ip', 't', { name: 's', key: ['ipv4_addr'], map: 'ipv4_addr' }), TypeError, /^set.map:/],
+  ['map to an unknown type', () => tx().addSet('ip', 't', { name: 's', key: ['ipv4_addr'], map: any('ether_addr') }), TypeError, /^set.map: 'ether_addr' is not a data type/],
+  ['verdict inside a data concatenation', () => tx().addSet('ip', 't', { name: 's', key: ['ipv4_addr'], map: ['ipv4_addr', 'verdict'] }), TypeError, /^set.map\[1\]:/],
+  ['empty data type list', () => tx().addSet('ip', 't', { name: 's', key: ['ipv4_addr'], map: [] }), TypeError, /^set.map:/],
+  ['data longer than a register file', () => tx().addSet('ip', 't', { name: 's', key: ['ipv4_addr'], map: ['ipv6_addr', 'ipv6_addr', 'ipv6_addr', 'ipv6_addr', 'inet_service'] }), RangeError, /^set.map: the data is longer than 64 bytes/],
+  ['integer key without typeof', () => tx().addSet('ip', 't', { name: 's', key: ['ipv4_addr', 'integer'] }), RangeError, /^set.typeof: a set with an 'integer' part needs typeof/],
+  ['integer data without typeof', () => tx().addSet('ip', 't', { name: 's', key: ['ipv4_addr'], map: 'integer' }), RangeError, /^set.typeof:/],
+  ['typeof of another type', () => tx().addSet('ip', 't', { ...EP, typeof: 'ip6 daddr . meta l4proto . th dport . numgen random mod 2 : ip daddr . th dport' }), RangeError, /^set.typeof: the key expressions give ipv6_addr/],
+  ['typeof with an expression nft udata is not written for', () => tx().addSet('ip', 't', { name: 's', key: ['inet_service'], typeof: 'tcp dport' }), RangeError, /^set.typeof: 'tcp dport' is not one of/],
+  ['typeof of a map without its data', () => tx().addSet('ip', 't', { ...EP, typeof: 'ip daddr . meta l4proto . th dport . numgen random mod 2' }), RangeError, /^set.typeof: .* needs a ': <data>' part/],
+  ['typeof with data for a plain set', () => tx().addSet('ip', 't', { name: 's', key: ['ipv4_addr'], typeof: 'ip daddr : ip daddr' }), RangeError, /^set.typeof: .* must not have/],
+  ['typeof numgen modulus 0', () => tx().addSet('ip', 't', { name: 's', key: ['integer'], typeof: 'numgen random mod 0' }), RangeError, /^set.typeof:/],
+  ['typeof not a string', () => tx().addSet('ip', 't', { name: 's', key: ['ipv4_addr'], typeof: any(7) }), TypeError, /^set.typeof:/],
+  ['typeof and comment over 256 bytes of userdata', () => tx().addSet('ip', 't', { ...EP, name: 's', comment: 'x'.repeat(128),
+    typeof: 'ip daddr . meta l4proto . th dport . numgen random mod 2 : ip daddr . th dport' }), RangeError, /^set: .* more than nft's 256/],
+  ['data map element without data', () => tx().addElements('ip', 't', 'ep', [{ key: ['1.2.3.4', 'tcp', 80, 0] }]), TypeError, /^elements\[0\].data: map 'ep' needs an array of data parts \(ipv4_addr . inet_service\)/],
+  ['data map element with too few data parts', () => tx().addElements('ip', 't', 'ep', [{ key: ['1.2.3.4', 'tcp', 80, 0], data: ['10.0.0.1'] }]), RangeError, /^elements\[0\].data: map 'ep' has 2 data part\(s\) \(ipv4_addr . inet_service\), got 1/],
+  ['data port out of range', () => tx().addElements('ip', 't', 'ep', [{ key: ['1.2.3.4', 'tcp', 80, 0], data: ['10.0.0.1', 70000] }]), RangeError, /^elements\[0\].data\[1\]: port 70000/],
+  ['IPv4 address in IPv6 data', () => tx().addElements('ip', 't', 'ep6', [{ key: ['1.2.3.4'], data: ['10.0.0.1', 80] }]), RangeError, /^elements\[0\].data\[0\]:/],
+  ['data not an array', () => tx().addElements('ip', 't', 'ep', [{ key: ['1.2.3.4', 'tcp', 80, 0], data: any('10.0.0.1') }]), TypeError, /^elements\[0\].data:/],
+  ['bad data in a delete', () => tx().deleteElements('ip', 't', 'ep', [{ key: ['1.2.3.4', 'tcp', 80, 0], data: ['10.0.0.1', -1] }]), RangeError, /^elements\[0\].data\[1\]:/],
+  ['data in a verdict map', () => tx().addElements('ip', 't', 'svc', [{ key: ['1.2.3.4', 'tcp', 80], verdict: { kind: 'accept' }, data: [1] }]), TypeError, /^elements\[0\].data: set 'svc' is a verdict map/],
+  ['data in a plain set', () => tx().addElements('ip', 't', 'plain', [{ key: ['1.2.3.4'], data: ['1.2.3.4'] }]), TypeError, /^elements\[0\].data: set 'plain' is not a map/],
+  ['verdict in a data map', () => tx().addElements('ip', 't', 'ep', [{ key: ['1.2.3.4', 'tcp', 80, 0], verdict: { kind: 'accept' } }]), TypeError, /^elements\[0\].verdict: set 'ep' is a data map/],
+  ['integer key part over 32 bits', () => tx().addElements('ip', 't', 'ep', [{ key: ['1.2.3.4', 'tcp', 80, 2 ** 32], data: ['10.0.0.1', 80] }]), RangeError, /^elements\[0\].key\[3\]: 4294967296 is outside/],
+  ['integer key part not a number', () => tx().addElements('ip', 't', 'ep', [{ key: ['1.2.3.4', 'tcp', 80, '1'], data: ['10.0.0.1', 80] }]), TypeError, /^elements\[0\].key\[3\]:/],
+  ['numgen modulus 0', () => rule('ip').lookup([{ numgen: 0 }], 'x'), RangeError, /^parts\[0\].numgen: 0 is outside 1..2147483648/],
+  ['numgen modulus over 2^31', () => rule('ip').dnatMap(['daddr', { numgen: 2 ** 31 + 1 }], 'x'), RangeError, /^parts\[1\].numgen:/],
+  ['numgen modulus not an integer', () => rule('ip').vmap([{ numgen: 1.5 }], 'x'), TypeError, /^parts\[0\].numgen:/],
+  ['numgen in a dynset key', () => rule('ip').dynsetUpdate(['saddr', { numgen: 2 }], 'aff', 10), TypeError, /^parts\[1\]: numgen key parts are only allowed in lookup, vmap and dnatMap/],
+  ['constant in a dnatMap key', () => rule('ip').dnatMap([{ port: 80 }], 'ep'), TypeError, /^parts\[0\]: constant key parts/],
+  ['dnatMap in inet without a version', () => rule('inet').dnatMap(['l4proto', 'dport'], 'ep'), TypeError, /^parts: in an inet rule say which IP version/],
+  ['dnatMap to a bad map name', () => rule('ip').dnatMap(['daddr'], 'a b'), RangeError, /^map:/],
+  ['statement after dnatMap', () => rule('ip').dnatMap(['daddr'], 'ep').counter(), RangeError, /nothing may follow 'dnat'/],
+  ['dnatMap on a verdict map', () => tx().addRule('ip', 't', 'c', epRule(['daddr', 'l4proto', 'dport'], 'svc')), RangeError, /^map: 'svc' is not a data map/],
+  ['dnatMap on a plain set', () => tx().addRule('ip', 't', 'c', epRule(['daddr'], 'plain')), RangeError, /^map: 'plain' is not a data map/],
+  ['dnatMap with the wrong key', () => tx().addRule('ip', 't', 'c', epRule(['daddr', 'l4proto', 'dport'])), RangeError, /^map: 'ep' has key ipv4_addr . inet_proto . inet_service . integer, the rule gives ipv4_addr . inet_proto . inet_service$/],
+  ['dnatMap of an ip rule to IPv6 data', () => tx().addRule('ip', 't', 'c', epRule(['daddr'], 'ep6')), RangeError, /^map: 'ep6' maps to ipv6_addr . inet_service; this dnat needs ipv4_addr or ipv4_addr . inet_service/],
+  ['dnatMap to address . protocol data', () => tx().addRule('ip', 't', 'c', epRule(['daddr'], 'proto-data')), RangeError, /^map: 'proto-data' maps to ipv4_addr . inet_proto/],
+  ['lookup on a data map', () => tx().addRule('ip', 't', 'c', rule('ip').lookup(EP_KEY as never, 'ep').build()), RangeError, /^set: 'ep' is a map; use dnatMap\(\)/],
+  ['vmap on a data map', () => tx().addRule('ip', 't', 'c', rule('ip').vmap(EP_KEY as never, 'ep').build()), RangeError, /^map: 'ep' is not a verdict map/],
   ['rule handle 0', () => tx().deleteRule('ip', 't', 'c', 0), RangeError, /^handle:/],
   ['describe out of range', () => tx().describe(5), RangeError, /^opIndex:/],
 ];
