@@ -1,21 +1,22 @@
-// The fixed part of one family's tables: base chains hooked into netfilter, the dispatch chains,
-// and the handful of shared maps and sets every ServicePort puts its elements into. Its size
-// does not depend on the number of Services. The main table holds the filter side, the
-// no-endpoint and firewall maps and masquerading; each shard table (the main one when there is
-// a single shard) holds its own nat base chains, `services` dispatch, `mark-for-masquerade`
-// (jumps cannot cross tables) and the service maps and affinity set of its Services.
+// The fixed part of one family's table: base chains hooked into netfilter, the dispatch chains,
+// and the shared maps and sets every ServicePort puts its elements into. Only the endpoint
+// selection chains depend on the Services, and only on which endpoint counts occur (one rule and
+// one map per count in use), never on how many Services there are.
 import type { FamilyContext } from './context';
-import type { BaseObjects, ChainDef, ElementDef, NftType, SetDef } from './desired';
-import type { RuleDef, Step } from './rule-steps';
-import { SINGLE, tablesOf, type Layout } from './layout';
-import { CHAIN, SET, TABLE } from './names';
+import type { BaseObjects, ChainDef, ElementDef, NftType, ServiceObjects, SetDef } from './desired';
+import type { KeyExpr, RuleDef, Step } from './rule-steps';
+import { localMatch } from './local-detector';
+import { CHAIN, ENDPOINT_MAPS, SET, TABLE, parseEndpointMapName, type EndpointMapFamily } from './names';
 
 const DSTNAT = -100;
 const SRCNAT = 100;
 
 const jump = (chain: string): Step => ({ op: 'verdict', verdict: { kind: 'jump', chain } });
+const goto = (chain: string): Step => ({ op: 'verdict', verdict: { kind: 'goto', chain } });
+const comment = (text: string): Step => ({ op: 'comment', text });
 const newJump = (chain: string): RuleDef => [{ op: 'ctStateNew' }, jump(chain)];
 const DADDR_PROTO_PORT = ['daddr', 'l4proto', 'dport'] as const;
+const PROTO_PORT = ['l4proto', 'dport'] as const;
 
 function loopbackExclusion(ctx: FamilyContext): Step {
   return { op: 'daddr', addr: ctx.family === 'ip' ? '127.0.0.0/8' : '::1', negate: true };
@@ -24,16 +25,12 @@ function loopbackExclusion(ctx: FamilyContext): Step {
 type Chain = Omit<ChainDef, 'table'>;
 type Set_ = Omit<SetDef, 'table'>;
 
-/** Chains of the main table. */
-function mainChains(ctx: FamilyContext): Chain[] {
-  const mark = ctx.masqueradeMark;
+function filterChains(ctx: FamilyContext): Chain[] {
   const clusterIPsCheck: RuleDef[] = [[
-    { op: 'daddrInSet', set: SET.clusterIPs }, { op: 'reject' },
-    { op: 'comment', text: 'Reject traffic to invalid ports of ClusterIPs' },
+    { op: 'daddrInSet', set: SET.clusterIPs }, { op: 'reject' }, comment('Reject traffic to invalid ports of ClusterIPs'),
   ]];
   for (const cidr of ctx.serviceCIDRs) {
-    clusterIPsCheck.push([{ op: 'daddr', addr: cidr }, { op: 'verdict', verdict: { kind: 'drop' } },
-      { op: 'comment', text: 'Drop traffic to unallocated ClusterIPs' }]);
+    clusterIPsCheck.push([{ op: 'daddr', addr: cidr }, { op: 'verdict', verdict: { kind: 'drop' } }, comment('Drop traffic to unallocated ClusterIPs')]);
   }
   return [
     { name: CHAIN.filterPrerouting, base: { type: 'filter', hook: 'prerouting', priority: DSTNAT - 10 },
@@ -46,14 +43,38 @@ function mainChains(ctx: FamilyContext): Chain[] {
       rules: [newJump(CHAIN.serviceEndpointsCheck), newJump(CHAIN.firewallCheck)] },
     { name: CHAIN.filterOutputPostDnat, base: { type: 'filter', hook: 'output', priority: DSTNAT + 10 },
       rules: [newJump(CHAIN.clusterIPsCheck)] },
-    { name: CHAIN.natPostrouting, base: { type: 'nat', hook: 'postrouting', priority: SRCNAT }, rules: [[jump(CHAIN.masquerading)]] },
     { name: CHAIN.serviceEndpointsCheck, rules: [[{ op: 'vmap', parts: [...DADDR_PROTO_PORT], map: SET.noEndpointServices }]] },
     // In the input hook the destination is local already: no fib lookup needed.
     { name: CHAIN.nodePortEndpointsCheck, rules: [[...nodePortDestination(ctx, false),
-      { op: 'vmap', parts: ['l4proto', 'dport'], map: SET.noEndpointNodePorts }]] },
+      { op: 'vmap', parts: [...PROTO_PORT], map: SET.noEndpointNodePorts }]] },
     { name: CHAIN.reject, rules: [[{ op: 'reject' }]] },
     { name: CHAIN.clusterIPsCheck, rules: clusterIPsCheck },
     { name: CHAIN.firewallCheck, rules: [[{ op: 'vmap', parts: [...DADDR_PROTO_PORT], map: SET.firewallIPs }]] },
+  ];
+}
+
+function natChains(ctx: FamilyContext): Chain[] {
+  const mark = ctx.masqueradeMark;
+  const toNodePort = (set: string, chain: string): RuleDef =>
+    [{ op: 'lookup', parts: [...PROTO_PORT], set }, ...nodePortDestination(ctx, true), goto(chain)];
+  return [
+    { name: CHAIN.natPrerouting, base: { type: 'nat', hook: 'prerouting', priority: DSTNAT }, rules: [[jump(CHAIN.services)]] },
+    { name: CHAIN.natOutput, base: { type: 'nat', hook: 'output', priority: DSTNAT }, rules: [[jump(CHAIN.services)]] },
+    { name: CHAIN.natPostrouting, base: { type: 'nat', hook: 'postrouting', priority: SRCNAT }, rules: [
+      [{ op: 'ctStatusDnat' }, { op: 'lookup', parts: ['saddr', 'daddr'], set: SET.hairpin }, jump(CHAIN.markMasq),
+        comment('hairpin: an endpoint reached itself through a Service')],
+      [jump(CHAIN.masquerading)],
+    ] },
+    { name: CHAIN.services, rules: [
+      [{ op: 'vmap', parts: [...DADDR_PROTO_PORT], map: SET.serviceIPs }],
+      [{ op: 'lookup', parts: [...DADDR_PROTO_PORT], set: SET.clusterIPPorts }, goto(CHAIN.clusterIPTraffic)],
+      [{ op: 'lookup', parts: [...DADDR_PROTO_PORT], set: SET.externalPorts }, goto(CHAIN.externalTraffic)],
+      [{ op: 'lookup', parts: [...DADDR_PROTO_PORT], set: SET.externalLocalPorts }, goto(CHAIN.externalLocalTraffic)],
+      [...nodePortDestination(ctx, true), { op: 'vmap', parts: [...PROTO_PORT], map: SET.serviceNodePorts }],
+      toNodePort(SET.nodePorts, CHAIN.nodePortTraffic),
+      toNodePort(SET.nodePortsLocal, CHAIN.nodePortLocalTraffic),
+    ] },
+    { name: CHAIN.markMasq, rules: [[{ op: 'markOr', bits: mark }]] },
     { name: CHAIN.masquerading, rules: [
       [{ op: 'markAnd', mask: mark, value: 0 }, { op: 'verdict', verdict: { kind: 'return' } }],
       [{ op: 'markXor', bits: mark }],
@@ -62,26 +83,50 @@ function mainChains(ctx: FamilyContext): Chain[] {
   ];
 }
 
+/** Masquerade ClusterIP traffic that did not come from a local pod (all of it with masqueradeAll). */
+function clusterIPMasq(ctx: FamilyContext): RuleDef[] {
+  if (ctx.masqueradeAll) return [[jump(CHAIN.markMasq)]];
+  const notLocal = localMatch(ctx.detector, true);
+  return notLocal ? [[notLocal, jump(CHAIN.markMasq)]] : [];
+}
+
 /**
- * Chains of a table holding Services. Several shards hook nat prerouting/output at the same
- * priority: the kernel runs them in turn until one sets up the NAT binding, and a Service lives
- * in exactly one shard, so dispatch is the same as with one `services` chain.
+ * Local external policy, as upstream's `external-` chain: pods and the node itself reach every
+ * endpoint (the node's traffic masqueraded, its source being the LB IP's node); everyone else
+ * only this node's endpoints, with the source kept. `jump`, not goto: a Service whose endpoints
+ * are all local still falls through to the local selection.
  */
-function serviceTableChains(ctx: FamilyContext, sharded: boolean): Chain[] {
-  // Every shard's `services` sees every new connection that no earlier shard DNATed: look the
-  // port up first, so such a connection costs each shard two hash lookups and no fib lookup.
-  const guard: Step[] = sharded ? [{ op: 'keyInMap', parts: ['l4proto', 'dport'], map: SET.serviceNodePorts }] : [];
-  const nodePorts: RuleDef = [...guard, ...nodePortDestination(ctx, true),
-    { op: 'vmap', parts: ['l4proto', 'dport'], map: SET.serviceNodePorts }];
+function localPolicyRules(ctx: FamilyContext, cluster: string, local: string): RuleDef[] {
+  const rules: RuleDef[] = [];
+  const fromPod = localMatch(ctx.detector, false);
+  if (fromPod) rules.push([fromPod, jump(cluster), comment('short-circuit pod traffic')]);
+  rules.push([{ op: 'fibSaddrLocal' }, jump(CHAIN.markMasq), comment('masquerade local traffic')]);
+  rules.push([{ op: 'fibSaddrLocal' }, jump(cluster), comment('short-circuit local traffic')]);
+  rules.push([goto(local)]);
+  return rules;
+}
+
+function trafficChains(ctx: FamilyContext): Chain[] {
+  const sel = (f: EndpointMapFamily) => ENDPOINT_MAPS[f].select;
   return [
-    { name: CHAIN.natPrerouting, base: { type: 'nat', hook: 'prerouting', priority: DSTNAT }, rules: [[jump(CHAIN.services)]] },
-    { name: CHAIN.natOutput, base: { type: 'nat', hook: 'output', priority: DSTNAT }, rules: [[jump(CHAIN.services)]] },
-    { name: CHAIN.services, rules: [
-      [{ op: 'vmap', parts: [...DADDR_PROTO_PORT], map: SET.serviceIPs }],
-      nodePorts,
-    ] },
-    { name: CHAIN.markMasq, rules: [[{ op: 'markOr', bits: ctx.masqueradeMark }]] },
+    { name: CHAIN.clusterIPTraffic, rules: [...clusterIPMasq(ctx), [goto(sel('cluster'))]] },
+    { name: CHAIN.externalTraffic, rules: [[jump(CHAIN.markMasq)], [goto(sel('cluster'))]] },
+    { name: CHAIN.externalLocalTraffic, rules: localPolicyRules(ctx, sel('cluster'), sel('local')) },
+    { name: CHAIN.nodePortTraffic, rules: [[jump(CHAIN.markMasq)], [goto(sel('nodePort'))]] },
+    { name: CHAIN.nodePortLocalTraffic, rules: localPolicyRules(ctx, sel('nodePort'), sel('nodePortLocal')) },
   ];
+}
+
+function mapKeyParts(fam: EndpointMapFamily, count: number): KeyExpr[] {
+  return ENDPOINT_MAPS[fam].nodePort ? ['l4proto', 'dport', { numgen: count }] : ['daddr', 'l4proto', 'dport', { numgen: count }];
+}
+
+/** One rule per endpoint map of the family, fewest endpoints first: each Service is in one map. */
+function selectChains(maps: readonly { fam: EndpointMapFamily; count: number; name: string }[]): Chain[] {
+  return (Object.keys(ENDPOINT_MAPS) as EndpointMapFamily[]).map((fam) => ({
+    name: ENDPOINT_MAPS[fam].select,
+    rules: maps.filter((m) => m.fam === fam).map((m): RuleDef => [{ op: 'dnatMap', parts: mapKeyParts(fam, m.count), map: m.name }]),
+  }));
 }
 
 /** Matches "addressed to a NodePort address": every local address but loopback, or our CIDR set. */
@@ -94,54 +139,66 @@ function nodePortDestination(ctx: FamilyContext, fib: boolean): Step[] {
 
 const addrType = (ctx: FamilyContext): NftType => (ctx.family === 'ip' ? 'ipv4_addr' : 'ipv6_addr');
 const vipKey = (ctx: FamilyContext): NftType[] => [addrType(ctx), 'inet_proto', 'inet_service'];
+const PORT_KEY: NftType[] = ['inet_proto', 'inet_service'];
 
-function nodePortIPsSet(ctx: FamilyContext): Set_[] {
-  return ctx.nodePorts.kind === 'cidrs'
-    ? [{ name: SET.nodePortIPs, key: [addrType(ctx)], interval: true, comment: 'IPs that accept NodePort traffic' }]
-    : [];
-}
-
-function mainSets(ctx: FamilyContext): Set_[] {
-  return [
-    { name: SET.clusterIPs, key: [addrType(ctx)], comment: 'Active ClusterIPs' },
+function fixedSets(ctx: FamilyContext): Set_[] {
+  const addr = addrType(ctx);
+  const sets: Set_[] = [
+    { name: SET.clusterIPs, key: [addr], comment: 'Active ClusterIPs' },
     { name: SET.noEndpointServices, key: vipKey(ctx), map: 'verdict',
       comment: 'vmap to drop or reject packets to services with no endpoints' },
-    { name: SET.noEndpointNodePorts, key: ['inet_proto', 'inet_service'], map: 'verdict',
+    { name: SET.noEndpointNodePorts, key: PORT_KEY, map: 'verdict',
       comment: 'vmap to drop or reject packets to service nodeports with no endpoints' },
     { name: SET.firewallIPs, key: vipKey(ctx), map: 'verdict', comment: 'destinations that are subject to LoadBalancerSourceRanges' },
-  ];
-}
-
-function serviceTableSets(ctx: FamilyContext): Set_[] {
-  const addr = addrType(ctx);
-  return [
-    { name: SET.serviceIPs, key: vipKey(ctx), map: 'verdict', comment: 'ClusterIP, ExternalIP and LoadBalancer IP traffic' },
-    { name: SET.serviceNodePorts, key: ['inet_proto', 'inet_service'], map: 'verdict', comment: 'NodePort traffic' },
+    { name: SET.serviceIPs, key: vipKey(ctx), map: 'verdict', comment: 'Services with session affinity (per-Service chains)' },
+    { name: SET.serviceNodePorts, key: PORT_KEY, map: 'verdict', comment: 'NodePorts of Services with session affinity' },
     // One set for the session affinity of every Service: client . ClusterIP . port . endpoint IP . endpoint port.
     { name: SET.affinity, key: [addr, addr, 'inet_service', addr, 'inet_service'], timeout: true, dynamic: true,
       keepElements: true, comment: 'ClientIP session affinity of every Service' },
+    { name: SET.clusterIPPorts, key: vipKey(ctx), comment: 'ClusterIP traffic' },
+    { name: SET.externalPorts, key: vipKey(ctx), comment: 'ExternalIP and LoadBalancer IP traffic, Cluster policy' },
+    { name: SET.externalLocalPorts, key: vipKey(ctx), comment: 'ExternalIP and LoadBalancer IP traffic, Local policy' },
+    { name: SET.nodePorts, key: PORT_KEY, comment: 'NodePort traffic, Cluster policy' },
+    { name: SET.nodePortsLocal, key: PORT_KEY, comment: 'NodePort traffic, Local policy' },
+    { name: SET.hairpin, key: [addr, addr], comment: 'endpoint IP . endpoint IP: traffic an endpoint sent to itself' },
   ];
+  if (ctx.nodePorts.kind === 'cidrs') sets.push({ name: SET.nodePortIPs, key: [addr], interval: true, comment: 'IPs that accept NodePort traffic' });
+  return sets;
 }
 
-const inTable = <T>(table: string, objs: T[]): (T & { table: string })[] => objs.map((o) => ({ table, ...o }));
-
-function nodePortElements(ctx: FamilyContext, table: string): ElementDef[] {
-  return ctx.nodePorts.kind === 'cidrs' ? ctx.nodePorts.cidrs.map((cidr) => ({ table, set: SET.nodePortIPs, key: [cidr] })) : [];
+function endpointMapSet(ctx: FamilyContext, fam: EndpointMapFamily, count: number, name: string): Set_ {
+  const addr = addrType(ctx);
+  const ipw = ctx.family;
+  const keyText = ENDPOINT_MAPS[fam].nodePort ? 'meta l4proto . th dport' : `${ipw} daddr . meta l4proto . th dport`;
+  return {
+    name,
+    key: ENDPOINT_MAPS[fam].nodePort ? ['inet_proto', 'inet_service', 'integer'] : [addr, 'inet_proto', 'inet_service', 'integer'],
+    map: [addr, 'inet_service'],
+    typeof: `${keyText} . numgen random mod ${count} : ${ipw} daddr . th dport`,
+  };
 }
 
-export function compileBase(ctx: FamilyContext, layout: Layout = SINGLE): BaseObjects {
-  const tables = tablesOf(layout);
-  const serviceTables = layout.shards === 1 ? tables : tables.slice(1);
-  const chains: ChainDef[] = inTable(TABLE, mainChains(ctx));
-  const sets: SetDef[] = inTable(TABLE, [...mainSets(ctx), ...nodePortIPsSet(ctx)]);
-  const elements: ElementDef[] = nodePortElements(ctx, TABLE);
-  for (const t of serviceTables) {
-    chains.push(...inTable(t, serviceTableChains(ctx, layout.shards > 1)));
-    sets.push(...inTable(t, serviceTableSets(ctx)));
-    if (t !== TABLE) {
-      sets.push(...inTable(t, nodePortIPsSet(ctx)));
-      elements.push(...nodePortElements(ctx, t));
-    }
-  }
-  return { family: ctx.family, tables, chains, sets, elements };
+const inTable = <T>(objs: T[]): (T & { table: string })[] => objs.map((o) => ({ table: TABLE, ...o }));
+
+/** `endpointMaps`: names of the endpoint maps some ServicePort has elements in. */
+export function compileBase(ctx: FamilyContext, endpointMaps: Iterable<string> = []): BaseObjects {
+  const maps = [...new Set(endpointMaps)].map((name) => ({ name, ...parseEndpointMapName(name)! }))
+    .filter((m) => m.fam !== undefined).sort((a, b) => a.count - b.count);
+  const chains = inTable([...filterChains(ctx), ...natChains(ctx), ...trafficChains(ctx), ...selectChains(maps)]);
+  const sets = inTable([...fixedSets(ctx), ...maps.map((m) => endpointMapSet(ctx, m.fam, m.count, m.name))]);
+  const elements: ElementDef[] = ctx.nodePorts.kind === 'cidrs'
+    ? ctx.nodePorts.cidrs.map((cidr) => ({ table: TABLE, set: SET.nodePortIPs, key: [cidr] })) : [];
+  return { family: ctx.family, tables: [TABLE], chains, sets, elements };
+}
+
+/** Whether a set of the base is an endpoint map (derived from the Services, not fixed). */
+export function isEndpointMap(name: string): boolean {
+  return parseEndpointMapName(name) !== null;
+}
+
+/** Every set some ServicePort puts an element in (compileBase picks the endpoint maps out). */
+export function setNamesOf(services: readonly ServiceObjects[]): Set<string> {
+  const names = new Set<string>();
+  for (const s of services) for (const e of s.elements) names.add(e.set);
+  return names;
 }

@@ -1,16 +1,16 @@
-// One ServicePort -> its chains and its elements in the shared maps. Upstream's shape
-// (pkg/proxy/nftables syncProxyRules), except for the two constructs whose kernel cost grows
-// with the table: load-balancing uses one `numgen` rule per endpoint instead of an anonymous
-// vmap per chain, and session affinity uses one shared dynamic set instead of a set per endpoint.
+// One ServicePort -> its elements in the shared sets and maps (and, with session affinity or
+// loadBalancerSourceRanges, its own chains). Upstream's decisions (pkg/proxy/nftables
+// syncProxyRules: which endpoints, masquerade, reject or drop) expressed as data in maps, so the
+// kernel's per-commit work does not grow with the number of Services (docs/nftables-ruleset.md).
 import type { Endpoint, SelectedEndpoints, ServicePort } from '../../core/types';
 import type { FamilyContext } from './context';
-import type { ChainDef, ElementDef, ServiceObjects } from './desired';
+import type { ChainDef, ElementDef, KeyPart, ServiceObjects } from './desired';
 
 type Chain = Omit<ChainDef, 'table'>;
 type Element = Omit<ElementDef, 'table'>;
 import { cidrContains, ipFamilyOf, normalizeCidr, parseCidr } from './ip-util';
 import { localMatch } from './local-detector';
-import { CHAIN, SET, TABLE, endpointChainName, serviceChainNames } from './names';
+import { CHAIN, SET, TABLE, endpointChainName, endpointMapName, serviceChainNames, type EndpointMapFamily, type ServiceChainNames } from './names';
 import type { KeyExpr, L4, RuleDef, Step, Verdict } from './rule-steps';
 
 const jumpMarkMasq: Step = { op: 'verdict', verdict: { kind: 'jump', chain: CHAIN.markMasq } };
@@ -111,32 +111,74 @@ function plan(sp: ServicePort, eps: SelectedEndpoints | undefined): Plan {
   };
 }
 
-function elements(p: Plan, ctx: FamilyContext, names: ReturnType<typeof serviceChainNames>, fwRanges: string[]): Element[] {
+const vip = (p: Plan, ip: string): KeyPart[] => [ip, p.proto, p.sp.port];
+
+function externalAddresses(p: Plan, ctx: FamilyContext): string[] {
+  return [...new Set([...p.sp.externalIPs, ...p.sp.loadBalancerIPs].filter((ip) => ipFamilyOf(ip) === ctx.family))];
+}
+
+/** Elements every ServicePort has, whichever path serves it: ClusterIP, no-endpoint verdicts, firewall. */
+function commonElements(p: Plan, ctx: FamilyContext, names: ServiceChainNames, fwRanges: string[]): Element[] {
   const { sp, proto } = p;
   const out: Element[] = [{ set: SET.clusterIPs, key: [sp.clusterIP] }];
-  const vip = (ip: string) => [ip, proto, sp.port];
   const noEndpoints = (local: boolean): Verdict =>
     p.hasEndpoints && local ? { kind: 'drop' } : { kind: 'goto', chain: CHAIN.reject };
-  const internalChain = sp.internalPolicyLocal ? names.local : names.cluster;
-  if (p.hasInternal) out.push({ set: SET.serviceIPs, key: vip(sp.clusterIP), verdict: { kind: 'goto', chain: internalChain } });
-  else out.push({ set: SET.noEndpointServices, key: vip(sp.clusterIP), verdict: noEndpoints(sp.internalPolicyLocal) });
-
-  const toExternal: Verdict = { kind: 'goto', chain: names.external };
+  if (!p.hasInternal) out.push({ set: SET.noEndpointServices, key: vip(p, sp.clusterIP), verdict: noEndpoints(sp.internalPolicyLocal) });
   const externalVerdict = noEndpoints(sp.externalPolicyLocal);
-  const external = [...sp.externalIPs, ...sp.loadBalancerIPs].filter((ip) => ipFamilyOf(ip) === ctx.family);
-  for (const ip of new Set(external)) {
-    if (p.hasEndpoints) out.push({ set: SET.serviceIPs, key: vip(ip), verdict: toExternal });
-    if (!p.hasExternal) out.push({ set: SET.noEndpointServices, key: vip(ip), verdict: externalVerdict });
+  if (!p.hasExternal) {
+    for (const ip of externalAddresses(p, ctx)) out.push({ set: SET.noEndpointServices, key: vip(p, ip), verdict: externalVerdict });
+    if (sp.nodePort !== 0) out.push({ set: SET.noEndpointNodePorts, key: [proto, sp.nodePort], verdict: externalVerdict });
   }
   if (fwRanges.length > 0) {
     for (const ip of new Set(sp.loadBalancerIPs.filter((i) => ipFamilyOf(i) === ctx.family))) {
-      out.push({ set: SET.firewallIPs, key: vip(ip), verdict: { kind: 'goto', chain: names.firewall } });
+      out.push({ set: SET.firewallIPs, key: vip(p, ip), verdict: { kind: 'goto', chain: names.firewall } });
     }
   }
-  if (sp.nodePort !== 0) {
-    if (p.hasEndpoints) out.push({ set: SET.serviceNodePorts, key: [proto, sp.nodePort], verdict: toExternal });
-    if (!p.hasExternal) out.push({ set: SET.noEndpointNodePorts, key: [proto, sp.nodePort], verdict: externalVerdict });
+  return out;
+}
+
+/** Session affinity: upstream's dispatch into this ServicePort's own chains. */
+function chainDispatchElements(p: Plan, ctx: FamilyContext, names: ServiceChainNames): Element[] {
+  const { sp, proto } = p;
+  const out: Element[] = [];
+  const internalChain = sp.internalPolicyLocal ? names.local : names.cluster;
+  if (p.hasInternal) out.push({ set: SET.serviceIPs, key: vip(p, sp.clusterIP), verdict: { kind: 'goto', chain: internalChain } });
+  if (!p.hasEndpoints) return out;
+  const toExternal: Verdict = { kind: 'goto', chain: names.external };
+  for (const ip of externalAddresses(p, ctx)) out.push({ set: SET.serviceIPs, key: vip(p, ip), verdict: toExternal });
+  if (sp.nodePort !== 0) out.push({ set: SET.serviceNodePorts, key: [proto, sp.nodePort], verdict: toExternal });
+  return out;
+}
+
+/** Endpoint i of the list is picked when `numgen random mod E` gives i. */
+function endpointElements(fam: EndpointMapFamily, key: KeyPart[], eps: readonly Endpoint[]): Element[] {
+  const set = endpointMapName(fam, eps.length);
+  return eps.map((ep, i) => ({ set, key: [...key, i], data: [ep.ip, ep.port] }));
+}
+
+/** Everything else: elements only, in the shared sets and endpoint maps; no chain of its own. */
+function mapDispatchElements(p: Plan, ctx: FamilyContext): Element[] {
+  const { sp, proto } = p;
+  const out: Element[] = [];
+  const internal = sp.internalPolicyLocal ? p.local : p.cluster;
+  if (internal.length > 0) {
+    out.push({ set: SET.clusterIPPorts, key: vip(p, sp.clusterIP) }, ...endpointElements('cluster', vip(p, sp.clusterIP), internal));
   }
+  if (p.hasEndpoints && p.externallyAccessible) {
+    const local = sp.externalPolicyLocal;
+    const destinations: { key: KeyPart[]; set: string; fams: [EndpointMapFamily, EndpointMapFamily] }[] =
+      externalAddresses(p, ctx).map((ip) => ({ key: vip(p, ip), set: local ? SET.externalLocalPorts : SET.externalPorts, fams: ['cluster', 'local'] }));
+    if (sp.nodePort !== 0) {
+      destinations.push({ key: [proto, sp.nodePort], set: local ? SET.nodePortsLocal : SET.nodePorts, fams: ['nodePort', 'nodePortLocal'] });
+    }
+    for (const d of destinations) {
+      if (!local && p.cluster.length === 0) continue;
+      out.push({ set: d.set, key: d.key });
+      if (p.cluster.length > 0) out.push(...endpointElements(d.fams[0], d.key, p.cluster));
+      if (local && p.local.length > 0) out.push(...endpointElements(d.fams[1], d.key, p.local));
+    }
+  }
+  for (const ep of new Set(p.reachable.map((e) => e.ip))) out.push({ set: SET.hairpin, key: [ep, ep] });
   return out;
 }
 
@@ -148,7 +190,7 @@ function internalMasqRule(p: Plan, ctx: FamilyContext): RuleDef | null {
   return notLocal ? [...match, notLocal, jumpMarkMasq] : null;
 }
 
-function externalChainRules(p: Plan, ctx: FamilyContext, names: ReturnType<typeof serviceChainNames>): RuleDef[] {
+function externalChainRules(p: Plan, ctx: FamilyContext, names: ServiceChainNames): RuleDef[] {
   const rules: RuleDef[] = [];
   if (!p.sp.externalPolicyLocal) {
     rules.push([jumpMarkMasq]);
@@ -173,9 +215,13 @@ function firewallSources(sp: ServicePort, ctx: FamilyContext): string[] {
   return [...new Set(sources)];
 }
 
-/** `shardTable`: the table of this Service's shard (the main table when not sharded). */
-export function compileService(sp: ServicePort, eps: SelectedEndpoints | undefined, ctx: FamilyContext,
-  shardTable: string = TABLE): ServiceObjects {
+/**
+ * ServicePorts without session affinity are served by the shared chains and endpoint maps (no
+ * chain of their own: the kernel walks every chain on every commit, so chains must not grow with
+ * the cluster). Session affinity needs per-endpoint state in the rules, so those keep upstream's
+ * per-Service chains.
+ */
+export function compileService(sp: ServicePort, eps: SelectedEndpoints | undefined, ctx: FamilyContext): ServiceObjects {
   const problem = validateServicePort(sp, ctx.family)
     ?? [...(eps?.allReachable ?? []), ...(eps?.cluster ?? []), ...(eps?.local ?? [])]
       .map((ep, i) => validateEndpoint(ep, ctx.family, i)).find((e) => e !== null) ?? null;
@@ -183,6 +229,29 @@ export function compileService(sp: ServicePort, eps: SelectedEndpoints | undefin
   const p = plan(sp, eps);
   const names = serviceChainNames(sp);
   const fwSources = firewallSources(sp, ctx);
+  const chains: Chain[] = [];
+  if (fwSources.length > 0) {
+    const rules: RuleDef[] = fwSources.map((src) => [{ op: 'saddr', addr: src }, { op: 'verdict', verdict: { kind: 'return' } }]);
+    rules.push([{ op: 'verdict', verdict: { kind: 'drop' } }]);
+    chains.push({ name: names.firewall, rules });
+  }
+  const els = commonElements(p, ctx, names, fwSources);
+  if (sp.affinityTimeoutSeconds > 0) {
+    chains.push(...serviceChains(p, ctx, names));
+    els.push(...chainDispatchElements(p, ctx, names));
+  } else {
+    els.push(...mapDispatchElements(p, ctx));
+  }
+  return {
+    key: sp.key, family: ctx.family,
+    chains: chains.map((c) => ({ table: TABLE, ...c })),
+    elements: els.map((e) => ({ table: TABLE, ...e })),
+  };
+}
+
+/** Upstream's per-Service chains: service-, local-, external- and one per endpoint. */
+function serviceChains(p: Plan, ctx: FamilyContext, names: ServiceChainNames): Chain[] {
+  const { sp } = p;
   const chains: Chain[] = [];
   const masq = p.hasInternal ? internalMasqRule(p, ctx) : null;
   if (p.usesClusterChain) {
@@ -194,23 +263,6 @@ export function compileService(sp: ServicePort, eps: SelectedEndpoints | undefin
     chains.push({ name: names.local, rules: policyChainRules(sp, p.local, first) });
   }
   if (p.hasEndpoints && p.externallyAccessible) chains.push({ name: names.external, rules: externalChainRules(p, ctx, names) });
-  if (fwSources.length > 0) {
-    const rules: RuleDef[] = fwSources.map((src) => [{ op: 'saddr', addr: src }, { op: 'verdict', verdict: { kind: 'return' } }]);
-    rules.push([{ op: 'verdict', verdict: { kind: 'drop' } }]);
-    chains.push({ name: names.firewall, rules });
-  }
   for (const ep of p.reachable) chains.push(endpointChain(sp, ep, p.proto));
-  return place(sp.key, ctx, names, chains, elements(p, ctx, names, fwSources), shardTable);
-}
-
-/** Elements of these maps, and every chain but the firewall one, go to the Service's shard table. */
-const SHARD_SETS: ReadonlySet<string> = new Set([SET.serviceIPs, SET.serviceNodePorts]);
-
-function place(key: string, ctx: FamilyContext, names: ReturnType<typeof serviceChainNames>,
-  chains: Chain[], els: Element[], shardTable: string): ServiceObjects {
-  return {
-    key, family: ctx.family,
-    chains: chains.map((c) => ({ table: c.name === names.firewall ? TABLE : shardTable, ...c })),
-    elements: els.map((e) => ({ table: SHARD_SETS.has(e.set) ? shardTable : TABLE, ...e })),
-  };
+  return chains;
 }

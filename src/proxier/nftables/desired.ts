@@ -26,12 +26,14 @@ export interface ElementDef {
   set: string;
   key: KeyPart[];
   verdict?: Verdict;
+  /** The value of a data map's element (endpoint maps: address . port). */
+  data?: KeyPart[];
 }
 
 /** Everything in one family's tables that does not belong to a ServicePort. */
 export interface BaseObjects {
   family: IpFamily;
-  /** The tables, main first (one per shard after it, when sharded). */
+  /** Our one table, `kube-proxy`. */
   tables: string[];
   chains: ChainDef[];
   sets: SetDef[];

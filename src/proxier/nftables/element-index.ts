@@ -12,9 +12,12 @@ export interface Claims {
   table: string;
   set: string;
   key: KeyPart[];
-  /** owner -> verdict it wants (undefined for plain sets), in claim order. */
-  owners: Map<string, Verdict | undefined>;
+  /** owner -> value it wants (empty for plain sets), in claim order. */
+  owners: Map<string, ElementValue>;
 }
+
+/** What a map element maps to: a verdict, or data (endpoint maps). */
+export interface ElementValue { verdict?: Verdict; data?: KeyPart[] }
 
 export type IndexKey = string;
 export const indexKey = (table: string, set: string, key: readonly KeyPart[]): IndexKey =>
@@ -23,12 +26,17 @@ export const indexKey = (table: string, set: string, key: readonly KeyPart[]): I
 /** The element the kernel should hold for these claims, or null when nobody wants it. */
 export function winner(c: Claims | undefined): { owner: string; el: ElementDef } | null {
   if (!c || c.owners.size === 0) return null;
-  const [owner, verdict] = c.owners.entries().next().value as [string, Verdict | undefined];
-  return { owner, el: verdict ? { table: c.table, set: c.set, key: c.key, verdict } : { table: c.table, set: c.set, key: c.key } };
+  const [owner, v] = c.owners.entries().next().value as [string, ElementValue];
+  return { owner, el: { table: c.table, set: c.set, key: c.key, ...v } };
 }
 
-export function elementValue(el: ElementDef): string {
-  return el.verdict ? verdictText(el.verdict) : '';
+export function elementValue(el: Pick<ElementDef, 'verdict' | 'data'>): string {
+  if (el.verdict) return verdictText(el.verdict);
+  return el.data ? elementKeyString(el.data) : '';
+}
+
+function valueOf(el: ElementDef): ElementValue {
+  return el.verdict ? { verdict: el.verdict } : el.data ? { data: el.data } : {};
 }
 
 /** Copy-on-write edits of an index: a failed sync leaves the index as it was. */
@@ -60,7 +68,7 @@ export class IndexEdit {
   claim(owner: string, els: readonly ElementDef[]): void {
     for (const el of els) {
       const k = indexKey(el.table, el.set, el.key);
-      this.entry(k, el).owners.set(owner, el.verdict);
+      this.entry(k, el).owners.set(owner, valueOf(el));
       this.touchedBy.set(k, owner);
     }
   }

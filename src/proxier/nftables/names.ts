@@ -23,6 +23,13 @@ export const CHAIN = {
   firewallCheck: 'firewall-check',
   markMasq: 'mark-for-masquerade',
   masquerading: 'masquerading',
+  // Constant chains of the map-driven path (docs/nftables-ruleset.md): one per kind of
+  // destination, and one endpoint selection chain per endpoint map family.
+  clusterIPTraffic: 'cluster-ip-traffic',
+  externalTraffic: 'external-traffic',
+  externalLocalTraffic: 'external-local-traffic',
+  nodePortTraffic: 'nodeport-traffic',
+  nodePortLocalTraffic: 'nodeport-local-traffic',
 } as const;
 
 export const SET = {
@@ -34,7 +41,39 @@ export const SET = {
   noEndpointNodePorts: 'no-endpoint-nodeports',
   firewallIPs: 'firewall-ips',
   affinity: 'affinity',
+  clusterIPPorts: 'cluster-ip-ports',
+  externalPorts: 'external-ports',
+  externalLocalPorts: 'external-local-ports',
+  nodePorts: 'nodeports',
+  nodePortsLocal: 'nodeports-local',
+  hairpin: 'hairpin',
 } as const;
+
+/**
+ * Endpoint maps come in families, one map per endpoint count E (`endpoints-4`): a rule
+ * `... numgen random mod E map @endpoints-4` picks among E endpoints, and the modulus is a
+ * constant of the rule. `select` is the chain holding that family's rules.
+ */
+export const ENDPOINT_MAPS = {
+  cluster: { prefix: 'endpoints-', select: 'select-endpoint', nodePort: false },
+  local: { prefix: 'local-endpoints-', select: 'select-local-endpoint', nodePort: false },
+  nodePort: { prefix: 'nodeport-endpoints-', select: 'select-nodeport-endpoint', nodePort: true },
+  nodePortLocal: { prefix: 'nodeport-local-endpoints-', select: 'select-nodeport-local-endpoint', nodePort: true },
+} as const;
+export type EndpointMapFamily = keyof typeof ENDPOINT_MAPS;
+
+export function endpointMapName(fam: EndpointMapFamily, count: number): string {
+  return `${ENDPOINT_MAPS[fam].prefix}${count}`;
+}
+
+const MAP_RE = /^(nodeport-local-endpoints-|nodeport-endpoints-|local-endpoints-|endpoints-)([1-9]\d*)$/;
+const FAMILY_BY_PREFIX = new Map(Object.entries(ENDPOINT_MAPS).map(([f, m]) => [m.prefix as string, f as EndpointMapFamily]));
+
+/** The family and endpoint count of an endpoint map's name, or null for any other set. */
+export function parseEndpointMapName(name: string): { fam: EndpointMapFamily; count: number } | null {
+  const m = MAP_RE.exec(name);
+  return m ? { fam: FAMILY_BY_PREFIX.get(m[1])!, count: Number(m[2]) } : null;
+}
 
 /** nft names are at most 255 bytes; upstream leaves 16 for the prefix. */
 const NAME_MAX = 256;

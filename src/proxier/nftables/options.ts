@@ -3,12 +3,11 @@
 import type { IpFamily } from './rule-steps';
 import type { LocalDetectorOptions } from './local-detector';
 import { ipFamilyOf, parseCidr } from './ip-util';
-import { MAX_SHARDS } from './layout';
 
 /** The part of the native Nft handle the proxier uses (src/native Nft satisfies it). */
 export interface NftHandle {
   commit(tx: import('../../native/transaction').Transaction): Promise<unknown>;
-  /** Used once at start-up to find our shard tables; without it the proxier dumps every name its layout uses. */
+  /** Used once at start-up to find our tables (and earlier versions' shard tables); without it only `kube-proxy` is dumped. */
   listTables?(): Promise<{ family: string; name: string }[]>;
   dumpTable(family: IpFamily, name: string): Promise<{
     chains: { name: string }[];
@@ -48,16 +47,7 @@ export interface NftablesProxierOptions {
   serviceCIDRs?: string[];
   log: ProxierLog;
   metrics?: NftablesMetrics;
-  /**
-   * Number of shard tables the Services are spread over (1..256; default DEFAULT_SERVICE_SHARDS).
-   * 1 keeps upstream's single `kube-proxy` table. More shards make a partial sync cheaper (the
-   * kernel re-validates only the touched shard) and cost each new connection one more hash
-   * lookup per shard in the nat hooks (docs/nftables-ruleset.md).
-   */
-  serviceShards?: number;
 }
-
-export const DEFAULT_SERVICE_SHARDS = 32;
 
 const fail = (field: string, msg: string): never => { throw new RangeError(`nftables proxier options.${field}: ${msg}`); };
 
@@ -99,9 +89,6 @@ export function checkOptions(o: NftablesProxierOptions): void {
   if (!Array.isArray(o.nodeIPs)) fail('nodeIPs', 'expected an array of IPs');
   o.nodeIPs.forEach((ip, i) => { if (!ipFamilyOf(ip)) fail(`nodeIPs[${i}]`, `${JSON.stringify(ip)} is not an IP`); });
   if (o.serviceCIDRs !== undefined) checkCidrList(o.serviceCIDRs, 'serviceCIDRs', false);
-  if (o.serviceShards !== undefined && (!Number.isInteger(o.serviceShards) || o.serviceShards < 1 || o.serviceShards > MAX_SHARDS)) {
-    fail('serviceShards', `${o.serviceShards} is not an integer in 1..${MAX_SHARDS}`);
-  }
   if (o.nft.listTables !== undefined && typeof o.nft.listTables !== 'function') fail('nft.listTables', 'expected a function');
   if (!o.log || typeof o.log.warn !== 'function' || typeof o.log.error !== 'function' || typeof o.log.info !== 'function') {
     fail('log', 'expected a logger with info, warn and error');

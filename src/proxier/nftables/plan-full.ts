@@ -1,14 +1,14 @@
-// A full sync: one transaction that makes our tables hold exactly the desired state, whatever
-// they held before, with no moment where traffic sees an empty table (the kernel applies the
+// A full sync: one transaction that makes our table hold exactly the desired state, whatever
+// it held before, with no moment where traffic sees an empty table (the kernel applies the
 // whole batch atomically). It flushes every rule and every map, re-adds everything, keeps the
-// affinity set's elements, and deletes chains and sets we know of (from the mirror, the start-up
-// dump, or a failed transaction) that are no longer wanted.
+// affinity set's elements, and deletes chains, sets and tables we know of (from the mirror, the
+// start-up dump, or a failed transaction) that are no longer wanted.
 import { setAttrs } from '../../native/set-spec';
 import type { FamilyContext } from './context';
 import type { BaseObjects, ChainDef, ElementDef, ServiceObjects, SetDef } from './desired';
-import { IndexEdit, elementValue, winner, type Claims, type IndexKey } from './element-index';
+import { IndexEdit, winner, type Claims, type IndexKey } from './element-index';
 import { BASE_OWNER, MIXED_OWNER, TxWriter, nativeSetSpec } from './tx-writer';
-import { setFingerprint, slim, type FamilyMirror, type FamilyState, type MirrorElement } from './state';
+import { countSetUse, mirrorElement, setFingerprint, slim, type FamilyMirror, type FamilyState, type MirrorElement } from './state';
 import type { IpFamily } from './rule-steps';
 import { qual, unqual } from './layout';
 
@@ -62,7 +62,7 @@ function writeElements(w: TxWriter, family: IpFamily, index: Map<IndexKey, Claim
   for (const [k, c] of index) {
     const win = winner(c);
     if (!win) continue;
-    mirror.set(k, { table: c.table, set: c.set, key: c.key, value: elementValue(win.el), ...(win.el.verdict ? { verdict: win.el.verdict } : {}) });
+    mirror.set(k, mirrorElement(win.el));
     const g = fine ? qual(c.table, `${c.set}\u0000${win.owner}`) : qual(c.table, c.set);
     let group = groups.get(g);
     if (!group) groups.set(g, group = { table: c.table, set: c.set, owner: win.owner, els: [] });
@@ -116,11 +116,12 @@ export function planFullFamily(w: TxWriter, input: FullFamilyInput, fine: boolea
     w.addChain(f, { table, name }, BASE_OWNER);
     w.deleteChain(f, table, name, BASE_OWNER);
   }
-  // Tables of another layout (a single table before sharding, or another shard count): their
-  // Services are in the tables above now, in the same transaction, so traffic never misses them.
+  // Shard tables of an earlier version: their Services are in our table now, in the same
+  // transaction, so traffic never misses them.
   for (const t of new Set(input.known.tables)) if (!tables.has(t)) w.deleteTable(f, t);
   return {
     family: f, ctx, ctxKey: input.ctxKey, base, mirror, index,
     services: new Map(input.services.map((s) => [s.key, slim(s)])),
+    setUse: countSetUse(index),
   };
 }

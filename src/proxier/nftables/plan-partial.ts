@@ -1,12 +1,13 @@
 // A partial sync: only the chains of the ServicePorts that changed, and only the elements whose
 // wanted value differs from what the mirror says the kernel holds. Its cost depends on what
 // changed, not on how many Services exist.
-import type { ChainDef, ServiceObjects } from './desired';
+import type { BaseObjects, ChainDef, ServiceObjects } from './desired';
 import { IndexEdit, elementValue, winner, type IndexKey } from './element-index';
-import { TxWriter } from './tx-writer';
+import { BASE_OWNER, TxWriter } from './tx-writer';
 import type { Rule } from '../../native/rule-builder';
-import { qual } from './layout';
-import { chainFingerprint, slim, type FamilyState, type MirrorElement } from './state';
+import { compileBase } from './compile-base';
+import { qual, unqual } from './layout';
+import { chainFingerprint, mirrorElement, setFingerprint, setsInUse, slim, type FamilyState, type MirrorElement } from './state';
 
 export interface PartialChange {
   key: string;
@@ -17,6 +18,10 @@ export interface PartialChange {
 /** The edits to apply to the family's state once the transaction has committed. */
 export interface PartialResult {
   state: FamilyState;
+  /** The base after this sync: endpoint maps and select rules follow the endpoint counts in use. */
+  base: BaseObjects;
+  setUse: Map<string, number>;
+  sets: Map<string, string | null>;
   chains: Map<string, string | null>;
   elements: Map<IndexKey, MirrorElement | null>;
   services: Map<string, ServiceObjects | null>;
@@ -45,7 +50,10 @@ export function planPartialFamily(w: TxWriter, state: FamilyState, changes: Part
     if (next) index.claim(key, next.elements);
   }
 
-  for (const s of state.base.sets) w.declareSet(f, s);
+  const setUse = nextSetUse(state, index);
+  const base = compileBase(state.ctx, setsInUse(setUse));
+  const sets = writeBaseSets(w, state, base);
+  writeBaseChains(w, state, base, chains);
   const fill: { def: ChainDef; owner: string; rules: Rule[] }[] = [];
   for (const [q, want] of wanted) {
     const have = state.mirror.chains.get(q);
@@ -71,7 +79,54 @@ export function planPartialFamily(w: TxWriter, state: FamilyState, changes: Part
     w.deleteChain(f, d.table, d.name, d.owner);
     chains.set(q, null);
   }
-  return { state, chains, elements, services, index };
+  for (const [q, fp] of sets) {
+    if (fp !== null) continue;
+    const { table, name } = unqual(q);
+    w.deleteSet(f, table, name);
+  }
+  return { state, base, setUse, sets, chains, elements, services, index };
+}
+
+function nextSetUse(state: FamilyState, index: IndexEdit): Map<string, number> {
+  const use = new Map(state.setUse);
+  for (const [k, c] of index.changed) {
+    const was = (state.index.get(k)?.owners.size ?? 0) > 0;
+    const is = c.owners.size > 0;
+    if (was !== is) use.set(c.set, (use.get(c.set) ?? 0) + (is ? 1 : -1));
+  }
+  return use;
+}
+
+/** Declares the sets that exist, adds the endpoint maps now needed; returns the set changes. */
+function writeBaseSets(w: TxWriter, state: FamilyState, base: BaseObjects): Map<string, string | null> {
+  const f = state.family;
+  const out = new Map<string, string | null>();
+  const wanted = new Set(base.sets.map((s) => qual(s.table, s.name)));
+  for (const s of state.base.sets) {
+    w.declareSet(f, s);
+    if (!wanted.has(qual(s.table, s.name))) out.set(qual(s.table, s.name), null);
+  }
+  for (const s of base.sets) {
+    const q = qual(s.table, s.name);
+    if (state.mirror.sets.has(q)) continue;
+    w.addSet(f, s);
+    out.set(q, setFingerprint(s));
+  }
+  return out;
+}
+
+/** Rewrites the base chains whose rules changed (the select chains, when endpoint counts come and go). */
+function writeBaseChains(w: TxWriter, state: FamilyState, base: BaseObjects, chains: Map<string, string | null>): void {
+  const f = state.family;
+  for (const c of base.chains) {
+    const q = qual(c.table, c.name);
+    const rules = w.buildRules(f, c, BASE_OWNER);
+    const fp = chainFingerprint(c, rules);
+    if (state.mirror.chains.get(q) === fp) continue;
+    w.flushChain(f, c.table, c.name, BASE_OWNER);
+    w.addRules(f, c, BASE_OWNER, rules);
+    chains.set(q, fp);
+  }
 }
 
 function writeElementChanges(w: TxWriter, state: FamilyState, index: IndexEdit): Map<IndexKey, MirrorElement | null> {
@@ -85,22 +140,27 @@ function writeElementChanges(w: TxWriter, state: FamilyState, index: IndexEdit):
     if (have && have.value === value) continue;
     const blame = win?.owner || index.touchedBy.get(k)!;
     if (have) {
-      w.deleteElements(f, have.table, have.set, [{ key: have.key, verdict: have.verdict }], blame);
+      w.deleteElements(f, have.table, have.set, [have], blame);
       out.set(k, null);
     }
     if (win) {
-      const el: MirrorElement = { table: win.el.table, set: win.el.set, key: win.el.key, value: value!, ...(win.el.verdict ? { verdict: win.el.verdict } : {}) };
+      const el = mirrorElement(win.el);
       adds.push({ owner: blame, el });
       out.set(k, el);
     }
   }
-  for (const { owner, el } of adds) w.addElements(f, el.table, el.set, [{ key: el.key, verdict: el.verdict }], owner);
+  for (const { owner, el } of adds) w.addElements(f, el.table, el.set, [el], owner);
   return out;
 }
 
 /** Makes the state describe the kernel after the partial transaction committed. */
 export function applyPartial(r: PartialResult): void {
   const { state } = r;
+  state.base = r.base;
+  state.setUse = r.setUse;
+  for (const [q, fp] of r.sets) {
+    if (fp === null) state.mirror.sets.delete(q); else state.mirror.sets.set(q, fp);
+  }
   for (const [name, fp] of r.chains) {
     if (fp === null) state.mirror.chains.delete(name); else state.mirror.chains.set(name, fp);
   }

@@ -1,13 +1,14 @@
-// NftablesProxier: keeps our tables (`kube-proxy` and its shards) of the `ip`/`ip6` families equal to the model,
+// NftablesProxier: keeps our table `kube-proxy` of the `ip`/`ip6` families equal to the model,
 // one atomic transaction per sync, never listing the kernel's ruleset during normal syncs.
 import type { ChangeSet, Proxier, ProxySnapshot, ServicePort, SyncResult } from '../../core/types';
 import type { Transaction } from '../../native/transaction';
-import { compileBase } from './compile-base';
+import { compileBase, setNamesOf } from './compile-base';
 import { ServicePortError, compileService } from './compile-service';
 import { buildContext, contextKey, type ContextInputs } from './context';
 import type { ServiceObjects } from './desired';
-import { DEFAULT_SERVICE_SHARDS, checkOptions, type NftablesProxierOptions } from './options';
-import { isOurTable, qual, shardOf, shardTable, tablesOf, type Layout } from './layout';
+import { checkOptions, type NftablesProxierOptions } from './options';
+import { isOurTable, qual } from './layout';
+import { TABLE } from './names';
 import { applyPartial, planPartialFamily, type PartialChange, type PartialResult } from './plan-partial';
 import { dumpedSetMatcher, mirrorSetMatcher, planFullFamily, type FullFamilyInput, type KnownObjects } from './plan-full';
 import type { IpFamily } from './rule-steps';
@@ -33,7 +34,6 @@ interface Attempt {
 
 export class NftablesProxier implements Proxier {
   private readonly opts: NftablesProxierOptions;
-  private readonly layout: Layout;
   private readonly states = new Map<IpFamily, FamilyState>();
   /** Objects found by the one start-up dump, until the first full sync has replaced them. */
   private adoption: Map<IpFamily, KnownObjects> | null = null;
@@ -55,7 +55,6 @@ export class NftablesProxier implements Proxier {
   constructor(opts: NftablesProxierOptions) {
     checkOptions(opts);
     this.opts = { ...opts, families: [...opts.families] };
-    this.layout = { shards: opts.serviceShards ?? DEFAULT_SERVICE_SHARDS };
   }
 
   /** ServicePorts currently left out, with the reason. */
@@ -94,8 +93,8 @@ export class NftablesProxier implements Proxier {
   }
 
   /**
-   * The one listing we ever do: what an earlier run (ours with any shard count, or upstream's)
-   * left in our tables. One listTables(), then one dump per table of ours.
+   * The one listing we ever do: what an earlier run (ours, an earlier version's shard tables, or
+   * upstream's) left in our tables. One listTables(), then one dump per table of ours.
    */
   private async dumpExisting(): Promise<Map<IpFamily, KnownObjects>> {
     const out = new Map<IpFamily, KnownObjects>();
@@ -117,14 +116,14 @@ export class NftablesProxier implements Proxier {
     return out;
   }
 
-  /** Our tables that may exist: listed when the handle can, else every name this layout uses. */
+  /** Our tables that may exist: listed when the handle can, else just `kube-proxy`. */
   private async ourTables(): Promise<{ family: IpFamily; name: string }[]> {
     const fams = new Set<string>(this.opts.families);
     if (typeof this.opts.nft.listTables === 'function') {
       const all = await this.opts.nft.listTables();
       return all.filter((t) => fams.has(t.family) && isOurTable(t.name)) as { family: IpFamily; name: string }[];
     }
-    return this.opts.families.flatMap((family) => tablesOf(this.layout).map((name) => ({ family, name })));
+    return this.opts.families.map((family) => ({ family, name: TABLE }));
   }
 
   private async runAttempts(full: boolean, snapshot: ProxySnapshot, changes: ChangeSet, ctxs: ReturnType<typeof buildContext>[]): Promise<void> {
@@ -187,8 +186,7 @@ export class NftablesProxier implements Proxier {
   private compile(sp: ServicePort, snapshot: ProxySnapshot, ctx: ReturnType<typeof buildContext>, refusedNow: Map<string, string>): ServiceObjects | null {
     if (refusedNow.has(sp.key)) return null;
     try {
-      const table = shardTable(this.layout, shardOf(this.layout, sp.namespace, sp.name));
-      return compileService(sp, snapshot.endpoints.get(sp.key), ctx, table);
+      return compileService(sp, snapshot.endpoints.get(sp.key), ctx);
     } catch (e) {
       if (!(e instanceof ServicePortError)) throw e;
       refusedNow.set(sp.key, e.message);
@@ -210,7 +208,7 @@ export class NftablesProxier implements Proxier {
     }
     const next: FamilyState[] = ctxs.map((ctx) => {
       const input: FullFamilyInput = {
-        ctx, ctxKey: contextKey(ctx), base: compileBase(ctx, this.layout), services: byFamily.get(ctx.family)!,
+        ctx, ctxKey: contextKey(ctx), base: compileBase(ctx, setNamesOf(byFamily.get(ctx.family)!)), services: byFamily.get(ctx.family)!,
         known: this.knownObjects(ctx.family), resetBaseChains: !this.baseChainsReset,
       };
       return planFullFamily(writer, input, fine);

@@ -8,15 +8,16 @@ import { BASE_OWNER } from './tx-writer';
 
 function setLine(family: string, s: SetDef): string {
   const kind = s.map ? 'map' : 'set';
-  const type = s.key.join(' . ') + (s.map ? ` : ${s.map}` : '');
+  const map = Array.isArray(s.map) ? s.map.join(' . ') : s.map;
+  const type = s.typeof ? `typeof ${s.typeof}` : `type ${s.key.join(' . ')}${map ? ` : ${map}` : ''}`;
   const flags = [s.interval && 'interval', s.dynamic && 'dynamic', s.timeout && 'timeout'].filter(Boolean).join(',');
-  const parts = [`type ${type};`, flags ? `flags ${flags};` : '', s.comment ? `comment "${s.comment}";` : ''].filter(Boolean);
+  const parts = [`${type};`, flags ? `flags ${flags};` : '', s.comment ? `comment "${s.comment}";` : ''].filter(Boolean);
   return `add ${kind} ${family} ${s.table} ${s.name} { ${parts.join(' ')} }`;
 }
 
 export function elementText(el: ElementDef): string {
   const key = el.key.join(' . ');
-  return el.verdict ? `${key} : ${elementValue(el)}` : key;
+  return el.verdict || el.data ? `${key} : ${elementValue(el)}` : key;
 }
 
 export function renderDesiredScript(base: BaseObjects, services: readonly ServiceObjects[]): string {

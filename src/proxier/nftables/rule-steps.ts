@@ -9,7 +9,9 @@ export type Verdict =
   | { kind: 'accept' | 'drop' | 'return' | 'continue' }
   | { kind: 'jump' | 'goto'; chain: string };
 export type KeyExpr = 'saddr' | 'daddr' | 'l4proto' | 'dport' | 'sport'
-  | { ip: string } | { proto: L4 } | { port: number };
+  | { ip: string } | { proto: L4 } | { port: number }
+  /** `numgen random mod N`: picks one of N endpoints in an endpoint map's key. */
+  | { numgen: number };
 
 export type Step =
   | { op: 'daddr' | 'saddr'; addr: string; negate?: boolean }
@@ -18,6 +20,7 @@ export type Step =
   | { op: 'dport'; port: number }
   | { op: 'fibDaddrLocal' | 'fibSaddrLocal'; negate?: boolean }
   | { op: 'ctStateNew' }
+  | { op: 'ctStatusDnat' }
   | { op: 'iifname' | 'iifnamePrefix'; name: string; negate?: boolean }
   | { op: 'markAnd'; mask: number; value: number; negate?: boolean }
   | { op: 'lookup'; parts: KeyExpr[]; set: string; negate?: boolean }
@@ -28,6 +31,8 @@ export type Step =
   | { op: 'markOr' | 'markXor'; bits: number }
   | { op: 'dynsetUpdate'; parts: KeyExpr[]; set: string; timeoutSeconds: number }
   | { op: 'dnat'; addr: string; port: number }
+  /** `dnat to <key> map @map`: the map's data is the endpoint's address . port. */
+  | { op: 'dnatMap'; parts: KeyExpr[]; map: string }
   | { op: 'masquerade'; fullyRandom: boolean }
   | { op: 'reject' }
   | { op: 'verdict'; verdict: Verdict }
@@ -49,6 +54,7 @@ function keyExprText(k: KeyExpr, family: IpFamily): string {
       case 'sport': return 'th sport';
     }
   }
+  if ('numgen' in k) return `numgen random mod ${k.numgen}`;
   if ('ip' in k) return k.ip;
   if ('proto' in k) return k.proto;
   return String(k.port);
@@ -74,6 +80,7 @@ function stepText(s: Step, family: IpFamily): string {
     case 'fibDaddrLocal': return `fib daddr type ${ne(s.negate)}local`;
     case 'fibSaddrLocal': return `fib saddr type ${ne(s.negate)}local`;
     case 'ctStateNew': return 'ct state new';
+    case 'ctStatusDnat': return 'ct status dnat';
     case 'iifname': return `iifname ${ne(s.negate)}"${s.name}"`;
     case 'iifnamePrefix': return `iifname ${ne(s.negate)}"${s.name}*"`;
     case 'markAnd': return `meta mark & ${hex(s.mask)} ${s.negate ? '!=' : '=='} ${hex(s.value)}`;
@@ -85,6 +92,7 @@ function stepText(s: Step, family: IpFamily): string {
     case 'markXor': return `meta mark set meta mark xor ${hex(s.bits)}`;
     case 'dynsetUpdate': return `update @${s.set} { ${keyText(s.parts, family)} timeout ${s.timeoutSeconds}s }`;
     case 'dnat': return family === 'ip6' ? `dnat to [${s.addr}]:${s.port}` : `dnat to ${s.addr}:${s.port}`;
+    case 'dnatMap': return `dnat ${family} to ${keyText(s.parts, family)} map @${s.map}`;
     case 'masquerade': return s.fullyRandom ? 'masquerade fully-random' : 'masquerade';
     case 'reject': return 'reject';
     case 'verdict': return verdictText(s.verdict);

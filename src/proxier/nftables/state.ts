@@ -1,11 +1,11 @@
 // What we believe one family's tables hold (the mirror), plus what produced it. Syncs read and
 // update this instead of listing the kernel.
 import type { FamilyContext } from './context';
-import type { BaseObjects, ChainDef, KeyPart, ServiceObjects, SetDef } from './desired';
-import type { Claims, IndexKey } from './element-index';
+import type { BaseObjects, ChainDef, ElementDef, KeyPart, ServiceObjects, SetDef } from './desired';
+import { elementValue, type Claims, type IndexKey } from './element-index';
 import type { IpFamily, Verdict } from './rule-steps';
 
-export interface MirrorElement { table: string; set: string; key: KeyPart[]; value: string; verdict?: Verdict }
+export interface MirrorElement { table: string; set: string; key: KeyPart[]; value: string; verdict?: Verdict; data?: KeyPart[] }
 
 export interface FamilyMirror {
   /** qual(table, chain name) -> fingerprint of its hook and rules */
@@ -25,6 +25,27 @@ export interface FamilyState {
   index: Map<IndexKey, Claims>;
   /** The objects of every ServicePort the kernel holds. */
   services: Map<string, ServiceObjects>;
+  /** Number of wanted elements per set: which endpoint maps (and select rules) must exist. */
+  setUse: Map<string, number>;
+}
+
+export function mirrorElement(el: ElementDef): MirrorElement {
+  return {
+    table: el.table, set: el.set, key: el.key, value: elementValue(el),
+    ...(el.verdict ? { verdict: el.verdict } : {}), ...(el.data ? { data: el.data } : {}),
+  };
+}
+
+/** Element counts per set of an index. */
+export function countSetUse(index: ReadonlyMap<IndexKey, Claims>): Map<string, number> {
+  const use = new Map<string, number>();
+  for (const c of index.values()) if (c.owners.size > 0) use.set(c.set, (use.get(c.set) ?? 0) + 1);
+  return use;
+}
+
+/** Names of the sets in use, as compileBase takes them. */
+export function setsInUse(use: ReadonlyMap<string, number>): string[] {
+  return [...use].filter(([, n]) => n > 0).map(([s]) => s);
 }
 
 /**

@@ -86,23 +86,27 @@ export class TxWriter {
 
   /** Elements of one set (all of `els` must name `table` and `set`). */
   addElements(family: IpFamily, table: string, set: string, els: Omit<ElementDef, 'table' | 'set'>[], owner: string): void {
-    owned(owner, () => this.tx.addElements(family, table, set, els.map((e) => (e.verdict ? { key: e.key, verdict: e.verdict } : { key: e.key }))));
+    owned(owner, () => this.tx.addElements(family, table, set, els.map(nativeElement)));
     this.note(owner);
   }
   deleteElements(family: IpFamily, table: string, set: string, els: Omit<ElementDef, 'table' | 'set'>[], owner: string): void {
-    this.tx.deleteElements(family, table, set, els.map((e) => (e.verdict ? { key: e.key, verdict: e.verdict } : { key: e.key })));
+    this.tx.deleteElements(family, table, set, els.map(nativeElement));
     this.note(owner, false);
   }
 }
 
+function nativeElement(e: Omit<ElementDef, 'table' | 'set'>) {
+  return e.verdict ? { key: e.key, verdict: e.verdict } : e.data ? { key: e.key, data: e.data } : { key: e.key };
+}
+
 export function nativeSetSpec(s: SetDef) {
   return {
-    name: s.name, key: s.key, ...(s.map ? { map: s.map } : {}), ...(s.interval ? { interval: true } : {}),
+    name: s.name, key: s.key, ...(s.map ? { map: s.map } : {}), ...(s.typeof ? { typeof: s.typeof } : {}), ...(s.interval ? { interval: true } : {}),
     ...(s.timeout ? { timeout: true } : {}), ...(s.dynamic ? { dynamic: true } : {}), ...(s.comment ? { comment: s.comment } : {}),
   };
 }
 
-const hasConstant = (parts: readonly KeyExpr[]) => parts.some((p) => typeof p === 'object');
+const hasConstant = (parts: readonly KeyExpr[]) => parts.some((p) => typeof p === 'object' && !('numgen' in p));
 
 /** Replays the steps on the native builder; steps the builder lacks are patched in afterwards. */
 export function buildRule(steps: RuleDef, family: IpFamily): Rule {
@@ -136,6 +140,7 @@ function applyStep(b: RuleBuilder, s: Step): void {
       return;
     }
     case 'ctStateNew': b.ctState(['new']); return;
+    case 'ctStatusDnat': b.ctStatusDnat(); return;
     case 'iifname': b.iifname(s.name, s.negate); return;
     case 'iifnamePrefix': b.iifnamePrefix(s.name, s.negate); return;
     case 'markAnd': b.markAnd(s.mask, s.value, s.negate); return;
@@ -147,6 +152,7 @@ function applyStep(b: RuleBuilder, s: Step): void {
     case 'markXor': b.markXor(s.bits); return;
     case 'dynsetUpdate': b.dynsetUpdate(s.parts as any, s.set, s.timeoutSeconds); return;
     case 'dnat': b.dnat(s.addr, s.port); return;
+    case 'dnatMap': b.dnatMap(s.parts as any, s.map); return;
     case 'masquerade': b.masquerade(s.fullyRandom); return;
     case 'reject': b.reject(); return;
     case 'verdict': b.verdict(s.verdict); return;

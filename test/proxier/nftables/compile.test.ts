@@ -1,7 +1,7 @@
 // The ruleset compiler against expected nft text, one case per feature.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { compileBase } from '../../../src/proxier/nftables/compile-base';
+import { compileBase, setNamesOf } from '../../../src/proxier/nftables/compile-base';
 import { compileService } from '../../../src/proxier/nftables/compile-service';
 import { endpointChainName, hashAndTruncate, serviceChainNames } from '../../../src/proxier/nftables/names';
 import { renderDesiredScript } from '../../../src/proxier/nftables/render-script';
@@ -11,7 +11,8 @@ import type { Endpoint, ServicePort } from '../../../src/core/types';
 
 function script(s: ServicePort, eps: Endpoint[], over: Partial<ContextInputs> = {}, family: 'ip' | 'ip6' = 'ip'): string {
   const c = ctx(over, family);
-  return renderDesiredScript(compileBase(c), [compileService(s, selected(eps), c)]);
+  const objs = [compileService(s, selected(eps), c)];
+  return renderDesiredScript(compileBase(c, setNamesOf(objs)), objs);
 }
 
 function has(text: string, line: string): void {
@@ -42,46 +43,69 @@ test('base chains, hooks and the shared dispatch maps', () => {
   has(t, 'add chain ip kube-proxy nat-postrouting { type nat hook postrouting priority 100; }');
   has(t, 'add rule ip kube-proxy filter-input ct state new jump nodeport-endpoints-check');
   has(t, 'add rule ip kube-proxy services ip daddr . meta l4proto . th dport vmap @service-ips');
+  has(t, 'add rule ip kube-proxy services ip daddr . meta l4proto . th dport @cluster-ip-ports goto cluster-ip-traffic');
+  has(t, 'add rule ip kube-proxy services ip daddr . meta l4proto . th dport @external-ports goto external-traffic');
+  has(t, 'add rule ip kube-proxy services ip daddr . meta l4proto . th dport @external-local-ports goto external-local-traffic');
   has(t, 'add rule ip kube-proxy services ip daddr != 127.0.0.0/8 fib daddr type local meta l4proto . th dport vmap @service-nodeports');
+  has(t, 'add rule ip kube-proxy services meta l4proto . th dport @nodeports ip daddr != 127.0.0.0/8 fib daddr type local goto nodeport-traffic');
+  has(t, 'add rule ip kube-proxy nat-postrouting ct status dnat ip saddr . ip daddr @hairpin jump mark-for-masquerade comment "hairpin: an endpoint reached itself through a Service"');
+  has(t, 'add rule ip kube-proxy cluster-ip-traffic ip saddr != 10.0.0.0/16 jump mark-for-masquerade');
+  has(t, 'add rule ip kube-proxy cluster-ip-traffic goto select-endpoint');
+  has(t, 'add rule ip kube-proxy external-traffic jump mark-for-masquerade');
+  has(t, 'add rule ip kube-proxy external-local-traffic ip saddr 10.0.0.0/16 jump select-endpoint comment "short-circuit pod traffic"');
+  has(t, 'add rule ip kube-proxy external-local-traffic fib saddr type local jump mark-for-masquerade comment "masquerade local traffic"');
+  has(t, 'add rule ip kube-proxy external-local-traffic goto select-local-endpoint');
+  has(t, 'add rule ip kube-proxy nodeport-local-traffic goto select-nodeport-local-endpoint');
+  has(t, 'add chain ip kube-proxy select-endpoint');
+  lacks(t, 'add rule ip kube-proxy select-');
+  lacks(t, 'add map ip kube-proxy endpoints-');
   has(t, 'add rule ip kube-proxy mark-for-masquerade meta mark set meta mark or 0x00004000');
   has(t, 'add rule ip kube-proxy masquerading meta mark & 0x00004000 == 0x00000000 return');
   has(t, 'add rule ip kube-proxy masquerading meta mark set meta mark xor 0x00004000');
   has(t, 'add rule ip kube-proxy masquerading masquerade fully-random');
   has(t, 'add rule ip kube-proxy cluster-ips-check ip daddr @cluster-ips reject comment "Reject traffic to invalid ports of ClusterIPs"');
   has(t, 'add map ip kube-proxy firewall-ips { type ipv4_addr . inet_proto . inet_service : verdict; comment "destinations that are subject to LoadBalancerSourceRanges"; }');
+  has(t, 'add set ip kube-proxy hairpin { type ipv4_addr . ipv4_addr; comment "endpoint IP . endpoint IP: traffic an endpoint sent to itself"; }');
   has(t, 'add set ip kube-proxy affinity { type ipv4_addr . ipv4_addr . inet_service . ipv4_addr . inet_service; flags dynamic,timeout; comment "ClientIP session affinity of every Service"; }');
   lacks(t, 'nodeport-ips');
 });
 
-test('ClusterIP: dispatch element, masquerade of off-cluster traffic, one numgen rule per endpoint', () => {
-  const t = script(sp('svc1'), [ep('10.180.0.1'), ep('10.180.0.2')]);
-  has(t, `add element ip kube-proxy service-ips { 172.30.0.41 . tcp . 80 : goto ${S} }`);
+test('ClusterIP: elements only, one endpoint map per endpoint count, a select rule per map', () => {
+  const t = script(sp('svc1'), [ep('10.180.0.2'), ep('10.180.0.1')]);
+  has(t, 'add element ip kube-proxy cluster-ip-ports { 172.30.0.41 . tcp . 80 }');
   has(t, 'add element ip kube-proxy cluster-ips { 172.30.0.41 }');
-  has(t, `add rule ip kube-proxy ${S} ip daddr 172.30.0.41 meta l4proto tcp th dport 80 ip saddr != 10.0.0.0/16 jump mark-for-masquerade`);
-  has(t, `add rule ip kube-proxy ${S} numgen random mod 2 == 0 goto ${E1}`);
-  has(t, `add rule ip kube-proxy ${S} goto ${E2}`);
-  has(t, `add rule ip kube-proxy ${E1} ip saddr 10.180.0.1 jump mark-for-masquerade`);
-  has(t, `add rule ip kube-proxy ${E1} meta l4proto tcp dnat to 10.180.0.1:80`);
+  has(t, 'add map ip kube-proxy endpoints-2 { typeof ip daddr . meta l4proto . th dport . numgen random mod 2 : ip daddr . th dport; }');
+  has(t, 'add element ip kube-proxy endpoints-2 { 172.30.0.41 . tcp . 80 . 0 : 10.180.0.1 . 80 }');
+  has(t, 'add element ip kube-proxy endpoints-2 { 172.30.0.41 . tcp . 80 . 1 : 10.180.0.2 . 80 }');
+  has(t, 'add rule ip kube-proxy select-endpoint dnat ip to ip daddr . meta l4proto . th dport . numgen random mod 2 map @endpoints-2');
+  has(t, 'add element ip kube-proxy hairpin { 10.180.0.1 . 10.180.0.1 }');
+  lacks(t, 'ns1/svc1');
+  lacks(t, 'add element ip kube-proxy service-ips');
   lacks(t, 'vmap {');
-  lacks(t, svc.external);
 });
 
-test('three endpoints: mod 3, then mod 2, then unconditional', () => {
-  const eps = ['10.180.0.3', '10.180.0.1', '10.180.0.2'].map((ip) => ep(ip));
+test('endpoint maps follow the counts in use, fewest endpoints first', () => {
   const c = ctx();
-  const obj = compileService(sp('svc1'), selected(eps), c);
-  const lb = obj.chains[0].rules.slice(1).map((r) => r.map((s) => s.op).join(','));
-  assert.deepEqual(lb, ['numgenMod,verdict', 'numgenMod,verdict', 'verdict']);
-  const t = renderDesiredScript(compileBase(c), [obj]);
-  has(t, `add rule ip kube-proxy ${S} numgen random mod 3 == 0 goto ${E1}`);
-  has(t, `add rule ip kube-proxy ${S} numgen random mod 2 == 0 goto ${E2}`);
+  const objs = [
+    compileService(sp('a', { clusterIP: '172.30.0.1' }), selected([ep('10.1.0.1'), ep('10.1.0.2'), ep('10.1.0.3')]), c),
+    compileService(sp('b', { clusterIP: '172.30.0.2' }), selected([ep('10.1.0.4')]), c),
+    compileService(sp('c', { clusterIP: '172.30.0.3' }), selected([ep('10.1.0.5')]), c),
+  ];
+  const t = renderDesiredScript(compileBase(c, setNamesOf(objs)), objs);
+  const select = t.split('\n').filter((l) => l.startsWith('add rule ip kube-proxy select-endpoint '));
+  assert.deepEqual(select.map((l) => l.split('@')[1]), ['endpoints-1', 'endpoints-3']);
+  const base = compileBase(c, ['endpoints-7', 'cluster-ips', 'nodeport-local-endpoints-2']);
+  assert.deepEqual(base.sets.filter((s) => /endpoints-/.test(s.name)).map((s) => s.name), ['nodeport-local-endpoints-2', 'endpoints-7']);
 });
 
-test('NodePort on all local addresses goes through the external chain, which masquerades', () => {
+test('NodePort, Cluster policy: nodeports set and nodeport endpoint map; the chain masquerades', () => {
   const t = script(sp('svc1', { nodePort: 30080 }), [ep('10.180.0.1')]);
-  has(t, `add element ip kube-proxy service-nodeports { tcp . 30080 : goto ${svc.external} }`);
-  has(t, `add rule ip kube-proxy ${svc.external} jump mark-for-masquerade`);
-  has(t, `add rule ip kube-proxy ${svc.external} goto ${S}`);
+  has(t, 'add element ip kube-proxy nodeports { tcp . 30080 }');
+  has(t, 'add map ip kube-proxy nodeport-endpoints-1 { typeof meta l4proto . th dport . numgen random mod 1 : ip daddr . th dport; }');
+  has(t, 'add element ip kube-proxy nodeport-endpoints-1 { tcp . 30080 . 0 : 10.180.0.1 . 80 }');
+  has(t, 'add rule ip kube-proxy select-nodeport-endpoint dnat ip to meta l4proto . th dport . numgen random mod 1 map @nodeport-endpoints-1');
+  has(t, 'add rule ip kube-proxy nodeport-traffic jump mark-for-masquerade');
+  has(t, 'add rule ip kube-proxy nodeport-traffic goto select-nodeport-endpoint');
 });
 
 test('nodePortAddresses: CIDRs and primary go into the nodeport-ips interval set', () => {
@@ -90,21 +114,22 @@ test('nodePortAddresses: CIDRs and primary go into the nodeport-ips interval set
   has(t, 'add element ip kube-proxy nodeport-ips { 192.168.0.0/24 }');
   has(t, 'add element ip kube-proxy nodeport-ips { 192.168.1.2/32 }');
   lacks(t, '192.168.0.2/32'); // inside 192.168.0.0/24: an interval set refuses overlaps
-  has(t, 'add rule ip kube-proxy services ip daddr != 127.0.0.0/8 ip daddr @nodeport-ips fib daddr type local meta l4proto . th dport vmap @service-nodeports');
+  has(t, 'add rule ip kube-proxy services meta l4proto . th dport @nodeports ip daddr != 127.0.0.0/8 ip daddr @nodeport-ips fib daddr type local goto nodeport-traffic');
   has(t, 'add rule ip kube-proxy nodeport-endpoints-check ip daddr != 127.0.0.0/8 ip daddr @nodeport-ips meta l4proto . th dport vmap @no-endpoint-nodeports');
   lacks(t, 'fd00::');
 });
 
-test('externalIP: dispatched to the external chain', () => {
+test('externalIP, Cluster policy: external-ports and the cluster endpoint map under the external address', () => {
   const t = script(sp('svc1', { externalIPs: ['192.168.99.11'] }), [ep('10.180.0.1')]);
-  has(t, `add element ip kube-proxy service-ips { 192.168.99.11 . tcp . 80 : goto ${svc.external} }`);
+  has(t, 'add element ip kube-proxy external-ports { 192.168.99.11 . tcp . 80 }');
+  has(t, 'add element ip kube-proxy endpoints-1 { 192.168.99.11 . tcp . 80 . 0 : 10.180.0.1 . 80 }');
   lacks(t, 'add element ip kube-proxy no-endpoint-services');
 });
 
 test('LoadBalancer IP with source ranges: firewall element and chain, node IP in range allows the LB IP', () => {
   const s = sp('svc1', { loadBalancerIPs: ['5.6.7.8'], loadBalancerSourceRanges: ['192.168.0.0/24', '203.0.113.7/32', 'fd00::/8'] });
   const t = script(s, [ep('10.180.0.1')]);
-  has(t, `add element ip kube-proxy service-ips { 5.6.7.8 . tcp . 80 : goto ${svc.external} }`);
+  has(t, 'add element ip kube-proxy external-ports { 5.6.7.8 . tcp . 80 }');
   has(t, `add element ip kube-proxy firewall-ips { 5.6.7.8 . tcp . 80 : goto ${svc.firewall} }`);
   has(t, `add rule ip kube-proxy ${svc.firewall} ip saddr 192.168.0.0/24 return`);
   has(t, `add rule ip kube-proxy ${svc.firewall} ip saddr 203.0.113.7/32 return`);
@@ -115,16 +140,39 @@ test('LoadBalancer IP with source ranges: firewall element and chain, node IP in
   lacks(script({ ...s, loadBalancerSourceRanges: [] }, [ep('10.180.0.1')]), 'add element ip kube-proxy firewall-ips');
 });
 
-test('session affinity: lookups in the shared set before load-balancing, update in the endpoint chain', () => {
+test("session affinity keeps upstream's per-Service chains: numgen per endpoint, shared affinity set", () => {
   const t = script(sp('svc1', { affinityTimeoutSeconds: 10800 }), [ep('10.180.0.1'), ep('10.180.0.2')]);
+  has(t, `add element ip kube-proxy service-ips { 172.30.0.41 . tcp . 80 : goto ${S} }`);
+  has(t, `add rule ip kube-proxy ${S} ip daddr 172.30.0.41 meta l4proto tcp th dport 80 ip saddr != 10.0.0.0/16 jump mark-for-masquerade`);
   has(t, `add rule ip kube-proxy ${S} ip saddr . 172.30.0.41 . 80 . 10.180.0.1 . 80 @affinity goto ${E1}`);
+  has(t, `add rule ip kube-proxy ${S} numgen random mod 2 == 0 goto ${E1}`);
+  has(t, `add rule ip kube-proxy ${S} goto ${E2}`);
+  has(t, `add rule ip kube-proxy ${E1} ip saddr 10.180.0.1 jump mark-for-masquerade`);
   has(t, `add rule ip kube-proxy ${E1} update @affinity { ip saddr . 172.30.0.41 . 80 . 10.180.0.1 . 80 timeout 10800s }`);
+  has(t, `add rule ip kube-proxy ${E1} meta l4proto tcp dnat to 10.180.0.1:80`);
   const rules = t.split('\n').filter((l) => l.startsWith(`add rule ip kube-proxy ${S} `));
   assert.ok(rules.findIndex((l) => l.includes('@affinity')) < rules.findIndex((l) => l.includes('numgen')));
   lacks(t, 'add set ip kube-proxy affinity-');
+  lacks(t, 'add element ip kube-proxy cluster-ip-ports');
+  lacks(t, 'add map ip kube-proxy endpoints-2');
 });
 
-test('no endpoints: reject for every address of the Service, no service chains', () => {
+test('session affinity, three endpoints: mod 3, then mod 2, then unconditional', () => {
+  const eps = ['10.180.0.3', '10.180.0.1', '10.180.0.2'].map((ip) => ep(ip));
+  const c = ctx();
+  const obj = compileService(sp('svc1', { affinityTimeoutSeconds: 60 }), selected(eps), c);
+  const lb = obj.chains[0].rules.slice(1 + eps.length).map((r) => r.map((s) => s.op).join(','));
+  assert.deepEqual(lb, ['numgenMod,verdict', 'numgenMod,verdict', 'verdict']);
+});
+
+test('session affinity with a NodePort goes through its external chain, which masquerades', () => {
+  const t = script(sp('svc1', { nodePort: 30080, affinityTimeoutSeconds: 60 }), [ep('10.180.0.1')]);
+  has(t, `add element ip kube-proxy service-nodeports { tcp . 30080 : goto ${svc.external} }`);
+  has(t, `add rule ip kube-proxy ${svc.external} jump mark-for-masquerade`);
+  has(t, `add rule ip kube-proxy ${svc.external} goto ${S}`);
+});
+
+test('no endpoints: reject for every address of the Service, nothing to dispatch', () => {
   const s = sp('svc1', { nodePort: 30080, externalIPs: ['192.168.99.11'], loadBalancerIPs: ['5.6.7.8'] });
   const t = script(s, []);
   has(t, 'add element ip kube-proxy no-endpoint-services { 172.30.0.41 . tcp . 80 : goto reject-chain }');
@@ -132,20 +180,22 @@ test('no endpoints: reject for every address of the Service, no service chains',
   has(t, 'add element ip kube-proxy no-endpoint-services { 5.6.7.8 . tcp . 80 : goto reject-chain }');
   has(t, 'add element ip kube-proxy no-endpoint-nodeports { tcp . 30080 : goto reject-chain }');
   has(t, 'add element ip kube-proxy cluster-ips { 172.30.0.41 }');
-  lacks(t, 'add element ip kube-proxy service-ips');
+  for (const set of ['service-ips', 'cluster-ip-ports', 'external-ports', 'nodeports']) lacks(t, `add element ip kube-proxy ${set} `);
   lacks(t, 'ns1/svc1');
 });
 
-test('Local external policy with local endpoints: short-circuits, no masquerade of outside traffic', () => {
-  const s = sp('svc1', { nodePort: 30080, externalPolicyLocal: true });
+test('Local external policy: local endpoints for outside clients, every endpoint for pods and the node', () => {
+  const s = sp('svc1', { nodePort: 30080, loadBalancerIPs: ['5.6.7.8'], externalPolicyLocal: true });
   const t = script(s, [ep('10.180.0.1', 80, { isLocal: true }), ep('10.180.0.2')]);
-  has(t, `add rule ip kube-proxy ${svc.external} ip saddr 10.0.0.0/16 goto ${S} comment "short-circuit pod traffic"`);
-  has(t, `add rule ip kube-proxy ${svc.external} fib saddr type local jump mark-for-masquerade comment "masquerade local traffic"`);
-  has(t, `add rule ip kube-proxy ${svc.external} fib saddr type local goto ${S} comment "short-circuit local traffic"`);
-  has(t, `add rule ip kube-proxy ${svc.external} goto ${svc.local}`);
-  has(t, `add rule ip kube-proxy ${svc.local} goto ${E1}`);
-  lacks(t, `${svc.local} goto ${E2}`);
-  lacks(t, `add rule ip kube-proxy ${svc.external} jump mark-for-masquerade\n`);
+  has(t, 'add element ip kube-proxy external-local-ports { 5.6.7.8 . tcp . 80 }');
+  has(t, 'add element ip kube-proxy endpoints-2 { 5.6.7.8 . tcp . 80 . 1 : 10.180.0.2 . 80 }');
+  has(t, 'add element ip kube-proxy local-endpoints-1 { 5.6.7.8 . tcp . 80 . 0 : 10.180.0.1 . 80 }');
+  has(t, 'add element ip kube-proxy nodeports-local { tcp . 30080 }');
+  has(t, 'add element ip kube-proxy nodeport-endpoints-2 { tcp . 30080 . 1 : 10.180.0.2 . 80 }');
+  has(t, 'add element ip kube-proxy nodeport-local-endpoints-1 { tcp . 30080 . 0 : 10.180.0.1 . 80 }');
+  has(t, 'add element ip kube-proxy endpoints-2 { 172.30.0.41 . tcp . 80 . 0 : 10.180.0.1 . 80 }');
+  lacks(t, 'add element ip kube-proxy external-ports ');
+  lacks(t, 'add element ip kube-proxy nodeports {');
 });
 
 test('Local external policy without local endpoints: external traffic dropped, internal still served', () => {
@@ -153,29 +203,28 @@ test('Local external policy without local endpoints: external traffic dropped, i
   const t = script(s, [ep('10.180.0.2')]);
   has(t, 'add element ip kube-proxy no-endpoint-nodeports { tcp . 30080 : drop }');
   has(t, 'add element ip kube-proxy no-endpoint-services { 5.6.7.8 . tcp . 80 : drop }');
-  has(t, `add element ip kube-proxy service-ips { 172.30.0.41 . tcp . 80 : goto ${S} }`);
-  has(t, `add element ip kube-proxy service-nodeports { tcp . 30080 : goto ${svc.external} }`);
-  lacks(t, `${svc.external} goto ${svc.local}`);
+  has(t, 'add element ip kube-proxy cluster-ip-ports { 172.30.0.41 . tcp . 80 }');
+  lacks(t, 'local-endpoints-');
 });
 
-test('Local internal policy without local endpoints: ClusterIP traffic dropped', () => {
+test('Local internal policy: ClusterIP served by local endpoints only, or dropped without them', () => {
   const t = script(sp('svc1', { internalPolicyLocal: true }), [ep('10.180.0.2')]);
   has(t, 'add element ip kube-proxy no-endpoint-services { 172.30.0.41 . tcp . 80 : drop }');
-  lacks(t, 'add element ip kube-proxy service-ips');
-  const withLocal = script(sp('svc1', { internalPolicyLocal: true }), [ep('10.180.0.1', 80, { isLocal: true })]);
-  has(withLocal, `add element ip kube-proxy service-ips { 172.30.0.41 . tcp . 80 : goto ${svc.local} }`);
-  has(withLocal, `add rule ip kube-proxy ${svc.local} ip daddr 172.30.0.41 meta l4proto tcp th dport 80 ip saddr != 10.0.0.0/16 jump mark-for-masquerade`);
+  lacks(t, 'add element ip kube-proxy cluster-ip-ports');
+  const withLocal = script(sp('svc1', { internalPolicyLocal: true }), [ep('10.180.0.1', 80, { isLocal: true }), ep('10.180.0.2')]);
+  has(withLocal, 'add element ip kube-proxy endpoints-1 { 172.30.0.41 . tcp . 80 . 0 : 10.180.0.1 . 80 }');
+  lacks(withLocal, '10.180.0.2 . 80 }');
 });
 
 test('masqueradeAll masquerades all ClusterIP traffic; a custom masqueradeBit changes the mark', () => {
   const t = script(sp('svc1'), [ep('10.180.0.1')], { masqueradeAll: true, masqueradeBit: 5 });
-  has(t, `add rule ip kube-proxy ${S} ip daddr 172.30.0.41 meta l4proto tcp th dport 80 jump mark-for-masquerade`);
+  has(t, 'add rule ip kube-proxy cluster-ip-traffic jump mark-for-masquerade');
   has(t, 'add rule ip kube-proxy mark-for-masquerade meta mark set meta mark or 0x00000020');
 });
 
 test('detect-local modes', () => {
   const line = (over: Partial<ContextInputs>) => script(sp('svc1'), [ep('10.180.0.1')], over).split('\n')
-    .find((l) => l.startsWith(`add rule ip kube-proxy ${S} ip daddr 172.30.0.41`));
+    .find((l) => l.startsWith('add rule ip kube-proxy cluster-ip-traffic ') && l.includes('mark-for-masquerade'));
   assert.match(line({})!, / ip saddr != 10\.0\.0\.0\/16 jump/);
   assert.match(line({ localDetector: { mode: 'NodeCIDR', cidrs: [] } })!, / ip saddr != 10\.0\.1\.0\/24 jump/);
   assert.match(line({ localDetector: { mode: 'BridgeInterface', interface: 'cbr0' } })!, / iifname != "cbr0" jump/);
@@ -185,14 +234,17 @@ test('detect-local modes', () => {
   assert.equal(line({ localDetector: { mode: 'ClusterCIDR', cidrs: ['fd00:10::/48'] } }), undefined);
 });
 
-test('IPv6: ip6 table syntax, bracketed DNAT, ::1 excluded from NodePorts', () => {
+test('IPv6: ip6 syntax in maps and rules, ::1 excluded from NodePorts', () => {
   const s = sp('svc6', { family: 'IPv6', clusterIP: 'fd00:30::41', nodePort: 30081 });
   const t = script(s, [ep('fd00:10::5', 8080)], {}, 'ip6');
-  const e = endpointChainName(s, { ip: 'fd00:10::5', port: 8080 });
-  has(t, `add element ip6 kube-proxy service-ips { fd00:30::41 . tcp . 80 : goto ${serviceChainNames(s).cluster} }`);
-  has(t, `add rule ip6 kube-proxy ${e} meta l4proto tcp dnat to [fd00:10::5]:8080`);
-  has(t, `add rule ip6 kube-proxy ${serviceChainNames(s).cluster} ip6 daddr fd00:30::41 meta l4proto tcp th dport 80 ip6 saddr != fd00:10::/48 jump mark-for-masquerade`);
-  has(t, 'add rule ip6 kube-proxy services ip6 daddr != ::1 fib daddr type local meta l4proto . th dport vmap @service-nodeports');
+  has(t, 'add element ip6 kube-proxy endpoints-1 { fd00:30::41 . tcp . 80 . 0 : fd00:10::5 . 8080 }');
+  has(t, 'add map ip6 kube-proxy endpoints-1 { typeof ip6 daddr . meta l4proto . th dport . numgen random mod 1 : ip6 daddr . th dport; }');
+  has(t, 'add rule ip6 kube-proxy select-endpoint dnat ip6 to ip6 daddr . meta l4proto . th dport . numgen random mod 1 map @endpoints-1');
+  has(t, 'add rule ip6 kube-proxy cluster-ip-traffic ip6 saddr != fd00:10::/48 jump mark-for-masquerade');
+  has(t, 'add rule ip6 kube-proxy services meta l4proto . th dport @nodeports ip6 daddr != ::1 fib daddr type local goto nodeport-traffic');
+  has(t, 'add element ip6 kube-proxy hairpin { fd00:10::5 . fd00:10::5 }');
+  const aff = script({ ...s, affinityTimeoutSeconds: 60 }, [ep('fd00:10::5', 8080)], {}, 'ip6');
+  has(aff, `add rule ip6 kube-proxy ${endpointChainName(s, { ip: 'fd00:10::5', port: 8080 })} meta l4proto tcp dnat to [fd00:10::5]:8080`);
 });
 
 test('serviceCIDRs: drop traffic to unallocated ClusterIPs', () => {

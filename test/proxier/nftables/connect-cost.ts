@@ -1,7 +1,8 @@
-// Not a test: what the shard count costs each new connection. Programs N Services with K shards
-// in a fresh netns, then times sequential TCP connections to a loopback port that is no Service
-// (every shard's nat chains look it up and miss), against the same with no ruleset.
-//   node dist/test/proxier/nftables/connect-cost.js [shards=1,16,64,256] [connections=3000]
+// Not a test: what our nat chains cost each new connection that is not to a Service. Programs
+// 1000 Services whose endpoint counts take D distinct values (D endpoint maps, D select rules)
+// in a fresh netns, then times sequential TCP connections to a loopback port that is no Service,
+// against the same with no ruleset.
+//   node dist/test/proxier/nftables/connect-cost.js [distinct=1,10,50] [connections=3000]
 import { performance } from 'node:perf_hooks';
 import { withNetns, type TestNetns } from '../../helpers/netns';
 import { ep, snapshot, sp } from './fixtures';
@@ -18,21 +19,21 @@ function perConnectionUs(ns: TestNetns, n: number): number {
 }
 
 async function main(): Promise<void> {
-  const shardCounts = (process.argv[2] ?? '1,16,64,256').split(',').map(Number);
+  const distinct = (process.argv[2] ?? '1,10,50').split(',').map(Number);
   const n = Number(process.argv[3] ?? 3000);
-  const entries = Array.from({ length: 1000 }, (_, i) => [
-    sp(`svc${i}`, { key: `ns1/svc${i}:p80/TCP`, clusterIP: `172.30.${i >> 8}.${i & 255}`, nodePort: i % 10 === 0 ? 30000 + i : 0 }),
-    [ep(`10.180.${i >> 8}.${i & 255}`)],
-  ] as Parameters<typeof snapshot>[0][number]);
-  for (const k of shardCounts) {
+  for (const k of distinct) {
+    const entries = Array.from({ length: 1000 }, (_, i) => [
+      sp(`svc${i}`, { key: `ns1/svc${i}:p80/TCP`, clusterIP: `172.30.${i >> 8}.${i & 255}`, nodePort: i % 10 === 0 ? 30000 + i : 0 }),
+      Array.from({ length: 1 + (i % k) }, (_, j) => ep(`10.${180 + j}.${i >> 8}.${i & 255}`)),
+    ] as Parameters<typeof snapshot>[0][number]);
     await withNetns(async (ns) => {
       const bare = perConnectionUs(ns, n);
-      const { proxier, nft } = proxierIn(ns, { families: ['ip'], serviceShards: k });
+      const { proxier, nft } = proxierIn(ns, { families: ['ip'] });
       try {
         const r = await proxier.sync(snapshot(entries), changed(), true);
         if (!r.ok) throw r.error;
         const withRules = perConnectionUs(ns, n);
-        console.log(`K=${k}\tno ruleset ${bare.toFixed(1)} us/conn\twith ruleset ${withRules.toFixed(1)} us/conn\tdelta ${(withRules - bare).toFixed(1)} us`);
+        console.log(`D=${k}\tno ruleset ${bare.toFixed(1)} us/conn\twith ruleset ${withRules.toFixed(1)} us/conn\tdelta ${(withRules - bare).toFixed(1)} us`);
       } finally { nft.close(); }
     }, 'kpn-conn');
   }

@@ -4,9 +4,7 @@ import { NftablesProxier } from '../../../src/proxier/nftables';
 import type { NftablesProxierOptions } from '../../../src/proxier/nftables';
 import type { ChangeSet } from '../../../src/core/types';
 import type { TestNetns } from '../../helpers/netns';
-import { DEFAULT_SERVICE_SHARDS } from '../../../src/proxier/nftables/options';
-import { isOurTable, shardOf, shardTable } from '../../../src/proxier/nftables/layout';
-import type { ServicePort } from '../../../src/core/types';
+import { isOurTable } from '../../../src/proxier/nftables/layout';
 
 export const quietLog = { info() {}, warn() {}, error() {} };
 
@@ -22,12 +20,6 @@ export function proxierIn(ns: TestNetns, over: Partial<NftablesProxierOptions> =
 
 export function changed(...keys: string[]): ChangeSet {
   return { services: new Set(keys), removedEndpoints: new Map() };
-}
-
-/** The table holding a Service's chains and service-ips elements. */
-export function tableOf(svc: Pick<ServicePort, 'namespace' | 'name'>, shards = DEFAULT_SERVICE_SHARDS): string {
-  const layout = { shards };
-  return shardTable(layout, shardOf(layout, svc.namespace, svc.name));
 }
 
 /** `nft list table` of every table of ours in the family, main table first. */

@@ -5,8 +5,7 @@ import assert from 'node:assert/strict';
 import { withNetns } from '../../helpers/netns';
 import { endpointChainName, serviceChainNames } from '../../../src/proxier/nftables/names';
 import { ep, snapshot, sp } from './fixtures';
-import { changed, chainNames, elementsOf, normalizedRuleset, proxierIn, tableOf } from './kernel-helpers';
-import { DEFAULT_SERVICE_SHARDS } from '../../../src/proxier/nftables/options';
+import { changed, chainNames, elementsOf, normalizedRuleset, proxierIn } from './kernel-helpers';
 import type { Endpoint, ServicePort } from '../../../src/core/types';
 
 const svc1 = sp('svc1', { nodePort: 30080 });
@@ -30,35 +29,40 @@ async function freshFullSync(entries: [ServicePort, Endpoint[]][]) {
   });
 }
 
-test('full sync programs both families: chains, maps and elements', async () => {
+test('full sync programs both families: shared chains, maps and elements; chains only for affinity and firewalls', async () => {
   await withNetns(async (ns) => {
     const { proxier, nft } = proxierIn(ns);
     try {
       const r = await proxier.sync(snapshot(base), changed(), true);
       assert.deepEqual(r, { full: true, ok: true });
       const chains = chainNames(ns);
-      for (const c of [serviceChainNames(svc1).cluster, serviceChainNames(svc1).external, serviceChainNames(svc2).firewall,
-        endpointChainName(svc1, { ip: '10.180.0.2', port: 80 }), 'services', 'nat-prerouting', 'masquerading']) {
+      for (const c of [serviceChainNames(svc3).cluster, serviceChainNames(svc2).firewall, endpointChainName(svc3, { ip: '10.180.2.2', port: 80 }),
+        'services', 'nat-prerouting', 'masquerading', 'cluster-ip-traffic', 'select-endpoint']) {
         assert.ok(chains.includes(c), `chain ${c} missing`);
       }
-      const ips = elementsOf(ns, 'service-ips').join('\n');
-      assert.match(ips, /172\.30\.0\.41.*goto.*service-ULMVA6XW-ns1\/svc1\/tcp\/p80/);
-      assert.match(ips, /5\.6\.7\.8.*goto.*external-/);
-      assert.match(elementsOf(ns, 'service-nodeports').join(), /30080/);
+      assert.ok(!chains.some((c) => c.includes('/svc1/')), 'a Service without affinity has no chain');
+      assert.match(elementsOf(ns, 'service-ips').join(), /172\.30\.0\.43.*goto.*service-.*ns1\/svc3\/tcp\/p80/);
+      assert.match(elementsOf(ns, 'cluster-ip-ports').join(), /172\.30\.0\.41/);
+      assert.equal(elementsOf(ns, 'endpoints-2').length, 2);
+      assert.match(elementsOf(ns, 'endpoints-2').join(), /10\.180\.0\.2/);
+      assert.match(elementsOf(ns, 'external-ports').join(), /5\.6\.7\.8/);
+      assert.match(elementsOf(ns, 'nodeports').join(), /30080/);
+      assert.equal(elementsOf(ns, 'nodeport-endpoints-2').length, 2);
       assert.match(elementsOf(ns, 'firewall-ips').join(), /5\.6\.7\.8/);
       assert.equal(elementsOf(ns, 'cluster-ips').length, 3);
-      assert.match(elementsOf(ns, 'service-ips', 'ip6').join(), /fd00:30::41/);
-      assert.ok(chainNames(ns, 'ip6').includes(endpointChainName(svc6, { ip: 'fd00:10::1', port: 80 })));
-      const sets = ns.nftJson().filter((i) => /^kube-proxy/.test((i.set ?? i.map)?.table ?? '')).length;
-      assert.equal(sets, 2 * (4 + 3 * DEFAULT_SERVICE_SHARDS), 'per family four in the main table, three per shard, none per Service');
-      const tableOfChain = (name: string) => ns.nftJson().find((i) => i.chain?.name === name)?.chain.table;
-      assert.equal(tableOfChain(serviceChainNames(svc1).cluster), tableOf(svc1));
-      assert.equal(tableOfChain(serviceChainNames(svc2).firewall), 'kube-proxy', 'firewall chains stay in the main table');
+      assert.match(elementsOf(ns, 'endpoints-1', 'ip6').join(), /fd00:30::41/);
+      assert.match(elementsOf(ns, 'hairpin', 'ip6').join(), /fd00:10::1/);
+      const tables = new Set(ns.nftJson().filter((i) => i.table).map((i) => `${i.table.family} ${i.table.name}`));
+      assert.deepEqual([...tables].sort(), ['ip kube-proxy', 'ip6 kube-proxy']);
+      const sets = ns.nftJson().map((i) => i.set ?? i.map).filter((x) => x?.table === 'kube-proxy').map((x) => `${x.family} ${x.name}`);
+      const maps = sets.filter((n) => /endpoints-/.test(n)).sort();
+      assert.deepEqual(maps, ['ip endpoints-1', 'ip endpoints-2', 'ip nodeport-endpoints-2', 'ip6 endpoints-1']);
+      assert.equal(sets.length - maps.length, 2 * 13, 'fixed sets per family, none per Service');
     } finally { nft.close(); }
   });
 });
 
-test("partial sync after one Service's endpoints change touches only that Service, and equals a fresh full sync", async () => {
+test("partial sync after one Service's endpoints change writes only that Service's elements, and equals a fresh full sync", async () => {
   const after: [ServicePort, Endpoint[]][] = base.map(([s, e]) => (s === svc1 ? [s, [ep('10.180.0.2'), ep('10.180.0.3')]] : [s, e]));
   const expected = await freshFullSync(after);
   await withNetns(async (ns) => {
@@ -69,13 +73,29 @@ test("partial sync after one Service's endpoints change touches only that Servic
       assert.deepEqual(r, { full: false, ok: true });
       const tx = proxier.lastTransaction!;
       const ops = Array.from({ length: tx.opCount }, (_, i) => tx.describe(i));
-      // flush+refill the service chain, add one endpoint chain and its rules, flush+delete the removed one.
-      assert.ok(tx.opCount <= 12, `too many ops:\n${ops.join('\n')}`);
-      for (const o of ops) assert.match(o, /ns1\/svc1\//, `op outside svc1: ${o}`);
-      // Only svc1's shard table is touched: the kernel validates that table alone.
-      for (const o of ops) assert.match(o, new RegExp(`^\\w+ \\w+ ip ${tableOf(svc1)} `), `op outside svc1's shard: ${o}`);
-      assert.ok(ops.some((o) => o.startsWith('delete chain') && o.includes('10.180.0.1/80')));
+      // endpoints-2 and nodeport-endpoints-2: both slots change (delete + add); hairpin: one out, one in.
+      assert.ok(tx.opCount <= 10, `too many ops:\n${ops.join('\n')}`);
+      for (const o of ops) assert.match(o, /^(add|delete) element ip kube-proxy (endpoints-2|nodeport-endpoints-2|hairpin) /, o);
       assert.deepEqual(normalizedRuleset(ns), expected);
+    } finally { nft.close(); }
+  });
+});
+
+test('a change of endpoint count moves the Service to another endpoint map; an unused map and its rule go', async () => {
+  const after: [ServicePort, Endpoint[]][] = base.map(([s, e]) => (s === svc2 ? [s, [ep('10.180.1.1', 8080), ep('10.180.1.2', 8080), ep('10.180.1.3', 8080)]] : [s, e]));
+  const expected = await freshFullSync(after);
+  await withNetns(async (ns) => {
+    const { proxier, nft } = proxierIn(ns);
+    try {
+      await proxier.sync(snapshot(base), changed(), true);
+      assert.equal((await proxier.sync(snapshot(after), changed(svc2.key), false)).ok, true);
+      assert.equal(elementsOf(ns, 'endpoints-3').length, 6, 'ClusterIP and LB IP, three slots each');
+      assert.match(ns.nft('list', 'chain', 'ip', 'kube-proxy', 'select-endpoint'), /mod 3 map @endpoints-3/);
+      assert.doesNotMatch(ns.nft('list', 'chain', 'ip', 'kube-proxy', 'select-endpoint'), /@endpoints-1/);
+      assert.ok(!ns.nftJson().some((i) => i.map?.name === 'endpoints-1' && i.map.family === 'ip'), 'endpoints-1 is unused and deleted');
+      assert.deepEqual(normalizedRuleset(ns), expected);
+      assert.equal((await proxier.sync(snapshot(base), changed(svc2.key), false)).ok, true);
+      assert.deepEqual(normalizedRuleset(ns), await freshFullSync(base));
     } finally { nft.close(); }
   });
 });
@@ -91,8 +111,8 @@ test('an unchanged Service costs no op; a Service change touches its elements on
       assert.equal((await proxier.sync(snapshot(moved), changed(svc2.key), false)).ok, true);
       const tx = proxier.lastTransaction!;
       const ops = Array.from({ length: tx.opCount }, (_, i) => tx.describe(i));
-      assert.ok(ops.every((o) => /svc2|30099/.test(o)), ops.join('\n'));
-      assert.match(elementsOf(ns, 'service-nodeports').join(), /30099/);
+      assert.ok(ops.every((o) => /30099|nodeport-endpoints-1|select-nodeport-endpoint/.test(o)), ops.join('\n'));
+      assert.match(elementsOf(ns, 'nodeports').join(), /30099/);
       assert.deepEqual(normalizedRuleset(ns), await freshFullSync(moved));
     } finally { nft.close(); }
   });
@@ -108,7 +128,7 @@ test('Service removal deletes its chains and elements', async () => {
       assert.deepEqual(r, { full: false, ok: true });
       assert.ok(!chainNames(ns).some((c) => c.includes('/svc2/')));
       assert.ok(!chainNames(ns, 'ip6').some((c) => c.includes('/svc6/')));
-      assert.doesNotMatch(elementsOf(ns, 'service-ips').join(), /5\.6\.7\.8|172\.30\.0\.42/);
+      assert.doesNotMatch(elementsOf(ns, 'cluster-ip-ports').join() + elementsOf(ns, 'external-ports').join(), /5\.6\.7\.8|172\.30\.0\.42/);
       assert.deepEqual(elementsOf(ns, 'firewall-ips'), []);
       assert.equal(elementsOf(ns, 'cluster-ips').length, 2);
       assert.deepEqual(normalizedRuleset(ns), await freshFullSync(rest));
@@ -130,6 +150,7 @@ test('start-up adopts a pre-existing table: stale chains and sets go, no cleanup
       'add map ip kube-proxy service-ips { type ipv4_addr . inet_proto . inet_service : verdict; }',
       'add element ip kube-proxy service-ips { 172.30.9.9 . tcp . 80 : goto service-AAAAAAAA-ns9/old/tcp/p80 }',
       'add set ip kube-proxy cluster-ips { type ipv6_addr; }',
+      'add table ip kube-proxy-svc-03', 'add chain ip kube-proxy-svc-03 services',
       'add table ip other', 'add chain ip other keep',
     ].join('\n') + '\n');
     const { proxier, nft } = proxierIn(ns);
@@ -146,24 +167,23 @@ test('a Service the kernel refuses is left out and reported; the others are prog
     const { proxier, nft } = proxierIn(ns);
     try {
       await proxier.sync(snapshot(base), changed(), true);
-      const bad = sp('bad', { clusterIP: '172.30.0.50' });
+      const bad = sp('bad', { clusterIP: '172.30.0.50', affinityTimeoutSeconds: 60 });
       const good = sp('good', { clusterIP: '172.30.0.51' });
       // Someone made a base chain with the name our endpoint chain needs: the kernel refuses a goto to it.
       const clash = endpointChainName(bad, { ip: '10.180.9.1', port: 80 });
-      ns.nft('add', 'chain', 'ip', tableOf(bad), clash, '{ type filter hook input priority 0; }');
+      ns.nft('add', 'chain', 'ip', 'kube-proxy', clash, '{ type filter hook input priority 0; }');
       const next: [ServicePort, Endpoint[]][] = [...base, [bad, [ep('10.180.9.1')]], [good, [ep('10.180.9.2')]]];
       const r = await proxier.sync(snapshot(next), changed(bad.key, good.key), false);
       assert.deepEqual(r, { full: false, ok: true });
       assert.deepEqual([...proxier.refusedServicePorts().keys()], [bad.key]);
       assert.match(proxier.refusedServicePorts().get(bad.key)!, /EOPNOTSUPP|goto/);
       assert.equal(proxier.counters.refusals, 1);
-      const ips = elementsOf(ns, 'service-ips').join();
-      assert.match(ips, /172\.30\.0\.51/);
-      assert.doesNotMatch(ips, /172\.30\.0\.50/);
+      assert.match(elementsOf(ns, 'cluster-ip-ports').join(), /172\.30\.0\.51/);
+      assert.doesNotMatch(elementsOf(ns, 'service-ips').join(), /172\.30\.0\.50/);
       // A full sync retries it, refuses it again, and still programs everything else.
       assert.deepEqual(await proxier.sync(snapshot(next), changed(), true), { full: true, ok: true });
       assert.equal(proxier.counters.refusals, 2);
-      assert.match(elementsOf(ns, 'service-ips').join(), /172\.30\.0\.51/);
+      assert.match(elementsOf(ns, 'cluster-ip-ports').join(), /172\.30\.0\.51/);
     } finally { nft.close(); }
   });
 });
@@ -173,10 +193,8 @@ test('a failed sync is followed by a full sync that repairs the table', async ()
     const { proxier, nft } = proxierIn(ns);
     try {
       await proxier.sync(snapshot(base), changed(), true);
-      // Someone deletes one of svc1's endpoint chains behind our back.
-      const gone = endpointChainName(svc1, { ip: '10.180.0.1', port: 80 });
-      ns.nft('flush', 'chain', 'ip', tableOf(svc1), serviceChainNames(svc1).cluster);
-      ns.nft('delete', 'chain', 'ip', tableOf(svc1), gone);
+      // Someone deletes one of svc1's endpoint map elements behind our back.
+      ns.nft('delete', 'element', 'ip', 'kube-proxy', 'endpoints-2', '{ 172.30.0.41 . tcp . 80 . 0 }');
       const after: [ServicePort, Endpoint[]][] = base.map(([s, e]) => (s === svc1 ? [s, [ep('10.180.0.2')]] : [s, e]));
       const failed = await proxier.sync(snapshot(after), changed(svc1.key), false);
       assert.equal(failed.ok, false);
@@ -217,6 +235,7 @@ test('session affinity: connections stick to one endpoint, and the shared set ke
 
 test('the rendered desired script is valid nft -f input (Services without affinity)', async () => {
   const { compileBase, compileService, buildContext } = await import('../../../src/proxier/nftables');
+  const { setNamesOf } = await import('../../../src/proxier/nftables/compile-base');
   const { renderDesiredScript } = await import('../../../src/proxier/nftables/render-script');
   const { defaultInputs, node, selected } = await import('./fixtures');
   const c = buildContext({ ...defaultInputs, nodePortAddresses: ['192.168.0.0/24', 'primary'], serviceCIDRs: ['172.30.0.0/16'] }, 'ip', node);
@@ -227,7 +246,7 @@ test('the rendered desired script is valid nft -f input (Services without affini
     compileService(sp('none', { clusterIP: '172.30.0.45', nodePort: 30082 }), selected([]), c),
   ];
   await withNetns((ns) => {
-    ns.exec('nft', ['-f', '-'], renderDesiredScript(compileBase(c), objs));
-    assert.ok(chainNames(ns).includes(serviceChainNames(local).local));
+    ns.exec('nft', ['-f', '-'], renderDesiredScript(compileBase(c, setNamesOf(objs)), objs));
+    assert.match(ns.nft('list', 'map', 'ip', 'kube-proxy', 'nodeport-local-endpoints-1'), /tcp \. 30081 \. 0 : 10\.180\.3\.1 \. 80/);
   });
 });

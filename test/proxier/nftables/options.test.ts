@@ -12,8 +12,6 @@ const good: NftablesProxierOptions = {
 test('valid options construct a proxier', () => {
   assert.ok(new NftablesProxier(good));
   assert.ok(new NftablesProxier({ ...good, families: ['ip', 'ip6'], nodePortAddresses: ['primary', '10.0.0.0/8'], serviceCIDRs: ['fd00::/108'] }));
-  assert.ok(new NftablesProxier({ ...good, serviceShards: 1 }));
-  assert.ok(new NftablesProxier({ ...good, serviceShards: 256 }));
 });
 
 test('each bad field is named', () => {
@@ -31,9 +29,6 @@ test('each bad field is named', () => {
     [{ serviceCIDRs: ['x'] }, /options\.serviceCIDRs\[0\]/],
     [{ nft: {} }, /options\.nft/],
     [{ log: {} }, /options\.log/],
-    [{ serviceShards: 0 }, /options\.serviceShards: 0 is not an integer in 1\.\.256/],
-    [{ serviceShards: 257 }, /options\.serviceShards: 257/],
-    [{ serviceShards: 1.5 }, /options\.serviceShards: 1\.5/],
     [{ nft: { ...nft, listTables: 'yes' } }, /options\.nft\.listTables/],
   ];
   for (const [over, re] of cases) {

@@ -1,6 +1,6 @@
-// Not a test: measures a one-Service endpoint-change partial sync at several cluster sizes and
-// shard counts in a fresh network namespace (the bench owns the published numbers).
-//   node dist/test/proxier/nftables/partial-sync-cost.js [sizes=1000,10000,50000] [shards=1,64] [repeats=7]
+// Not a test: measures a one-Service endpoint-change partial sync at several cluster sizes in a
+// fresh network namespace (the bench owns the published numbers).
+//   node dist/test/proxier/nftables/partial-sync-cost.js [sizes=1000,10000,50000] [repeats=7]
 import { performance } from 'node:perf_hooks';
 import { withNetns } from '../../helpers/netns';
 import { Transaction, rule } from '../../../src/native';
@@ -22,9 +22,9 @@ const commitMs: number[] = [];
 let floorMs = 0;
 let syncCommitMs: number[] = [];
 
-async function measure(n: number, shards: number, repeats: number): Promise<number[]> {
+async function measure(n: number, repeats: number): Promise<number[]> {
   return withNetns(async (ns) => {
-    const { proxier, nft } = proxierIn(ns, { families: ['ip'], serviceShards: shards });
+    const { proxier, nft } = proxierIn(ns, { families: ['ip'] });
     const commit = nft.commit.bind(nft);
     (nft as { commit: typeof commit }).commit = async (tx) => {
       const c0 = performance.now();
@@ -35,7 +35,7 @@ async function measure(n: number, shards: number, repeats: number): Promise<numb
       const t0 = performance.now();
       const r = await proxier.sync(snapshot(entries), changed(), true);
       if (!r.ok) throw r.error;
-      console.error(`  n=${n} K=${shards} full sync ${(performance.now() - t0).toFixed(0)} ms`);
+      console.error(`  n=${n} full sync ${(performance.now() - t0).toFixed(0)} ms`);
       const times: number[] = [];
       commitMs.length = 0;
       // Lets a profiler attach after the full sync: KPN_PAUSE_MS=3000.
@@ -68,15 +68,15 @@ async function measure(n: number, shards: number, repeats: number): Promise<numb
           .deleteElements('ip', 'kube-proxy', 'cluster-ips', [{ key: ['192.0.2.1'] }]));
       }
       floorMs = floor.sort((a, b) => a - b)[floor.length >> 1];
-      if (process.env.KPN_PROBES) await probes(nft, shards, repeats);
+      if (process.env.KPN_PROBES) await probes(nft, repeats);
       return times.sort((a, b) => a - b);
     } finally { nft.close(); }
   }, 'kpn-cost');
 }
 
-/** Single-op commits into shard 0, to tell which kernel step costs what (KPN_PROBES=1). */
-async function probes(nft: { commit(tx: Transaction): Promise<unknown> }, shards: number, repeats: number): Promise<void> {
-  const t = shards === 1 ? 'kube-proxy' : 'kube-proxy-svc-00';
+/** Single-op commits into our table, to tell which kernel step costs what (KPN_PROBES=1). */
+async function probes(nft: { commit(tx: Transaction): Promise<unknown> }, repeats: number): Promise<void> {
+  const t = 'kube-proxy';
   const time = async (name: string, make: (i: number) => Transaction, undo: (i: number) => Transaction) => {
     const ms: number[] = [];
     const undoMs: number[] = [];
@@ -110,13 +110,12 @@ async function probes(nft: { commit(tx: Transaction): Promise<unknown> }, shards
 
 async function main(): Promise<void> {
   const sizes = (process.argv[2] ?? '1000,10000,50000').split(',').map(Number);
-  const shardCounts = (process.argv[3] ?? '1,64').split(',').map(Number);
-  const repeats = Number(process.argv[4] ?? 7);
-  for (const k of shardCounts) {
+  const repeats = Number(process.argv[3] ?? 7);
+  {
     for (const n of sizes) {
-      const t = await measure(n, k, repeats);
+      const t = await measure(n, repeats);
       const c = [...syncCommitMs].sort((a, b) => a - b);
-      console.log(`K=${k}\tN=${n}\tp50=${t[t.length >> 1].toFixed(1)} ms\tmin=${t[0].toFixed(1)}\tmax=${t[t.length - 1].toFixed(1)}`
+      console.log(`N=${n}\tp50=${t[t.length >> 1].toFixed(1)} ms\tmin=${t[0].toFixed(1)}\tmax=${t[t.length - 1].toFixed(1)}`
         + `\tcommit p50=${c[c.length >> 1].toFixed(1)} ms\tunvalidated commit p50=${floorMs.toFixed(1)} ms`);
     }
   }
