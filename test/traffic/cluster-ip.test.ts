@@ -72,7 +72,7 @@ describe('ClusterIP traffic through the whole proxy', () => {
     await waitForAnswer(c, 'udp', vip, 53);
     assert.deepEqual([...answeredBy(c.topo.probe('tcp', vip, 80, 60))].sort(), ALL_PODS);
     assert.deepEqual([...answeredBy(c.topo.probe('udp', vip, 53, 60))].sort(), ALL_PODS);
-    assert.match(ruleset(c, 'ip6'), /2001:db8:100::10 \. tcp \. 80 : goto service-/);
+    assert.match(ruleset(c, 'ip6'), /2001:db8:100::10 \. tcp \. 80 \. 0 : /);
   });
 
   it('serves both ClusterIPs of a dual-stack Service from its two EndpointSlices', async () => {
