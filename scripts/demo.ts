@@ -35,18 +35,10 @@ async function demo(c: Cluster): Promise<void> {
   await eventually(() => answeredBy(c.topo.probe('tcp', '100.100.0.10', 80, 1)).size > 0, 'the proxy to program web');
   await eventually(() => answeredBy(c.topo.probe('udp', '100.100.0.53', 53, 1)).size > 0, 'the proxy to program dns');
 
-  heading('nft list table ip kube-proxy (in the node namespace): the shared part');
+  heading('nft list table ip kube-proxy (in the node namespace)');
+  // No chain per Service: Services are elements of cluster-ip-ports / nodeports and of the endpoint
+  // maps (endpoints-3 for web's 3 pods, ...), picked by the select-* chains (docs/nftables-ruleset.md).
   say(c.topo.node.nft('list', 'table', 'ip', 'kube-proxy'));
-  // Per-Service chains live in shard tables (docs/nftables-ruleset.md): show the ones in use.
-  const shards = c.topo.node.nft('list', 'tables', 'ip').split('\n').map((l) => l.split(' ')[2]).filter((t) => t?.startsWith('kube-proxy-svc-'));
-  say(`${shards.length} shard tables hold the per-Service chains; those in use:`);
-  for (const t of shards) {
-    const text = c.topo.node.nft('list', 'table', 'ip', t);
-    if (text.includes('chain service-')) {
-      heading(`nft list table ip ${t}`);
-      say(text);
-    }
-  }
 
   heading('Real requests from the client namespace (reply: "<pod> <source IP the pod saw>")');
   show('TCP 100.100.0.10:80 (ClusterIP), 30 connections:', c.topo.probe('tcp', '100.100.0.10', 80, 30));

@@ -1,7 +1,7 @@
 // --cleanup: removes everything any proxy mode of ours may have created, and nothing else. Start-up
 // never does this; it is the one path that deletes another mode's rules. Today that is the nftables
-// tables `kube-proxy` and its shard tables `kube-proxy-svc-NN` in the ip and ip6 families (IPVS
-// objects will join when that mode creates them).
+// table `kube-proxy` in the ip and ip6 families, and the shard tables `kube-proxy-svc-NN` an
+// earlier version made (IPVS objects will join when that mode creates them).
 import { Family, NetlinkError, Nft, Transaction } from '../native';
 import { isOurTable } from '../proxier/nftables/layout';
 
@@ -13,7 +13,7 @@ export const OWNED_TABLES: ReadonlyArray<{ family: Family; name: string }> = [
 
 const FAMILIES: ReadonlySet<string> = new Set(OWNED_TABLES.map((t) => t.family));
 
-/** The main tables, then every listed table of ours (any shard count) in the ip and ip6 families. */
+/** The main tables, then every other listed table of ours (earlier versions' shards) in the ip and ip6 families. */
 async function tablesToDelete(nft: Nft): Promise<{ family: Family; name: string }[]> {
   const listed = (await nft.listTables()).filter((t) => FAMILIES.has(t.family) && isOurTable(t.name));
   const key = (t: { family: string; name: string }) => `${t.family} ${t.name}`;
