@@ -79,8 +79,16 @@ Napi::Value NftSocket::DumpTable(const Napi::CallbackInfo& info) {
   uint8_t family;
   std::string name;
   if (!FamilyArg(info, 0, "family", &family) || !StringArg(info, 1, "name", 1, 255, &name)) return env.Undefined();
+  bool withElements = true;
+  if (info.Length() > 2 && !info[2].IsUndefined()) {
+    if (!info[2].IsBoolean()) {
+      ThrowType(env, "withElements must be a boolean");
+      return env.Undefined();
+    }
+    withElements = info[2].As<Napi::Boolean>().Value();
+  }
   if (!Acquire(env, "dumpTable")) return env.Undefined();
-  auto* w = new DumpTableWorker(env, this, sock_.get(), family, std::move(name));
+  auto* w = new DumpTableWorker(env, this, sock_.get(), family, std::move(name), withElements);
   Napi::Promise p = w->Promise();
   w->Queue();
   return p;

@@ -48,10 +48,11 @@ void ListTablesWorker::OnOK() {
   deferred_.Resolve(TablesToJs(env, tables_));
 }
 
-DumpTableWorker::DumpTableWorker(Napi::Env env, NftSocket* owner, NetlinkSocket* sock, uint8_t family, std::string table)
-    : NftWorker(env, owner, sock), family_(family), table_(std::move(table)) {}
+DumpTableWorker::DumpTableWorker(Napi::Env env, NftSocket* owner, NetlinkSocket* sock, uint8_t family, std::string table,
+                                 bool withElements)
+    : NftWorker(env, owner, sock), family_(family), table_(std::move(table)), withElements_(withElements) {}
 
-void DumpTableWorker::Execute() { err_ = nft::DumpTable(*sock_, family_, table_, &dump_); }
+void DumpTableWorker::Execute() { err_ = nft::DumpTable(*sock_, family_, table_, withElements_, &dump_); }
 
 void DumpTableWorker::OnOK() {
   Napi::Env env = Env();

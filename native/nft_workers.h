@@ -48,13 +48,14 @@ class ListTablesWorker : public NftWorker {
 
 class DumpTableWorker : public NftWorker {
  public:
-  DumpTableWorker(Napi::Env env, NftSocket* owner, NetlinkSocket* sock, uint8_t family, std::string table);
+  DumpTableWorker(Napi::Env env, NftSocket* owner, NetlinkSocket* sock, uint8_t family, std::string table, bool withElements);
   void Execute() override;
   void OnOK() override;
 
  private:
   uint8_t family_;
   std::string table_;
+  bool withElements_;
   nft::TableDump dump_;
   RequestError err_;
 };

@@ -164,7 +164,7 @@ RequestError ListTables(NetlinkSocket& sock, std::vector<TableId>* out) {
               [&](uint8_t fam, const uint8_t* p, size_t n) { ParseTable(out, fam, p, n); });
 }
 
-RequestError DumpTable(NetlinkSocket& sock, uint8_t family, const std::string& table, TableDump* out) {
+RequestError DumpTable(NetlinkSocket& sock, uint8_t family, const std::string& table, bool withElements, TableDump* out) {
   RequestError err = CheckTableExists(sock, family, table);
   if (err.errnum) return err;
   auto byTable = [&](uint16_t attr) { return [&table, attr](NlBuilder& b) { b.PutStr(attr, table); }; };
@@ -176,6 +176,7 @@ RequestError DumpTable(NetlinkSocket& sock, uint8_t family, const std::string& t
   if (err.errnum) return err;
   err = Dump(sock, NFT_MSG_GETSET, family, byTable(NFTA_SET_TABLE),
              [&](uint8_t, const uint8_t* p, size_t n) { ParseSet(out, p, n); });
+  if (!withElements) return err;
   for (SetInfo& s : out->sets) {
     if (err.errnum) return err;
     err = Dump(sock, NFT_MSG_GETSETELEM, family,

@@ -48,7 +48,8 @@ struct TableDump {
 
 RequestError ListTables(NetlinkSocket& sock, std::vector<TableId>* out);
 // ENOENT if the table does not exist. Retries dumps the kernel flags as interrupted.
-RequestError DumpTable(NetlinkSocket& sock, uint8_t family, const std::string& table, TableDump* out);
+// withElements false: sets are listed without their elements (start-up adoption needs only names and kinds).
+RequestError DumpTable(NetlinkSocket& sock, uint8_t family, const std::string& table, bool withElements, TableDump* out);
 
 }  // namespace nft
 }  // namespace kpn

@@ -15,7 +15,7 @@ export interface RawTableDump { chains: RawChain[]; rules: RawRule[]; sets: RawS
 export interface NftSocketHandle {
   commit(buf: Buffer): Promise<{ messages: number; sends: number; bytes: number }>;
   listTables(): Promise<{ family: number; name: string }[]>;
-  dumpTable(family: number, name: string): Promise<RawTableDump>;
+  dumpTable(family: number, name: string, withElements?: boolean): Promise<RawTableDump>;
   close(): void;
 }
 

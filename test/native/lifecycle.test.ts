@@ -70,6 +70,15 @@ test('dumpTable returns the chains, rules and sets that were committed', async (
   assert.deepEqual(await nft.listTables(), [{ family: 'ip', name: T }]);
 });
 
+test('dumpTable with elements: false lists the same sets without their elements', async () => {
+  const full = await nft.dumpTable('ip', T);
+  const bare = await nft.dumpTable('ip', T, { elements: false });
+  assert.deepEqual(bare.sets.map((s) => ({ ...s, elements: [] })), full.sets.map((s) => ({ ...s, elements: [] })));
+  assert.ok(full.sets.some((s) => s.elements.length > 0));
+  assert.ok(bare.sets.every((s) => s.elements.length === 0));
+  assert.deepEqual(bare.chains, full.chains);
+});
+
 test('elements are added and deleted, in plain maps and interval sets', async () => {
   await nft.commit(known()
     .addElements('ip', T, 'svc', [{ key: ['10.0.0.2', 'udp', 53], verdict: { kind: 'goto', chain: 'b' } }])

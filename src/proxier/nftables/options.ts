@@ -9,7 +9,7 @@ export interface NftHandle {
   commit(tx: import('../../native/transaction').Transaction): Promise<unknown>;
   /** Used once at start-up to find our tables (and earlier versions' shard tables); without it only `kube-proxy` is dumped. */
   listTables?(): Promise<{ family: string; name: string }[]>;
-  dumpTable(family: IpFamily, name: string): Promise<{
+  dumpTable(family: IpFamily, name: string, opts?: { elements?: boolean }): Promise<{
     chains: { name: string }[];
     sets: { name: string; flags: number; keyLen: number }[];
   }>;

@@ -103,7 +103,7 @@ export class NftablesProxier implements Proxier {
       const known: KnownObjects = { tables: [], chains: [], sets: new Map() };
       for (const t of candidates.filter((c) => c.family === f).map((c) => c.name)) {
         try {
-          const d = await this.opts.nft.dumpTable(f, t);
+          const d = await this.opts.nft.dumpTable(f, t, { elements: false });
           (known.tables as string[]).push(t);
           for (const c of d.chains) (known.chains as string[]).push(qual(t, c.name));
           for (const s of d.sets) known.sets.set(qual(t, s.name), dumpedSetMatcher(s));
