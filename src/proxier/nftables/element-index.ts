@@ -1,23 +1,23 @@
 // Which ServicePorts want each element of the shared maps and sets. Several ServicePorts may want
 // the same element (the ports of one Service share their ClusterIP in `cluster-ips`; two Services
 // may claim one external IP and port): the element stays while anyone wants it, and the first
-// claimant's verdict wins. Updated per changed ServicePort, so a partial sync costs only what it
-// touches.
+// claimant's value wins. Updated per changed ServicePort, so a partial sync costs only what it
+// touches. The index is also our record of what the kernel holds: after every committed sync its
+// winners are exactly the kernel's elements.
+//
+// At 50k Services the index holds ~400k entries, so an entry is kept small: the first claimant's
+// own ElementDef (no copy) and, only when others want the element too, a map of them.
 import type { ElementDef, KeyPart } from './desired';
 import { elementKeyString } from './desired';
-import type { Verdict } from './rule-steps';
 import { verdictText } from './rule-steps';
 
 export interface Claims {
-  table: string;
-  set: string;
-  key: KeyPart[];
-  /** owner -> value it wants (empty for plain sets), in claim order. */
-  owners: Map<string, ElementValue>;
+  /** The winning claimant and its element; undefined once nobody wants the element. */
+  owner: string | undefined;
+  el: ElementDef;
+  /** Further claimants in claim order (rare). */
+  others?: Map<string, ElementDef>;
 }
-
-/** What a map element maps to: a verdict, or data (endpoint maps). */
-export interface ElementValue { verdict?: Verdict; data?: KeyPart[] }
 
 export type IndexKey = string;
 export const indexKey = (table: string, set: string, key: readonly KeyPart[]): IndexKey =>
@@ -25,18 +25,47 @@ export const indexKey = (table: string, set: string, key: readonly KeyPart[]): I
 
 /** The element the kernel should hold for these claims, or null when nobody wants it. */
 export function winner(c: Claims | undefined): { owner: string; el: ElementDef } | null {
-  if (!c || c.owners.size === 0) return null;
-  const [owner, v] = c.owners.entries().next().value as [string, ElementValue];
-  return { owner, el: { table: c.table, set: c.set, key: c.key, ...v } };
+  return c && c.owner !== undefined ? { owner: c.owner, el: c.el } : null;
 }
 
+export function isWanted(c: Claims | undefined): boolean {
+  return c !== undefined && c.owner !== undefined;
+}
+
+/** The element's value as text: its verdict, its data, or '' in a plain set. */
 export function elementValue(el: Pick<ElementDef, 'verdict' | 'data'>): string {
   if (el.verdict) return verdictText(el.verdict);
   return el.data ? elementKeyString(el.data) : '';
 }
 
-function valueOf(el: ElementDef): ElementValue {
-  return el.verdict ? { verdict: el.verdict } : el.data ? { data: el.data } : {};
+function copy(c: Claims | undefined, el: ElementDef): Claims {
+  if (!c) return { owner: undefined, el };
+  return c.others ? { owner: c.owner, el: c.el, others: new Map(c.others) } : { owner: c.owner, el: c.el };
+}
+
+function claimIn(c: Claims, owner: string, el: ElementDef): void {
+  if (c.owner === undefined || c.owner === owner) {
+    c.owner = owner;
+    c.el = el;
+  } else {
+    (c.others ??= new Map()).set(owner, el);
+  }
+}
+
+function releaseIn(c: Claims, owner: string): void {
+  if (c.owner !== owner) {
+    c.others?.delete(owner);
+    return;
+  }
+  const next = c.others?.entries().next();
+  if (!next || next.done) {
+    c.owner = undefined;
+    return;
+  }
+  const [o, el] = next.value;
+  c.others!.delete(o);
+  c.owner = o;
+  c.el = el;
 }
 
 /** Copy-on-write edits of an index: a failed sync leaves the index as it was. */
@@ -49,18 +78,14 @@ export class IndexEdit {
 
   private entry(k: IndexKey, el: ElementDef): Claims {
     let c = this.changed.get(k);
-    if (!c) {
-      const old = this.base.get(k);
-      c = { table: el.table, set: el.set, key: el.key, owners: new Map(old?.owners ?? []) };
-      this.changed.set(k, c);
-    }
+    if (!c) this.changed.set(k, c = copy(this.base.get(k), el));
     return c;
   }
 
   release(owner: string, els: readonly ElementDef[]): void {
     for (const el of els) {
       const k = indexKey(el.table, el.set, el.key);
-      this.entry(k, el).owners.delete(owner);
+      releaseIn(this.entry(k, el), owner);
       this.touchedBy.set(k, owner);
     }
   }
@@ -68,7 +93,7 @@ export class IndexEdit {
   claim(owner: string, els: readonly ElementDef[]): void {
     for (const el of els) {
       const k = indexKey(el.table, el.set, el.key);
-      this.entry(k, el).owners.set(owner, valueOf(el));
+      claimIn(this.entry(k, el), owner, el);
       this.touchedBy.set(k, owner);
     }
   }
@@ -79,7 +104,7 @@ export class IndexEdit {
 
   applyTo(index: Map<IndexKey, Claims>): void {
     for (const [k, c] of this.changed) {
-      if (c.owners.size === 0) index.delete(k); else index.set(k, c);
+      if (c.owner === undefined) index.delete(k); else index.set(k, c);
     }
   }
 }

@@ -8,7 +8,7 @@ import type { FamilyContext } from './context';
 import type { BaseObjects, ChainDef, ElementDef, ServiceObjects, SetDef } from './desired';
 import { IndexEdit, winner, type Claims, type IndexKey } from './element-index';
 import { BASE_OWNER, MIXED_OWNER, TxWriter, nativeSetSpec } from './tx-writer';
-import { countSetUse, mirrorElement, setFingerprint, slim, type FamilyMirror, type FamilyState, type MirrorElement } from './state';
+import { countSetUse, setFingerprint, slim, type FamilyMirror, type FamilyState } from './state';
 import type { IpFamily } from './rule-steps';
 import { qual, unqual } from './layout';
 
@@ -56,28 +56,25 @@ function buildIndex(base: BaseObjects, services: ServiceObjects[]): Map<IndexKey
   return index;
 }
 
-function writeElements(w: TxWriter, family: IpFamily, index: Map<IndexKey, Claims>, fine: boolean): Map<IndexKey, MirrorElement> {
-  const mirror = new Map<IndexKey, MirrorElement>();
+function writeElements(w: TxWriter, family: IpFamily, index: Map<IndexKey, Claims>, fine: boolean): void {
   const groups = new Map<string, { table: string; set: string; owner: string; els: ElementDef[] }>();
-  for (const [k, c] of index) {
+  for (const c of index.values()) {
     const win = winner(c);
     if (!win) continue;
-    mirror.set(k, mirrorElement(win.el));
-    const g = fine ? qual(c.table, `${c.set}\u0000${win.owner}`) : qual(c.table, c.set);
+    const g = fine ? qual(win.el.table, `${win.el.set}\u0000${win.owner}`) : qual(win.el.table, win.el.set);
     let group = groups.get(g);
-    if (!group) groups.set(g, group = { table: c.table, set: c.set, owner: win.owner, els: [] });
+    if (!group) groups.set(g, group = { table: win.el.table, set: win.el.set, owner: win.owner, els: [] });
     if (group.owner !== win.owner) group.owner = MIXED_OWNER;
     group.els.push(win.el);
   }
   for (const g of groups.values()) w.addElements(family, g.table, g.set, g.els, g.owner);
-  return mirror;
 }
 
 /** Writes one family's full sync into `w` and returns the state the kernel will hold after it. */
 export function planFullFamily(w: TxWriter, input: FullFamilyInput, fine: boolean): FamilyState {
   const { ctx, base } = input;
   const f = ctx.family;
-  const mirror: FamilyMirror = { chains: new Map(), sets: new Map(), elements: new Map() };
+  const mirror: FamilyMirror = { chains: new Map(), sets: new Map() };
   const tables = new Set(base.tables);
   for (const t of base.tables) { w.addTable(f, t); w.flushTable(f, t); }
 
@@ -107,7 +104,7 @@ export function planFullFamily(w: TxWriter, input: FullFamilyInput, fine: boolea
   for (const { def, owner } of chains) mirror.chains.set(qual(def.table, def.name), w.addRules(f, def, owner));
 
   const index = buildIndex(base, input.services);
-  mirror.elements = writeElements(w, f, index, fine);
+  writeElements(w, f, index, fine);
 
   for (const q of new Set(input.known.chains)) {
     const { table, name } = unqual(q);

@@ -1,13 +1,13 @@
 // A partial sync: only the chains of the ServicePorts that changed, and only the elements whose
 // wanted value differs from what the mirror says the kernel holds. Its cost depends on what
 // changed, not on how many Services exist.
-import type { BaseObjects, ChainDef, ServiceObjects } from './desired';
-import { IndexEdit, elementValue, winner, type IndexKey } from './element-index';
+import type { BaseObjects, ChainDef, ElementDef, ServiceObjects } from './desired';
+import { IndexEdit, elementValue, isWanted, winner } from './element-index';
 import { BASE_OWNER, TxWriter } from './tx-writer';
 import type { Rule } from '../../native/rule-builder';
 import { compileBase } from './compile-base';
 import { qual, unqual } from './layout';
-import { chainFingerprint, mirrorElement, setFingerprint, setsInUse, slim, type FamilyState, type MirrorElement } from './state';
+import { chainFingerprint, setFingerprint, setsInUse, slim, type FamilyState } from './state';
 
 export interface PartialChange {
   key: string;
@@ -23,7 +23,6 @@ export interface PartialResult {
   setUse: Map<string, number>;
   sets: Map<string, string | null>;
   chains: Map<string, string | null>;
-  elements: Map<IndexKey, MirrorElement | null>;
   services: Map<string, ServiceObjects | null>;
   index: IndexEdit;
 }
@@ -71,7 +70,7 @@ export function planPartialFamily(w: TxWriter, state: FamilyState, changes: Part
   }
   for (const c of fill) w.addRules(f, c.def, c.owner, c.rules);
 
-  const elements = writeElementChanges(w, state, index);
+  writeElementChanges(w, state, index);
 
   for (const [q, want] of wanted) {
     if (want || !state.mirror.chains.has(q)) continue;
@@ -84,15 +83,15 @@ export function planPartialFamily(w: TxWriter, state: FamilyState, changes: Part
     const { table, name } = unqual(q);
     w.deleteSet(f, table, name);
   }
-  return { state, base, setUse, sets, chains, elements, services, index };
+  return { state, base, setUse, sets, chains, services, index };
 }
 
 function nextSetUse(state: FamilyState, index: IndexEdit): Map<string, number> {
   const use = new Map(state.setUse);
   for (const [k, c] of index.changed) {
-    const was = (state.index.get(k)?.owners.size ?? 0) > 0;
-    const is = c.owners.size > 0;
-    if (was !== is) use.set(c.set, (use.get(c.set) ?? 0) + (is ? 1 : -1));
+    const was = isWanted(state.index.get(k));
+    const is = isWanted(c);
+    if (was !== is) use.set(c.el.set, (use.get(c.el.set) ?? 0) + (is ? 1 : -1));
   }
   return use;
 }
@@ -129,28 +128,19 @@ function writeBaseChains(w: TxWriter, state: FamilyState, base: BaseObjects, cha
   }
 }
 
-function writeElementChanges(w: TxWriter, state: FamilyState, index: IndexEdit): Map<IndexKey, MirrorElement | null> {
+/** Deletes, then adds, the elements whose winning value changed (the old index is what the kernel holds). */
+function writeElementChanges(w: TxWriter, state: FamilyState, index: IndexEdit): void {
   const f = state.family;
-  const out = new Map<IndexKey, MirrorElement | null>();
-  const adds: { owner: string; el: MirrorElement }[] = [];
+  const adds: { owner: string; el: ElementDef }[] = [];
   for (const [k, claims] of index.changed) {
-    const have = state.mirror.elements.get(k);
+    const have = winner(state.index.get(k));
     const win = winner(claims);
-    const value = win ? elementValue(win.el) : undefined;
-    if (have && have.value === value) continue;
+    if (have && win && elementValue(have.el) === elementValue(win.el)) continue;
     const blame = win?.owner || index.touchedBy.get(k)!;
-    if (have) {
-      w.deleteElements(f, have.table, have.set, [have], blame);
-      out.set(k, null);
-    }
-    if (win) {
-      const el = mirrorElement(win.el);
-      adds.push({ owner: blame, el });
-      out.set(k, el);
-    }
+    if (have) w.deleteElements(f, have.el.table, have.el.set, [have.el], blame);
+    if (win) adds.push({ owner: blame, el: win.el });
   }
   for (const { owner, el } of adds) w.addElements(f, el.table, el.set, [el], owner);
-  return out;
 }
 
 /** Makes the state describe the kernel after the partial transaction committed. */
@@ -163,9 +153,6 @@ export function applyPartial(r: PartialResult): void {
   }
   for (const [name, fp] of r.chains) {
     if (fp === null) state.mirror.chains.delete(name); else state.mirror.chains.set(name, fp);
-  }
-  for (const [k, el] of r.elements) {
-    if (el === null) state.mirror.elements.delete(k); else state.mirror.elements.set(k, el);
   }
   for (const [key, obj] of r.services) {
     if (obj === null) state.services.delete(key); else state.services.set(key, slim(obj));

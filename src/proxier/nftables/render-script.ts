@@ -37,7 +37,7 @@ export function renderDesiredScript(base: BaseObjects, services: readonly Servic
   edit.applyTo(index);
   for (const c of index.values()) {
     const win = winner(c);
-    if (win) lines.push(`add element ${f} ${c.table} ${c.set} { ${elementText(win.el)} }`);
+    if (win) lines.push(`add element ${f} ${win.el.table} ${win.el.set} { ${elementText(win.el)} }`);
   }
   return lines.join('\n') + '\n';
 }

@@ -1,18 +1,15 @@
 // What we believe one family's tables hold (the mirror), plus what produced it. Syncs read and
 // update this instead of listing the kernel.
 import type { FamilyContext } from './context';
-import type { BaseObjects, ChainDef, ElementDef, KeyPart, ServiceObjects, SetDef } from './desired';
-import { elementValue, type Claims, type IndexKey } from './element-index';
-import type { IpFamily, Verdict } from './rule-steps';
-
-export interface MirrorElement { table: string; set: string; key: KeyPart[]; value: string; verdict?: Verdict; data?: KeyPart[] }
+import type { BaseObjects, ChainDef, ServiceObjects, SetDef } from './desired';
+import { isWanted, type Claims, type IndexKey } from './element-index';
+import type { IpFamily } from './rule-steps';
 
 export interface FamilyMirror {
   /** qual(table, chain name) -> fingerprint of its hook and rules */
   chains: Map<string, string>;
   /** qual(table, set name) -> fingerprint of its spec */
   sets: Map<string, string>;
-  elements: Map<IndexKey, MirrorElement>;
 }
 
 export interface FamilyState {
@@ -21,7 +18,7 @@ export interface FamilyState {
   ctxKey: string;
   base: BaseObjects;
   mirror: FamilyMirror;
-  /** Desired elements of the shared maps and sets, with who wants them. */
+  /** Elements of the shared maps and sets with who wants them: the winners are what the kernel holds. */
   index: Map<IndexKey, Claims>;
   /** The objects of every ServicePort the kernel holds. */
   services: Map<string, ServiceObjects>;
@@ -29,17 +26,10 @@ export interface FamilyState {
   setUse: Map<string, number>;
 }
 
-export function mirrorElement(el: ElementDef): MirrorElement {
-  return {
-    table: el.table, set: el.set, key: el.key, value: elementValue(el),
-    ...(el.verdict ? { verdict: el.verdict } : {}), ...(el.data ? { data: el.data } : {}),
-  };
-}
-
 /** Element counts per set of an index. */
 export function countSetUse(index: ReadonlyMap<IndexKey, Claims>): Map<string, number> {
   const use = new Map<string, number>();
-  for (const c of index.values()) if (c.owners.size > 0) use.set(c.set, (use.get(c.set) ?? 0) + 1);
+  for (const c of index.values()) if (isWanted(c)) use.set(c.el.set, (use.get(c.el.set) ?? 0) + 1);
   return use;
 }
 
