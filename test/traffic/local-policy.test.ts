@@ -57,8 +57,8 @@ describe('Local traffic policies through the whole proxy', () => {
     assert.deepEqual(c.topo.probe('udp', '203.0.113.50', 53, 1, { timeoutMs: 500 }), ['ERR TIMEOUT']);
     // Unprogrammed, the LB IP would time out too (it is routed away): the rule must say drop.
     const rules = ruleset(c);
-    assert.match(rules, /203\.0\.113\.50 \. tcp \. 80 : drop/, rules);
-    assert.match(rules, /tcp \. 31080 : drop/, rules);
+    assert.match(rules, /set no-local-endpoint-services \{[^}]*elements = \{[^}]*203\.0\.113\.50 \. tcp \. 80/, rules);
+    assert.match(rules, /set no-local-endpoint-nodeports \{[^}]*elements = \{[^}]*tcp \. 31080/, rules);
     assert.deepEqual([...answeredBy(c.topo.probe('tcp', '100.100.2.10', 80, 30))].sort(), ['pod0', 'pod1', 'pod2']);
     // Pods are not external clients: their traffic to the LB IP or NodePort short-circuits to every endpoint.
     const fromPod = { from: c.topo.pods[1].ns };

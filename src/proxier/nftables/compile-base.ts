@@ -43,10 +43,18 @@ function filterChains(ctx: FamilyContext): Chain[] {
       rules: [newJump(CHAIN.serviceEndpointsCheck), newJump(CHAIN.firewallCheck)] },
     { name: CHAIN.filterOutputPostDnat, base: { type: 'filter', hook: 'output', priority: DSTNAT + 10 },
       rules: [newJump(CHAIN.clusterIPsCheck)] },
-    { name: CHAIN.serviceEndpointsCheck, rules: [[{ op: 'vmap', parts: [...DADDR_PROTO_PORT], map: SET.noEndpointServices }]] },
+    // Plain sets, not upstream's verdict maps: a verdict-map element that jumps makes the kernel
+    // re-validate the table through every element of the map (docs/nftables-ruleset.md).
+    { name: CHAIN.serviceEndpointsCheck, rules: [
+      [{ op: 'lookup', parts: [...DADDR_PROTO_PORT], set: SET.noEndpointServices }, goto(CHAIN.reject)],
+      [{ op: 'lookup', parts: [...DADDR_PROTO_PORT], set: SET.noLocalEndpointServices }, { op: 'verdict', verdict: { kind: 'drop' } }],
+    ] },
     // In the input hook the destination is local already: no fib lookup needed.
-    { name: CHAIN.nodePortEndpointsCheck, rules: [[...nodePortDestination(ctx, false),
-      { op: 'vmap', parts: [...PROTO_PORT], map: SET.noEndpointNodePorts }]] },
+    { name: CHAIN.nodePortEndpointsCheck, rules: [
+      [{ op: 'lookup', parts: [...PROTO_PORT], set: SET.noEndpointNodePorts }, ...nodePortDestination(ctx, false), goto(CHAIN.reject)],
+      [{ op: 'lookup', parts: [...PROTO_PORT], set: SET.noLocalEndpointNodePorts }, ...nodePortDestination(ctx, false),
+        { op: 'verdict', verdict: { kind: 'drop' } }],
+    ] },
     { name: CHAIN.reject, rules: [[{ op: 'reject' }]] },
     { name: CHAIN.clusterIPsCheck, rules: clusterIPsCheck },
     { name: CHAIN.firewallCheck, rules: [[{ op: 'vmap', parts: [...DADDR_PROTO_PORT], map: SET.firewallIPs }]] },
@@ -145,10 +153,10 @@ function fixedSets(ctx: FamilyContext): Set_[] {
   const addr = addrType(ctx);
   const sets: Set_[] = [
     { name: SET.clusterIPs, key: [addr], comment: 'Active ClusterIPs' },
-    { name: SET.noEndpointServices, key: vipKey(ctx), map: 'verdict',
-      comment: 'vmap to drop or reject packets to services with no endpoints' },
-    { name: SET.noEndpointNodePorts, key: PORT_KEY, map: 'verdict',
-      comment: 'vmap to drop or reject packets to service nodeports with no endpoints' },
+    { name: SET.noEndpointServices, key: vipKey(ctx), comment: 'services with no endpoints: rejected' },
+    { name: SET.noEndpointNodePorts, key: PORT_KEY, comment: 'service nodeports with no endpoints: rejected' },
+    { name: SET.noLocalEndpointServices, key: vipKey(ctx), comment: 'Local-policy services with no local endpoints: dropped' },
+    { name: SET.noLocalEndpointNodePorts, key: PORT_KEY, comment: 'Local-policy service nodeports with no local endpoints: dropped' },
     { name: SET.firewallIPs, key: vipKey(ctx), map: 'verdict', comment: 'destinations that are subject to LoadBalancerSourceRanges' },
     { name: SET.serviceIPs, key: vipKey(ctx), map: 'verdict', comment: 'Services with session affinity (per-Service chains)' },
     { name: SET.serviceNodePorts, key: PORT_KEY, map: 'verdict', comment: 'NodePorts of Services with session affinity' },

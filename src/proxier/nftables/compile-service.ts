@@ -121,13 +121,18 @@ function externalAddresses(p: Plan, ctx: FamilyContext): string[] {
 function commonElements(p: Plan, ctx: FamilyContext, names: ServiceChainNames, fwRanges: string[]): Element[] {
   const { sp, proto } = p;
   const out: Element[] = [{ set: SET.clusterIPs, key: [sp.clusterIP] }];
-  const noEndpoints = (local: boolean): Verdict =>
-    p.hasEndpoints && local ? { kind: 'drop' } : { kind: 'goto', chain: CHAIN.reject };
-  if (!p.hasInternal) out.push({ set: SET.noEndpointServices, key: vip(p, sp.clusterIP), verdict: noEndpoints(sp.internalPolicyLocal) });
-  const externalVerdict = noEndpoints(sp.externalPolicyLocal);
+  // Upstream's verdicts: reject when the Service has no endpoint at all, drop when it has some
+  // but none here under a Local policy.
+  const drop = (local: boolean) => p.hasEndpoints && local;
+  if (!p.hasInternal) {
+    const set = drop(sp.internalPolicyLocal) ? SET.noLocalEndpointServices : SET.noEndpointServices;
+    out.push({ set, key: vip(p, sp.clusterIP) });
+  }
   if (!p.hasExternal) {
-    for (const ip of externalAddresses(p, ctx)) out.push({ set: SET.noEndpointServices, key: vip(p, ip), verdict: externalVerdict });
-    if (sp.nodePort !== 0) out.push({ set: SET.noEndpointNodePorts, key: [proto, sp.nodePort], verdict: externalVerdict });
+    const dropExternal = drop(sp.externalPolicyLocal);
+    const set = dropExternal ? SET.noLocalEndpointServices : SET.noEndpointServices;
+    for (const ip of externalAddresses(p, ctx)) out.push({ set, key: vip(p, ip) });
+    if (sp.nodePort !== 0) out.push({ set: dropExternal ? SET.noLocalEndpointNodePorts : SET.noEndpointNodePorts, key: [proto, sp.nodePort] });
   }
   if (fwRanges.length > 0) {
     for (const ip of new Set(sp.loadBalancerIPs.filter((i) => ipFamilyOf(i) === ctx.family))) {

@@ -39,6 +39,8 @@ export const SET = {
   serviceNodePorts: 'service-nodeports',
   noEndpointServices: 'no-endpoint-services',
   noEndpointNodePorts: 'no-endpoint-nodeports',
+  noLocalEndpointServices: 'no-local-endpoint-services',
+  noLocalEndpointNodePorts: 'no-local-endpoint-nodeports',
   firewallIPs: 'firewall-ips',
   affinity: 'affinity',
   clusterIPPorts: 'cluster-ip-ports',

@@ -64,6 +64,8 @@ test('base chains, hooks and the shared dispatch maps', () => {
   has(t, 'add rule ip kube-proxy masquerading meta mark set meta mark xor 0x00004000');
   has(t, 'add rule ip kube-proxy masquerading masquerade fully-random');
   has(t, 'add rule ip kube-proxy cluster-ips-check ip daddr @cluster-ips reject comment "Reject traffic to invalid ports of ClusterIPs"');
+  has(t, 'add rule ip kube-proxy service-endpoints-check ip daddr . meta l4proto . th dport @no-endpoint-services goto reject-chain');
+  has(t, 'add rule ip kube-proxy service-endpoints-check ip daddr . meta l4proto . th dport @no-local-endpoint-services drop');
   has(t, 'add map ip kube-proxy firewall-ips { type ipv4_addr . inet_proto . inet_service : verdict; comment "destinations that are subject to LoadBalancerSourceRanges"; }');
   has(t, 'add set ip kube-proxy hairpin { type ipv4_addr . ipv4_addr; comment "endpoint IP . endpoint IP: traffic an endpoint sent to itself"; }');
   has(t, 'add set ip kube-proxy affinity { type ipv4_addr . ipv4_addr . inet_service . ipv4_addr . inet_service; flags dynamic,timeout; comment "ClientIP session affinity of every Service"; }');
@@ -115,7 +117,8 @@ test('nodePortAddresses: CIDRs and primary go into the nodeport-ips interval set
   has(t, 'add element ip kube-proxy nodeport-ips { 192.168.1.2/32 }');
   lacks(t, '192.168.0.2/32'); // inside 192.168.0.0/24: an interval set refuses overlaps
   has(t, 'add rule ip kube-proxy services meta l4proto . th dport @nodeports ip daddr != 127.0.0.0/8 ip daddr @nodeport-ips fib daddr type local goto nodeport-traffic');
-  has(t, 'add rule ip kube-proxy nodeport-endpoints-check ip daddr != 127.0.0.0/8 ip daddr @nodeport-ips meta l4proto . th dport vmap @no-endpoint-nodeports');
+  has(t, 'add rule ip kube-proxy nodeport-endpoints-check meta l4proto . th dport @no-endpoint-nodeports ip daddr != 127.0.0.0/8 ip daddr @nodeport-ips goto reject-chain');
+  has(t, 'add rule ip kube-proxy nodeport-endpoints-check meta l4proto . th dport @no-local-endpoint-nodeports ip daddr != 127.0.0.0/8 ip daddr @nodeport-ips drop');
   lacks(t, 'fd00::');
 });
 
@@ -175,10 +178,10 @@ test('session affinity with a NodePort goes through its external chain, which ma
 test('no endpoints: reject for every address of the Service, nothing to dispatch', () => {
   const s = sp('svc1', { nodePort: 30080, externalIPs: ['192.168.99.11'], loadBalancerIPs: ['5.6.7.8'] });
   const t = script(s, []);
-  has(t, 'add element ip kube-proxy no-endpoint-services { 172.30.0.41 . tcp . 80 : goto reject-chain }');
-  has(t, 'add element ip kube-proxy no-endpoint-services { 192.168.99.11 . tcp . 80 : goto reject-chain }');
-  has(t, 'add element ip kube-proxy no-endpoint-services { 5.6.7.8 . tcp . 80 : goto reject-chain }');
-  has(t, 'add element ip kube-proxy no-endpoint-nodeports { tcp . 30080 : goto reject-chain }');
+  has(t, 'add element ip kube-proxy no-endpoint-services { 172.30.0.41 . tcp . 80 }');
+  has(t, 'add element ip kube-proxy no-endpoint-services { 192.168.99.11 . tcp . 80 }');
+  has(t, 'add element ip kube-proxy no-endpoint-services { 5.6.7.8 . tcp . 80 }');
+  has(t, 'add element ip kube-proxy no-endpoint-nodeports { tcp . 30080 }');
   has(t, 'add element ip kube-proxy cluster-ips { 172.30.0.41 }');
   for (const set of ['service-ips', 'cluster-ip-ports', 'external-ports', 'nodeports']) lacks(t, `add element ip kube-proxy ${set} `);
   lacks(t, 'ns1/svc1');
@@ -201,15 +204,15 @@ test('Local external policy: local endpoints for outside clients, every endpoint
 test('Local external policy without local endpoints: external traffic dropped, internal still served', () => {
   const s = sp('svc1', { nodePort: 30080, loadBalancerIPs: ['5.6.7.8'], externalPolicyLocal: true });
   const t = script(s, [ep('10.180.0.2')]);
-  has(t, 'add element ip kube-proxy no-endpoint-nodeports { tcp . 30080 : drop }');
-  has(t, 'add element ip kube-proxy no-endpoint-services { 5.6.7.8 . tcp . 80 : drop }');
+  has(t, 'add element ip kube-proxy no-local-endpoint-nodeports { tcp . 30080 }');
+  has(t, 'add element ip kube-proxy no-local-endpoint-services { 5.6.7.8 . tcp . 80 }');
   has(t, 'add element ip kube-proxy cluster-ip-ports { 172.30.0.41 . tcp . 80 }');
   lacks(t, 'local-endpoints-');
 });
 
 test('Local internal policy: ClusterIP served by local endpoints only, or dropped without them', () => {
   const t = script(sp('svc1', { internalPolicyLocal: true }), [ep('10.180.0.2')]);
-  has(t, 'add element ip kube-proxy no-endpoint-services { 172.30.0.41 . tcp . 80 : drop }');
+  has(t, 'add element ip kube-proxy no-local-endpoint-services { 172.30.0.41 . tcp . 80 }');
   lacks(t, 'add element ip kube-proxy cluster-ip-ports');
   const withLocal = script(sp('svc1', { internalPolicyLocal: true }), [ep('10.180.0.1', 80, { isLocal: true }), ep('10.180.0.2')]);
   has(withLocal, 'add element ip kube-proxy endpoints-1 { 172.30.0.41 . tcp . 80 . 0 : 10.180.0.1 . 80 }');

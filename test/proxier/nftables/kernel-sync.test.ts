@@ -57,7 +57,7 @@ test('full sync programs both families: shared chains, maps and elements; chains
       const sets = ns.nftJson().map((i) => i.set ?? i.map).filter((x) => x?.table === 'kube-proxy').map((x) => `${x.family} ${x.name}`);
       const maps = sets.filter((n) => /endpoints-/.test(n)).sort();
       assert.deepEqual(maps, ['ip endpoints-1', 'ip endpoints-2', 'ip nodeport-endpoints-2', 'ip6 endpoints-1']);
-      assert.equal(sets.length - maps.length, 2 * 13, 'fixed sets per family, none per Service');
+      assert.equal(sets.length - maps.length, 2 * 15, 'fixed sets per family, none per Service');
     } finally { nft.close(); }
   });
 });
