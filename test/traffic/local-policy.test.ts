@@ -43,6 +43,16 @@ describe('Local traffic policies through the whole proxy', () => {
     assert.deepEqual(lines, Array(120).fill(`pod0 ${CLIENT_IP}`));
   });
 
+  it('lets pods and the node itself reach every endpoint through the LoadBalancer IP and NodePort', () => {
+    const pod1 = c.topo.pods[1];
+    const fromPod = c.topo.probe('tcp', '203.0.113.50', 80, 60, { from: pod1.ns });
+    assert.deepEqual([...answeredBy(fromPod)].sort(), ['pod0', 'pod1', 'pod2'], 'pod traffic is short-circuited to every endpoint');
+    // Not masqueraded (the client is a local pod), except pod1 reaching itself (hairpin).
+    assert.deepEqual([...sourcesSeen(fromPod.filter((l) => !l.startsWith('pod1 ')))], [pod1.ip]);
+    const fromNode = c.topo.probe('tcp', NODE_IP, 31080, 60, { from: c.topo.node });
+    assert.deepEqual([...answeredBy(fromNode)].sort(), ['pod0', 'pod1', 'pod2'], 'node traffic is short-circuited to every endpoint');
+  });
+
   it('still spreads ClusterIP traffic over every endpoint (the internal policy is Cluster)', () => {
     const lines = c.topo.probe('tcp', '100.100.2.10', 80, 60);
     assert.deepEqual([...answeredBy(lines)].sort(), ['pod0', 'pod1', 'pod2']);
