@@ -78,6 +78,12 @@ export interface ProxySnapshot {
   services: ReadonlyMap<string, ServicePort>;
   endpoints: ReadonlyMap<string, SelectedEndpoints>;
   node: NodeInfo;
+  /**
+   * The cluster's Service IP ranges (`spec.cidrs` of every ServiceCIDR object, both families,
+   * sorted, unique). Traffic to an address in them that no Service has is dropped. Absent or
+   * empty when unknown (the API server has no ServiceCIDR API, or no access).
+   */
+  serviceCIDRs?: readonly string[];
 }
 
 /** Keys of ServicePorts whose Service or endpoints changed since the last applied sync. */

@@ -64,7 +64,8 @@ export function buildContext(inputs: ContextInputs, family: IpFamily, node: Node
     detector: resolveDetector(inputs.localDetector, family, node.podCIDRs),
     nodePorts: nodePortMatch(inputs.nodePortAddresses, family, nodeIPs),
     nodeIPs,
-    serviceCIDRs: inputs.serviceCIDRs.filter((c) => cidrFamily(c) === family).map((c) => normalizeCidr(c) ?? c),
+    // From the API server (ServiceCIDR objects): anything unparsable is left out, not programmed.
+    serviceCIDRs: [...new Set(inputs.serviceCIDRs.map((c) => normalizeCidr(c)).filter((c): c is string => c !== null && cidrFamily(c) === family))],
   };
 }
 

@@ -71,7 +71,8 @@ export class NftablesProxier implements Proxier {
 
   private async syncNow(snapshot: ProxySnapshot, changes: ChangeSet, full: boolean): Promise<SyncResult> {
     this.counters.syncs++;
-    const inputs: ContextInputs = { ...this.opts, serviceCIDRs: this.opts.serviceCIDRs ?? [] };
+    const serviceCIDRs = [...new Set([...(this.opts.serviceCIDRs ?? []), ...(snapshot.serviceCIDRs ?? [])])].sort();
+    const inputs: ContextInputs = { ...this.opts, serviceCIDRs };
     const ctxs = this.opts.families.map((f) => buildContext(inputs, f, snapshot.node));
     const doFull = full || this.needFull || ctxs.some((c) => this.states.get(c.family)?.ctxKey !== contextKey(c));
     try {

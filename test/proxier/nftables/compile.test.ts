@@ -251,7 +251,8 @@ test('IPv6: ip6 syntax in maps and rules, ::1 excluded from NodePorts', () => {
 });
 
 test('serviceCIDRs: drop traffic to unallocated ClusterIPs', () => {
-  const t = renderDesiredScript(compileBase(ctx({ serviceCIDRs: ['172.30.0.0/16', 'fd00:30::/112'] })), []);
+  const t = renderDesiredScript(compileBase(ctx({ serviceCIDRs: ['172.30.0.0/16', 'fd00:30::/112', 'not-a-cidr', '172.30.0.0/16'] })), []);
+  assert.equal(t.split('\n').filter((l) => l.includes('Drop traffic to unallocated ClusterIPs')).length, 1, 'duplicates and garbage left out');
   has(t, 'add rule ip kube-proxy cluster-ips-check ip daddr 172.30.0.0/16 drop comment "Drop traffic to unallocated ClusterIPs"');
   lacks(t, 'fd00:30::');
 });
