@@ -17,7 +17,9 @@ import { BASE_OWNER, MIXED_OWNER, OwnedBuildError, TxWriter } from './tx-writer'
 
 /** Each refused ServicePort costs one more attempt; past this the sync fails as a whole. */
 const MAX_ATTEMPTS = 20;
+/** A full sync's few ops carry every element (15 MB at 50k Services): keep only small transactions. */
 const KEEP_TRANSACTION_OPS = 10_000;
+const KEEP_TRANSACTION_BYTES = 1 << 20;
 
 const familyOf = (sp: ServicePort): IpFamily => (sp.family === 'IPv6' ? 'ip6' : 'ip');
 
@@ -141,7 +143,8 @@ export class NftablesProxier implements Proxier {
         continue;
       }
       this.lastOpCount = a.writer.tx.opCount;
-      this.lastTransaction = this.lastOpCount <= KEEP_TRANSACTION_OPS ? a.writer.tx : undefined;
+      const small = this.lastOpCount <= KEEP_TRANSACTION_OPS && a.writer.tx.serialize().length <= KEEP_TRANSACTION_BYTES;
+      this.lastTransaction = small ? a.writer.tx : undefined;
       try {
         if (a.writer.tx.opCount > 0) await this.opts.nft.commit(a.writer.tx);
         a.commit();
