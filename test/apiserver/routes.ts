@@ -12,6 +12,7 @@ const GROUP_PREFIX: Record<string, Array<Resource | 'events'>> = {
   '/api/v1': ['services', 'nodes', 'namespaces', 'events'],
   '/apis/discovery.k8s.io/v1': ['endpointslices'],
   '/apis/events.k8s.io/v1': ['events'],
+  '/apis/networking.k8s.io/v1': ['servicecidrs'],
 };
 
 export function parseRoute(pathname: string): Route | undefined {

@@ -120,4 +120,31 @@ describe('TestApiServer', { timeout: 60_000 }, () => {
     const last = api.requests.slice(-4).map((r) => `${r.method} ${r.path}`);
     assert.deepEqual(last, ['POST /apis/events.k8s.io/v1/namespaces/default/events', 'GET /api/v1/services', 'GET /api/v1/pods', 'GET /api/v1/nodes/late']);
   });
+
+  it('serves cluster-scoped ServiceCIDRs (list, get, watch), or 404s them when told not to', async () => {
+    const from = api.store.rv;
+    const sc = api.create('servicecidrs', { metadata: { name: 'extra', namespace: 'ignored' }, spec: { cidrs: ['10.0.0.0/16'] } });
+    assert.equal(sc.metadata?.namespace, undefined, 'cluster-scoped');
+    const base = `${api.url}/apis/networking.k8s.io/v1/servicecidrs`;
+    const list = (await (await fetch(base)).json()) as { kind: string; apiVersion: string; items: Array<{ kind: string; metadata: { name: string }; spec: { cidrs: string[] } }> };
+    assert.equal(list.kind, 'ServiceCIDRList');
+    assert.equal(list.apiVersion, 'networking.k8s.io/v1');
+    assert.deepEqual(list.items.map((i) => [i.kind, i.metadata.name, i.spec.cidrs]), [['ServiceCIDR', 'extra', ['10.0.0.0/16']]]);
+    assert.equal((await fetch(`${base}/extra`)).status, 200);
+    const events = watchEvents(`${base}?watch=true&resourceVersion=${from}`, 3);
+    const changed = api.update('servicecidrs', { ...sc, spec: { cidrs: ['10.0.0.0/16', 'fd00::/108'] } });
+    api.delete('servicecidrs', changed);
+    assert.deepEqual((await events).map((e) => `${e.type} ${e.object.metadata?.name}`), ['ADDED extra', 'MODIFIED extra', 'DELETED extra']);
+    api.notServed.add('servicecidrs');
+    try {
+      const gone = await fetch(`${base}?limit=500`);
+      assert.equal(gone.status, 404);
+      assert.equal(((await gone.json()) as { reason: string }).reason, 'NotFound');
+      assert.equal((await fetch(`${base}?watch=true`)).status, 404);
+      assert.equal((await fetch(`${api.url}/api/v1/nodes/late`)).status, 200, 'other resources are still served');
+    } finally {
+      api.notServed.delete('servicecidrs');
+    }
+    assert.equal((await fetch(base)).status, 200);
+  });
 });

@@ -28,6 +28,8 @@ export interface TestApiServerOptions {
   expiredWatchAsHttp410?: boolean;
   /** Keep watches open past their timeoutSeconds, silent, like a connection that died without a FIN. */
   ignoreWatchTimeouts?: boolean;
+  /** Resources answered with 404, like an older API server that lacks them (also settable: `notServed`). */
+  notServed?: Resource[];
 }
 
 /** Milliseconds to hold the answer to a list of `path` (to open race windows in tests); 0 = none. */
@@ -60,9 +62,12 @@ export class TestApiServer {
   private failure?: { code: number; pathPrefix: string };
   /** Settable by tests at any time. */
   listDelay: ListDelay = () => 0;
+  /** Resources this server pretends not to have (every request for them gets 404); changeable at any time. */
+  readonly notServed: Set<Resource>;
 
   constructor(private readonly opts: TestApiServerOptions = {}) {
     this.store = new Store(opts.historyLimit ?? 1000);
+    this.notServed = new Set(opts.notServed ?? []);
   }
 
   get url(): string {
@@ -164,7 +169,7 @@ export class TestApiServer {
     const watch = query.watch === 'true' || query.watch === '1';
     this.requests.push({ method: req.method ?? 'GET', path: url.pathname, query, watch, time: Date.now() });
     const route = parseRoute(url.pathname);
-    if (!route) return this.send(res, 404, status(404, 'NotFound', `the server could not find the requested resource (${url.pathname})`));
+    if (!route || (route.resource !== 'events' && this.notServed.has(route.resource))) return this.send(res, 404, status(404, 'NotFound', `the server could not find the requested resource (${url.pathname})`));
     if (req.method === 'POST' && route.resource === 'events') return this.acceptEvent(req, res, route);
     if (req.method !== 'GET' || route.resource === 'events') {
       return this.send(res, 405, status(405, 'MethodNotAllowed', `${req.method} is not supported on ${url.pathname}`));

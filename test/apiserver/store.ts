@@ -1,7 +1,7 @@
 // The test API server's storage: objects per resource, a global resourceVersion counter (like etcd's
 // revision) and a bounded history of events so watches can resume from an older version until it expires.
 
-export type Resource = 'services' | 'endpointslices' | 'nodes' | 'namespaces';
+export type Resource = 'services' | 'endpointslices' | 'nodes' | 'namespaces' | 'servicecidrs';
 export type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -18,6 +18,7 @@ export const RESOURCES: Record<Resource, ResourceInfo> = {
   endpointslices: { kind: 'EndpointSlice', apiVersion: 'discovery.k8s.io/v1', namespaced: true },
   nodes: { kind: 'Node', apiVersion: 'v1', namespaced: false },
   namespaces: { kind: 'Namespace', apiVersion: 'v1', namespaced: false },
+  servicecidrs: { kind: 'ServiceCIDR', apiVersion: 'networking.k8s.io/v1', namespaced: false },
 };
 
 export interface StoredEvent {
