@@ -1,11 +1,12 @@
-// Everything kube-proxy watches, wired to one sink: Services, EndpointSlices, this Node, and the
-// Namespaces labelled `networking.k8s.io/kube-proxy=disabled`, whose Services and EndpointSlices are
-// never requested (see docs/watching.md for the design and its cost).
-import type { KubeConfig, KubernetesObject, V1EndpointSlice, V1Namespace, V1Node, V1Service } from '@kubernetes/client-node';
+// Everything kube-proxy watches, wired to one sink: Services, EndpointSlices, this Node, the
+// ServiceCIDRs, and the Namespaces labelled `networking.k8s.io/kube-proxy=disabled`, whose Services and
+// EndpointSlices are never requested (see docs/watching.md for the design and its cost).
+import type { KubeConfig, KubernetesObject, V1EndpointSlice, V1Namespace, V1Node, V1Service, V1ServiceCIDR } from '@kubernetes/client-node';
 import { BackoffOptions } from './backoff';
 import { Logger, silentLogger } from './logger';
 import { Reflector, ReflectorStatus } from './reflector';
 import { ResourceClients, resourceClients } from './resources';
+import { ServiceCIDRSet } from './service-cidrs';
 import { DISABLED_NAMESPACES_SELECTOR, excludeNamespacesSelector, nodeFieldSelector, SERVICE_LABEL_SELECTOR } from './selectors';
 import { ClusterEventSink, EventKind } from './sink';
 
@@ -22,6 +23,8 @@ export interface ClusterWatcherOptions {
   watchStallMarginSeconds?: number;
   /** Honour the disabled-namespace label (needs RBAC list/watch on namespaces). Default true. */
   namespaceOptOut?: boolean;
+  /** Watch `networking.k8s.io/v1` ServiceCIDRs and give their ranges to the sink. Default true. */
+  serviceCIDRs?: boolean;
   /** Told whenever a watch connects or fails (for metrics). */
   onStatus?: (s: ReflectorStatus) => void;
   /** Injectable for tests; defaults to the client-node typed APIs. */
@@ -29,7 +32,7 @@ export interface ClusterWatcherOptions {
 }
 
 export interface WatcherStatus {
-  /** Every watch is connected. */
+  /** Every watch is connected (a resource the API server does not serve is not watched, so not counted). */
   connected: boolean;
   /** Services and EndpointSlices completed their first list. */
   synced: boolean;
@@ -42,6 +45,15 @@ export class ClusterWatcher {
   private readonly slices: Reflector<V1EndpointSlice>;
   private readonly node: Reflector<V1Node>;
   private readonly namespaces?: Reflector<V1Namespace>;
+  private readonly serviceCIDRs?: Reflector<V1ServiceCIDR>;
+  private readonly cidrSet: ServiceCIDRSet;
+  /** The ServiceCIDR list is in: from now on every change is delivered. */
+  private cidrsListed = false;
+  /** The first ServiceCIDR list has succeeded or failed: onSynced no longer waits for it. */
+  private cidrsSettled = false;
+  private deliveredCIDRs?: string;
+  private cidrsForbiddenWarned = false;
+  private syncedReported = false;
   private readonly disabled = new Set<string>();
   /** Namespace flips are applied one at a time, in order. */
   private flips: Promise<void> = Promise.resolve();
@@ -51,6 +63,7 @@ export class ClusterWatcher {
 
   constructor(private readonly o: ClusterWatcherOptions) {
     this.log = o.log ?? silentLogger;
+    this.cidrSet = new ServiceCIDRSet(this.log);
     const clients = o.clients ?? resourceClients(o.kubeConfig);
     const common = {
       kubeConfig: o.kubeConfig,
@@ -86,6 +99,31 @@ export class ClusterWatcher {
         delete: () => o.sink.onNode(undefined),
       },
     });
+    if (o.serviceCIDRs !== false) {
+      this.serviceCIDRs = new Reflector<V1ServiceCIDR>({
+        ...common,
+        client: clients.serviceCIDRs,
+        stopWhenNotServed: true,
+        // Said once, with the reason, by serviceCIDRStatus.
+        quietErrorCodes: [403],
+        onStatus: (s) => this.serviceCIDRStatus(s),
+        handler: {
+          add: (c) => this.cidrObject(c),
+          update: (c) => this.cidrObject(c),
+          delete: (c) => {
+            this.cidrSet.delete(c);
+            if (this.cidrsListed) this.deliverCIDRs();
+          },
+          synced: () => {
+            this.cidrsListed = true;
+            this.deliverCIDRs();
+            this.settleCIDRs();
+          },
+        },
+      });
+    } else {
+      this.cidrsSettled = true;
+    }
     if (o.namespaceOptOut !== false) {
       this.namespaces = new Reflector<V1Namespace>({
         ...common,
@@ -109,6 +147,8 @@ export class ClusterWatcher {
 
   start(): void {
     this.node.start();
+    // Before Services: the ranges are usually known by the first sync, which waits for this first list.
+    this.serviceCIDRs?.start();
     if (this.namespaces) this.namespaces.start();
     else this.startServices();
   }
@@ -129,9 +169,10 @@ export class ClusterWatcher {
 
   status(): WatcherStatus {
     const resources = this.reflectors().map((r) => r.status);
-    const failing = resources.filter((r) => r.lastError && !r.connected);
+    const watched = resources.filter((r) => !r.notServed);
+    const failing = watched.filter((r) => r.lastError && !r.connected);
     return {
-      connected: resources.every((r) => r.connected),
+      connected: watched.every((r) => r.connected),
       synced: this.syncedCount >= 2,
       lastError: failing[0]?.lastError,
       resources,
@@ -139,7 +180,7 @@ export class ClusterWatcher {
   }
 
   private reflectors(): Reflector<KubernetesObject>[] {
-    const all = [this.services, this.slices, this.node, this.namespaces] as Array<Reflector<KubernetesObject> | undefined>;
+    const all = [this.services, this.slices, this.node, this.namespaces, this.serviceCIDRs] as Array<Reflector<KubernetesObject> | undefined>;
     return all.filter((r): r is Reflector<KubernetesObject> => r !== undefined);
   }
 
@@ -149,9 +190,66 @@ export class ClusterWatcher {
       update: (obj: T) => to('update', obj),
       delete: (obj: T) => to('delete', obj),
       synced: () => {
-        if (++this.syncedCount === 2) this.o.sink.onSynced();
+        ++this.syncedCount;
+        this.maybeSynced();
       },
     };
+  }
+
+  /**
+   * onSynced fires once Services and EndpointSlices are listed and the first ServiceCIDR list has
+   * ended either way, so the first sync already has the ranges when they can be had (upstream waits
+   * for that informer too), but never waits on a ServiceCIDR API that fails.
+   */
+  private maybeSynced(): void {
+    if (this.syncedReported || this.syncedCount < 2 || !this.cidrsSettled) return;
+    this.syncedReported = true;
+    this.o.sink.onSynced();
+  }
+
+  private settleCIDRs(): void {
+    if (this.cidrsSettled) return;
+    this.cidrsSettled = true;
+    this.maybeSynced();
+  }
+
+  private cidrObject(c: V1ServiceCIDR): void {
+    this.cidrSet.set(c);
+    // The first list is delivered whole when it is in, not object by object.
+    if (this.cidrsListed) this.deliverCIDRs();
+  }
+
+  /** Gives the sink the current ranges, when they differ from the last it was given. */
+  private deliverCIDRs(): void {
+    const cidrs = this.cidrSet.cidrs();
+    const key = cidrs.join(',');
+    if (key === this.deliveredCIDRs) return;
+    this.deliveredCIDRs = key;
+    this.log.info({ serviceCIDRs: cidrs }, 'Service CIDRs updated');
+    this.o.sink.onServiceCIDRs?.(cidrs);
+  }
+
+  /**
+   * 404: the API server has no networking.k8s.io/v1 ServiceCIDR API (before Kubernetes 1.33): said
+   * once, and the Reflector has stopped for good. 403: RBAC lacks it; said once, retried with backoff
+   * like any failure. Either way the proxy works without the ranges.
+   */
+  private serviceCIDRStatus(s: ReflectorStatus): void {
+    if (s.notServed) {
+      this.log.info({ resource: 'servicecidrs', err: s.lastError },
+        'the API server does not serve networking.k8s.io/v1 ServiceCIDRs; not watching them (traffic to unallocated ClusterIPs is not dropped)');
+      this.settleCIDRs();
+      // Not watched at all: no connection metric for it.
+      return;
+    }
+    this.o.onStatus?.(s);
+    if (s.failures > 0) this.settleCIDRs();
+    if (s.connected) this.cidrsForbiddenWarned = false;
+    if (s.lastErrorCode === 403 && !s.connected && !this.cidrsForbiddenWarned) {
+      this.cidrsForbiddenWarned = true;
+      this.log.warn({ resource: 'servicecidrs', err: s.lastError },
+        'not allowed to list ServiceCIDRs (RBAC): traffic to unallocated ClusterIPs is not dropped until get/list/watch on servicecidrs.networking.k8s.io is granted; retrying with backoff');
+    }
   }
 
   /**

@@ -25,6 +25,8 @@ export interface ReflectorStatus {
   lastErrorTime?: Date;
   /** HTTP status of the last failure, when it was an HTTP answer (403 = not allowed by RBAC). */
   lastErrorCode?: number;
+  /** The API server does not serve this resource (HTTP 404 with `stopWhenNotServed`): no longer watched. */
+  notServed?: boolean;
   resourceVersion: string;
 }
 
@@ -43,6 +45,13 @@ export interface ReflectorOptions<T extends KubernetesObject> {
   watchStallMarginSeconds?: number;
   /** Events for objects failing this are ignored (in flight before a selector change took effect). */
   accept?: (obj: T) => boolean;
+  /**
+   * An HTTP 404 on a list or watch means the API server does not serve the resource (an older
+   * cluster): stop for good, set `notServed` in the status and report it, instead of retrying.
+   */
+  stopWhenNotServed?: boolean;
+  /** Failures with these HTTP codes are logged at debug, not warn (the owner explains them once). */
+  quietErrorCodes?: number[];
   log?: Logger;
   onStatus?: (s: ReflectorStatus) => void;
 }
@@ -66,6 +75,12 @@ const describe = (e: unknown): string => {
   const code = err?.code ?? err?.statusCode;
   const msg = err?.message ?? String(e);
   return code !== undefined && !msg.includes(String(code)) ? `HTTP ${code}: ${msg}` : msg;
+};
+
+/** The HTTP status of a failed request: client-node's ApiException has `code`, its Watch `statusCode`. */
+const httpCodeOf = (e: unknown): number | undefined => {
+  const { code, statusCode } = (e ?? {}) as { code?: unknown; statusCode?: unknown };
+  return [code, statusCode].find((c): c is number => typeof c === 'number');
 };
 
 const keyOf = (o: KubernetesObject): string => `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`;
@@ -188,6 +203,10 @@ export class Reflector<T extends KubernetesObject> {
         if (!out.interrupted && out.events === 0 && Date.now() - started < 1000 && !this.stopped) await this.sleep(this.o.backoff?.initialMs ?? DEFAULT_BACKOFF.initialMs);
       } catch (err) {
         if (this.stopped) break;
+        if (this.o.stopWhenNotServed && httpCodeOf(err) === 404) {
+          this.notServed(err);
+          break;
+        }
         if (isGone(err)) {
           this.log.info({ resource: this.o.client.name, resourceVersion: this.rv }, 'resourceVersion expired; relisting');
           this.rv = '';
@@ -205,10 +224,22 @@ export class Reflector<T extends KubernetesObject> {
     this.state.connected = false;
     this.state.lastError = describe(err);
     this.state.lastErrorTime = new Date();
-    const { code, statusCode } = (err ?? {}) as { code?: unknown; statusCode?: unknown };
-    const http = [code, statusCode].find((c): c is number => typeof c === 'number');
+    const http = httpCodeOf(err);
     this.state.lastErrorCode = http;
-    this.log.warn({ resource: this.o.client.name, failures: this.state.failures, err: this.state.lastError }, 'list/watch failed; retrying with backoff');
+    const quiet = http !== undefined && (this.o.quietErrorCodes ?? []).includes(http);
+    (quiet ? this.log.debug : this.log.warn).call(this.log,
+      { resource: this.o.client.name, failures: this.state.failures, err: this.state.lastError }, 'list/watch failed; retrying with backoff');
+    this.o.onStatus?.(this.status);
+  }
+
+  /** HTTP 404 with stopWhenNotServed: the loop ends; what was cached stays (nothing is deleted). */
+  private notServed(err: unknown): void {
+    this.stopped = true;
+    this.state.notServed = true;
+    this.state.connected = false;
+    this.state.lastError = describe(err);
+    this.state.lastErrorTime = new Date();
+    this.state.lastErrorCode = 404;
     this.o.onStatus?.(this.status);
   }
 

@@ -1,6 +1,6 @@
-// The four resources kube-proxy watches, each as: its watch path, a paged list call, and the model type
+// The five resources kube-proxy watches, each as: its watch path, a paged list call, and the model type
 // client-node deserialises it to (watch events arrive as raw JSON; lists arrive typed).
-import { CoreV1Api, DiscoveryV1Api, KubeConfig, KubernetesObject } from '@kubernetes/client-node';
+import { CoreV1Api, DiscoveryV1Api, KubeConfig, KubernetesObject, NetworkingV1Api } from '@kubernetes/client-node';
 import { ObjectSerializer } from '@kubernetes/client-node/dist/gen/models/ObjectSerializer.js';
 
 export interface ListOptions {
@@ -55,11 +55,13 @@ export interface ResourceClients {
   endpointSlices: ResourceClient<import('@kubernetes/client-node').V1EndpointSlice>;
   nodes: ResourceClient<import('@kubernetes/client-node').V1Node>;
   namespaces: ResourceClient<import('@kubernetes/client-node').V1Namespace>;
+  serviceCIDRs: ResourceClient<import('@kubernetes/client-node').V1ServiceCIDR>;
 }
 
 export function resourceClients(kc: KubeConfig): ResourceClients {
   const core = kc.makeApiClient(CoreV1Api);
   const discovery = kc.makeApiClient(DiscoveryV1Api);
+  const networking = kc.makeApiClient(NetworkingV1Api);
   const nsPath = (group: string, res: string) => (ns?: string) => (ns ? `${group}/namespaces/${encodeURIComponent(ns)}/${res}` : `${group}/${res}`);
   return {
     services: client('services', 'V1Service', nsPath('/api/v1', 'services'), (o) =>
@@ -72,5 +74,6 @@ export function resourceClients(kc: KubeConfig): ResourceClients {
     ),
     nodes: client('nodes', 'V1Node', () => '/api/v1/nodes', (o) => core.listNode(params(o))),
     namespaces: client('namespaces', 'V1Namespace', () => '/api/v1/namespaces', (o) => core.listNamespace(params(o))),
+    serviceCIDRs: client('servicecidrs', 'V1ServiceCIDR', () => '/apis/networking.k8s.io/v1/servicecidrs', (o) => networking.listServiceCIDR(params(o))),
   };
 }

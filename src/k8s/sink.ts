@@ -10,6 +10,14 @@ export interface ClusterEventSink {
   onNode(node: V1Node | undefined): void;
   /** A namespace gained or lost the `networking.k8s.io/kube-proxy=disabled` label. */
   onNamespaceDisabledChange?(namespace: string, disabled: boolean): void;
-  /** Services and EndpointSlices have both completed their first list: syncing may start. */
+  /**
+   * The cluster's Service IP ranges: the union of every ServiceCIDR's `spec.cidrs` (sorted, unique,
+   * entries that are not CIDRs left out). Called once the ServiceCIDRs are listed, then on each change.
+   */
+  onServiceCIDRs?(cidrs: string[]): void;
+  /**
+   * Services and EndpointSlices have both completed their first list, and the first ServiceCIDR list
+   * has ended (in success or failure): syncing may start.
+   */
   onSynced(): void;
 }

@@ -2,6 +2,7 @@
 import type { V1EndpointSlice, V1Node, V1Service } from '@kubernetes/client-node';
 import { ClusterWatcher, type ClusterWatcherOptions } from '../../src/k8s/cluster-watcher';
 import { loadKubeConfig } from '../../src/k8s/kubeconfig';
+import type { Logger } from '../../src/k8s/logger';
 import type { ClusterEventSink, EventKind } from '../../src/k8s/sink';
 import type { TestApiServer } from '../apiserver/server';
 import type { KObject } from '../apiserver/store';
@@ -12,6 +13,9 @@ export class RecordingSink implements ClusterEventSink {
   node?: V1Node;
   nodeEvents = 0;
   synced = 0;
+  /** The last Service CIDRs delivered (undefined: none yet), and every delivery in order. */
+  serviceCIDRs?: string[];
+  readonly serviceCIDRUpdates: string[][] = [];
   readonly log: string[] = [];
   /** Called on every namespace flip with the sink's state at that instant. */
   onFlip?: (namespace: string, disabled: boolean) => void;
@@ -36,7 +40,13 @@ export class RecordingSink implements ClusterEventSink {
     this.log.push(`namespace ${namespace} disabled=${disabled}`);
     this.onFlip?.(namespace, disabled);
   }
+  onServiceCIDRs(cidrs: string[]): void {
+    this.log.push(`cidrs ${cidrs.join(',')}`);
+    this.serviceCIDRs = cidrs;
+    this.serviceCIDRUpdates.push(cidrs);
+  }
   onSynced(): void {
+    this.log.push('synced');
     this.synced++;
   }
   serviceKeys(): string[] {
@@ -77,6 +87,23 @@ export function namespace(name: string, labels: Record<string, string> = {}): KO
 
 export function node(name: string): KObject {
   return { metadata: { name, labels: { 'topology.kubernetes.io/zone': 'z1' } }, spec: { podCIDRs: ['10.244.0.0/24'] } };
+}
+
+export function serviceCIDR(name: string, cidrs: unknown[]): KObject {
+  return { metadata: { name }, spec: { cidrs } };
+}
+
+export interface LogEntry {
+  level: 'debug' | 'info' | 'warn' | 'error';
+  obj: Record<string, unknown>;
+  msg: string;
+}
+
+/** A Logger that keeps every entry. */
+export function recordingLogger(): Logger & { entries: LogEntry[] } {
+  const entries: LogEntry[] = [];
+  const at = (level: LogEntry['level']) => (obj: object, msg: string) => void entries.push({ level, obj: obj as Record<string, unknown>, msg });
+  return { entries, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 }
 
 export const FAST_BACKOFF = { initialMs: 20, maxMs: 200, factor: 2, jitter: 0 };
