@@ -2,6 +2,7 @@
 import type { V1EndpointSlice, V1Node, V1Service } from '@kubernetes/client-node';
 import { selectEndpoints } from './endpoint-selection';
 import { EndpointsChangeTracker } from './endpoints-change-tracker';
+import { cidrFamilyOf } from './ip';
 import { emptyNodeInfo, nodeInfoFromNode, zoneOf } from './node-info';
 import { ServiceChangeTracker, type EventKind } from './service-change-tracker';
 import type {
@@ -49,6 +50,9 @@ export class ProxyState {
   private readonly selected = new Map<string, SelectedEndpoints>();
   private node: NodeInfo;
   private appliedZone = '';
+  /** Service CIDRs as last given, and as the last takeChanges() applied them (sorted, unique). */
+  private pendingCIDRs: readonly string[] = [];
+  private appliedCIDRs: readonly string[] = [];
   private requeued: { changes: ChangeSet; triggerTimes: Date[] } | undefined;
 
   constructor(private readonly opts: ProxyStateOptions) {
@@ -80,6 +84,21 @@ export class ProxyState {
     return zoneOf(this.node) !== this.appliedZone;
   }
 
+  /**
+   * The cluster's Service CIDRs (every ServiceCIDR's spec.cidrs). Kept sorted and unique; entries that
+   * are not CIDRs are logged and left out. True when they differ from the last sync's: a sync is due.
+   * No Service is marked changed: the proxy mode rebuilds what depends on the ranges itself.
+   */
+  onServiceCIDRs(cidrs: readonly string[]): boolean {
+    const valid = cidrs.filter((c) => {
+      if (cidrFamilyOf(c) !== undefined) return true;
+      this.opts.log.warn({ kind: 'ServiceCIDR', cidr: c }, 'Not a CIDR; ignored');
+      return false;
+    });
+    this.pendingCIDRs = [...new Set(valid)].sort();
+    return !sameList(this.pendingCIDRs, this.appliedCIDRs);
+  }
+
   pending(): PendingCounts {
     return { services: this.services.pendingCount(), endpoints: this.endpoints.pendingCount() };
   }
@@ -94,6 +113,7 @@ export class ProxyState {
     const zone = zoneOf(this.node);
     const topologyChanged = zone !== this.appliedZone;
     this.appliedZone = zone;
+    this.appliedCIDRs = this.pendingCIDRs;
     // Endpoints of a Service we do not serve (not created yet, or ignored) change nothing to program.
     const changed = new Set(svc.changed);
     for (const key of eps.changed) if (this.services.applied.has(key)) changed.add(key);
@@ -130,7 +150,7 @@ export class ProxyState {
 
   /** The current applied state (same live maps takeChanges returns). */
   snapshot(): ProxySnapshot {
-    return { services: this.services.applied, endpoints: this.selected, node: this.node };
+    return { services: this.services.applied, endpoints: this.selected, node: this.node, serviceCIDRs: this.appliedCIDRs };
   }
 
   private reselect(key: string): void {
@@ -153,6 +173,10 @@ export class ProxyState {
       endpointTriggerTimes: [...old.triggerTimes, ...taken.endpointTriggerTimes],
     };
   }
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
 }
 
 /** `a` then `b`: later facts win where both speak of the same key. */
