@@ -110,6 +110,7 @@ export async function startProxy(o: ProxyAppOptions): Promise<RunningProxy> {
         changed(state.onNode(node));
       },
       onNamespaceDisabledChange: (namespace, disabled) => log.info({ namespace, disabled }, 'Namespace proxying changed'),
+      onServiceCIDRs: (cidrs) => changed(state.onServiceCIDRs(cidrs)),
       onSynced: () => {
         log.info({}, 'Services and EndpointSlices listed; starting to sync');
         runner.start();

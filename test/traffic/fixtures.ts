@@ -80,3 +80,8 @@ export function node(name: string, ip: string, labels: Record<string, string> = 
 export function namespace(name: string, labels: Record<string, string> = {}): any {
   return { apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels: { 'kubernetes.io/metadata.name': name, ...labels } } };
 }
+
+/** A `networking.k8s.io/v1` ServiceCIDR (cluster-scoped) holding these ranges. */
+export function serviceCIDR(name: string, cidrs: string[]): any {
+  return { apiVersion: 'networking.k8s.io/v1', kind: 'ServiceCIDR', metadata: { name }, spec: { cidrs } };
+}
