@@ -2,8 +2,10 @@
 import { Nft } from '../../../src/native';
 import { NftablesProxier } from '../../../src/proxier/nftables';
 import type { NftablesProxierOptions } from '../../../src/proxier/nftables';
-import type { ChangeSet } from '../../../src/core/types';
-import type { TestNetns } from '../../helpers/netns';
+import assert from 'node:assert/strict';
+import { withNetns, type TestNetns } from '../../helpers/netns';
+import { snapshot } from './fixtures';
+import type { ChangeSet, Endpoint, ServicePort } from '../../../src/core/types';
 import { isOurTable } from '../../../src/proxier/nftables/layout';
 
 export const quietLog = { info() {}, warn() {}, error() {} };
@@ -61,4 +63,15 @@ export function elementsOf(ns: TestNetns, set: string, family: 'ip' | 'ip6' = 'i
   return ns.nftJson().map((i) => i.set ?? i.map)
     .filter((s) => s?.name === set && s.family === family && isOurTable(s.table))
     .flatMap((s) => (s.elem ?? []).map((e: unknown) => JSON.stringify(e)));
+}
+
+/** What a fresh process's first full sync of `entries` programs, in a namespace of its own. */
+export async function freshFullSync(entries: [ServicePort, Endpoint[]][]): Promise<Record<string, unknown>> {
+  return withNetns(async (ns) => {
+    const { proxier, nft } = proxierIn(ns);
+    try {
+      assert.deepEqual(await proxier.sync(snapshot(entries), changed(), true), { full: true, ok: true });
+      return normalizedRuleset(ns);
+    } finally { nft.close(); }
+  });
 }

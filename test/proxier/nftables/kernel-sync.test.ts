@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { withNetns } from '../../helpers/netns';
 import { endpointChainName, serviceChainNames } from '../../../src/proxier/nftables/names';
 import { ep, snapshot, sp } from './fixtures';
-import { changed, chainNames, elementsOf, normalizedRuleset, proxierIn } from './kernel-helpers';
+import { changed, chainNames, elementsOf, freshFullSync, normalizedRuleset, proxierIn } from './kernel-helpers';
 import type { Endpoint, ServicePort } from '../../../src/core/types';
 
 const svc1 = sp('svc1', { nodePort: 30080 });
@@ -18,16 +18,6 @@ const base: [ServicePort, Endpoint[]][] = [
   [svc3, [ep('10.180.2.1'), ep('10.180.2.2')]],
   [svc6, [ep('fd00:10::1')]],
 ];
-
-async function freshFullSync(entries: [ServicePort, Endpoint[]][]) {
-  return withNetns(async (ns) => {
-    const { proxier, nft } = proxierIn(ns);
-    try {
-      assert.deepEqual(await proxier.sync(snapshot(entries), changed(), true), { full: true, ok: true });
-      return normalizedRuleset(ns);
-    } finally { nft.close(); }
-  });
-}
 
 test('full sync programs both families: shared chains, maps and elements; chains only for affinity and firewalls', async () => {
   await withNetns(async (ns) => {

@@ -7,7 +7,7 @@ import { withNetns, type TestNetns } from '../../helpers/netns';
 import { Nft } from '../../../src/native';
 import { isOurTable } from '../../../src/proxier/nftables/layout';
 import { ep, snapshot, sp } from './fixtures';
-import { changed, normalizedRuleset, proxierIn } from './kernel-helpers';
+import { changed, freshFullSync, normalizedRuleset, proxierIn } from './kernel-helpers';
 import type { Endpoint, ServicePort } from '../../../src/core/types';
 
 const services: [ServicePort, Endpoint[]][] = Array.from({ length: 6 }, (_, i) => [
@@ -17,16 +17,6 @@ const services: [ServicePort, Endpoint[]][] = Array.from({ length: 6 }, (_, i) =
 
 const ourTables = (ns: TestNetns, family = 'ip') =>
   ns.nftJson().filter((i) => i.table?.family === family && /^kube-proxy/.test(i.table.name)).map((i) => i.table.name as string).sort();
-
-async function fresh(entries: [ServicePort, Endpoint[]][]) {
-  return withNetns(async (ns) => {
-    const { proxier, nft } = proxierIn(ns);
-    try {
-      assert.deepEqual(await proxier.sync(snapshot(entries), changed(), true), { full: true, ok: true });
-      return normalizedRuleset(ns);
-    } finally { nft.close(); }
-  });
-}
 
 /** What an earlier version left: per-Service chains in shard tables, each with its nat hook. */
 function earlierShardedRuleset(): string {
@@ -45,7 +35,7 @@ function earlierShardedRuleset(): string {
 }
 
 test("start-up converts an earlier version's shard tables into our one table, in one transaction", async () => {
-  const expected = await fresh(services);
+  const expected = await freshFullSync(services);
   await withNetns(async (ns) => {
     ns.exec('nft', ['-f', '-'], earlierShardedRuleset() + 'add table ip other\nadd chain ip other keep\n');
     assert.equal(ourTables(ns).length, 4);
