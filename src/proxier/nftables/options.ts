@@ -11,7 +11,7 @@ export interface NftHandle {
   listTables?(): Promise<{ family: string; name: string }[]>;
   dumpTable(family: IpFamily, name: string, opts?: { elements?: boolean }): Promise<{
     chains: { name: string }[];
-    sets: { name: string; flags: number; keyLen: number }[];
+    sets: { name: string; flags: number; keyLen: number; keyType?: number; dataType?: number; dataLen?: number }[];
   }>;
 }
 

@@ -4,6 +4,7 @@
 // affinity set's elements, and deletes chains, sets and tables we know of (from the mirror, the
 // start-up dump, or a failed transaction) that are no longer wanted.
 import { setAttrs } from '../../native/set-spec';
+import { NFT_DATA_VERDICT, SET_F } from '../../native/nft-types';
 import type { FamilyContext } from './context';
 import type { BaseObjects, ChainDef, ElementDef, ServiceObjects, SetDef } from './desired';
 import { IndexEdit, winner, type Claims, type IndexKey } from './element-index';
@@ -35,11 +36,19 @@ export interface FullFamilyInput {
 
 const SET_COMPARE_FLAGS = 0x4 | 0x8 | 0x10 | 0x20; // interval, map, timeout, dynamic
 
-/** A test for a set found by Nft.dumpTable: same kind and key length as the one we want. */
-export function dumpedSetMatcher(d: { flags: number; keyLen: number }): (want: SetDef) => boolean {
+export interface DumpedSet { flags: number; keyLen: number; keyType?: number; dataType?: number; dataLen?: number }
+
+/**
+ * A test for a set found by Nft.dumpTable: same kind, key and (for a data map) data as the one we
+ * want, so that its elements can be written. Anything else is deleted and created anew.
+ */
+export function dumpedSetMatcher(d: DumpedSet): (want: SetDef) => boolean {
   return (want) => {
     const a = setAttrs(nativeSetSpec(want));
-    return (a.flags & SET_COMPARE_FLAGS) === (d.flags & SET_COMPARE_FLAGS) && a.keyLen === d.keyLen;
+    if ((a.flags & SET_COMPARE_FLAGS) !== (d.flags & SET_COMPARE_FLAGS) || a.keyLen !== d.keyLen) return false;
+    if (d.keyType !== undefined && d.keyType !== a.keyType) return false;
+    const dataMap = (a.flags & SET_F.map) !== 0 && a.dataType !== NFT_DATA_VERDICT;
+    return !dataMap || (d.dataType === a.dataType && d.dataLen === a.dataLen);
   };
 }
 

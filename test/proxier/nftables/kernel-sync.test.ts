@@ -140,6 +140,8 @@ test('start-up adopts a pre-existing table: stale chains and sets go, no cleanup
       'add map ip kube-proxy service-ips { type ipv4_addr . inet_proto . inet_service : verdict; }',
       'add element ip kube-proxy service-ips { 172.30.9.9 . tcp . 80 : goto service-AAAAAAAA-ns9/old/tcp/p80 }',
       'add set ip kube-proxy cluster-ips { type ipv6_addr; }',
+      // Same name and key as a map we want, other data: it must be replaced, not written into.
+      'add map ip kube-proxy endpoints-2 { typeof ip daddr . meta l4proto . th dport . numgen random mod 2 : ip daddr; }',
       'add table ip kube-proxy-svc-03', 'add chain ip kube-proxy-svc-03 services',
       'add table ip other', 'add chain ip other keep',
     ].join('\n') + '\n');
