@@ -13,45 +13,10 @@ import {
 import { checkTimeoutSeconds } from './set-spec';
 import { checkVerdict } from './verdicts';
 
-export type RuleFamily = 'ip' | 'ip6' | 'inet';
-export type AddrField = 'saddr' | 'daddr';
-export type KeyExpr =
-  | 'saddr' | 'daddr' | 'l4proto' | 'dport' | 'sport'
-  | 'ip saddr' | 'ip daddr' | 'ip6 saddr' | 'ip6 daddr'
-  | { ip: string } | { proto: 'tcp' | 'udp' | 'sctp' } | { port: number }
-  | { numgen: number };
+import { Rule, type AddrField, type KeyExpr, type RuleFamily, type SetRef } from './rule';
 
-/**
- * A set a rule refers to, with the key types the rule feeds it (checked by the Transaction);
- * `natAddr`: for dnatMap, the address type the map's data must start with.
- */
-export interface SetRef {
-  set: string;
-  key: NftType[];
-  use: 'lookup' | 'vmap' | 'dynset' | 'dnatMap';
-  arg: string;
-  natAddr?: 'ipv4_addr' | 'ipv6_addr';
-}
-
-type NatExpr = Extract<Expr, { type: 'nat' }>;
-
-/** A dnatMap's nat expression for the map's actual data: a map without a port sets no proto registers. */
-export function natForMapData(e: NatExpr, data: readonly NftType[]): NatExpr {
-  return data.length > 1 ? e : { ...e, regProtoMin: 0, regProtoMax: 0 };
-}
-
-export class Rule {
-  /** @internal */
-  constructor(
-    readonly family: RuleFamily,
-    readonly text: string,
-    readonly exprs: readonly Expr[],
-    readonly setRefs: readonly SetRef[],
-    readonly comment?: string,
-    /** NFTA_RULE_USERDATA: the comment in nft's TLV form. */
-    readonly userdata?: Uint8Array,
-  ) {}
-}
+export { Rule, natForMapData } from './rule';
+export type { AddrField, KeyExpr, RuleFamily, SetRef } from './rule';
 
 const ADDR_FIELD: Record<IpVersion, Record<AddrField, { offset: number; len: number }>> = {
   4: { saddr: { offset: 12, len: 4 }, daddr: { offset: 16, len: 4 } },
