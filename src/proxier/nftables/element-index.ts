@@ -68,6 +68,19 @@ function releaseIn(c: Claims, owner: string): void {
   c.el = el;
 }
 
+/** A new index from every owner's elements, in claim order (a full sync: nothing to copy or blame). */
+export function buildIndex(owners: Iterable<{ owner: string; elements: readonly ElementDef[] }>): Map<IndexKey, Claims> {
+  const index = new Map<IndexKey, Claims>();
+  for (const { owner, elements } of owners) {
+    for (const el of elements) {
+      const k = indexKey(el.table, el.set, el.key);
+      const c = index.get(k);
+      if (c) claimIn(c, owner, el); else index.set(k, { owner, el });
+    }
+  }
+  return index;
+}
+
 /** Copy-on-write edits of an index: a failed sync leaves the index as it was. */
 export class IndexEdit {
   readonly changed = new Map<IndexKey, Claims>();

@@ -7,7 +7,7 @@ import { setAttrs } from '../../native/set-spec';
 import { NFT_DATA_VERDICT, SET_F } from '../../native/nft-types';
 import type { FamilyContext } from './context';
 import type { BaseObjects, ChainDef, ElementDef, ServiceObjects, SetDef } from './desired';
-import { IndexEdit, winner, type Claims, type IndexKey } from './element-index';
+import { buildIndex, winner, type Claims, type IndexKey } from './element-index';
 import { BASE_OWNER, MIXED_OWNER, TxWriter, nativeSetSpec } from './tx-writer';
 import { countSetUse, setFingerprint, slim, type FamilyMirror, type FamilyState } from './state';
 import type { IpFamily } from './rule-steps';
@@ -56,13 +56,9 @@ export function mirrorSetMatcher(fingerprint: string): (want: SetDef) => boolean
   return (want) => setFingerprint(want) === fingerprint;
 }
 
-function buildIndex(base: BaseObjects, services: ServiceObjects[]): Map<IndexKey, Claims> {
-  const index = new Map<IndexKey, Claims>();
-  const edit = new IndexEdit(index);
-  edit.claim(BASE_OWNER, base.elements);
-  for (const s of services) edit.claim(s.key, s.elements);
-  edit.applyTo(index);
-  return index;
+/** Who claims what, base first, for buildIndex. */
+export function ownersOf(base: BaseObjects, services: readonly ServiceObjects[]): { owner: string; elements: readonly ElementDef[] }[] {
+  return [{ owner: BASE_OWNER, elements: base.elements }, ...services.map((s) => ({ owner: s.key, elements: s.elements }))];
 }
 
 function writeElements(w: TxWriter, family: IpFamily, index: Map<IndexKey, Claims>, fine: boolean): void {
@@ -112,7 +108,7 @@ export function planFullFamily(w: TxWriter, input: FullFamilyInput, fine: boolea
   for (const { def, owner } of chains) w.addChain(f, def, owner);
   for (const { def, owner } of chains) mirror.chains.set(qual(def.table, def.name), w.addRules(f, def, owner));
 
-  const index = buildIndex(base, input.services);
+  const index = buildIndex(ownersOf(base, input.services));
   writeElements(w, f, index, fine);
 
   for (const q of new Set(input.known.chains)) {

@@ -2,9 +2,9 @@
 // order a transaction needs them (chains and sets before the rules and elements that refer to
 // them). Used by tests, docs and debugging; the sync itself goes through the native addon.
 import type { BaseObjects, ElementDef, ServiceObjects, SetDef } from './desired';
-import { IndexEdit, elementValue, winner, type Claims, type IndexKey } from './element-index';
+import { buildIndex, elementValue, winner } from './element-index';
+import { ownersOf } from './plan-full';
 import { renderRule } from './rule-steps';
-import { BASE_OWNER } from './tx-writer';
 
 function setLine(family: string, s: SetDef): string {
   const kind = s.map ? 'map' : 'set';
@@ -30,11 +30,7 @@ export function renderDesiredScript(base: BaseObjects, services: readonly Servic
   }
   for (const s of base.sets) lines.push(setLine(f, s));
   for (const c of chains) for (const r of c.rules) lines.push(`add rule ${f} ${c.table} ${c.name} ${renderRule(r, f)}`);
-  const index = new Map<IndexKey, Claims>();
-  const edit = new IndexEdit(index);
-  edit.claim(BASE_OWNER, base.elements);
-  for (const s of services) edit.claim(s.key, s.elements);
-  edit.applyTo(index);
+  const index = buildIndex(ownersOf(base, services));
   for (const c of index.values()) {
     const win = winner(c);
     if (win) lines.push(`add element ${f} ${win.el.table} ${win.el.set} { ${elementText(win.el)} }`);
