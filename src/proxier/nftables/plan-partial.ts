@@ -5,7 +5,7 @@ import type { BaseObjects, ChainDef, ElementDef, ServiceObjects } from './desire
 import { IndexEdit, elementValue, isWanted, winner } from './element-index';
 import { BASE_OWNER, TxWriter } from './tx-writer';
 import type { Rule } from '../../native/rule-builder';
-import { compileBase } from './compile-base';
+import { compileBase, isEndpointMap } from './compile-base';
 import { qual, unqual } from './layout';
 import { chainFingerprint, setFingerprint, setsInUse, slim, type FamilyState } from './state';
 
@@ -50,9 +50,12 @@ export function planPartialFamily(w: TxWriter, state: FamilyState, changes: Part
   }
 
   const setUse = nextSetUse(state, index);
-  const base = compileBase(state.ctx, setsInUse(setUse));
+  // The base depends on the Services only through the endpoint maps in use: most partial syncs
+  // keep it, and then only declare its sets.
+  const sameMaps = sameEndpointMaps(state.setUse, setUse);
+  const base = sameMaps ? state.base : compileBase(state.ctx, setsInUse(setUse));
   const sets = writeBaseSets(w, state, base);
-  writeBaseChains(w, state, base, chains);
+  if (!sameMaps) writeBaseChains(w, state, base, chains);
   const fill: { def: ChainDef; owner: string; rules: Rule[] }[] = [];
   for (const [q, want] of wanted) {
     const have = state.mirror.chains.get(q);
@@ -84,6 +87,14 @@ export function planPartialFamily(w: TxWriter, state: FamilyState, changes: Part
     w.deleteSet(f, table, name);
   }
   return { state, base, setUse, sets, chains, services, index };
+}
+
+function endpointMapsInUse(use: ReadonlyMap<string, number>): string {
+  return setsInUse(use).filter(isEndpointMap).sort().join(' ');
+}
+
+function sameEndpointMaps(a: ReadonlyMap<string, number>, b: ReadonlyMap<string, number>): boolean {
+  return endpointMapsInUse(a) === endpointMapsInUse(b);
 }
 
 function nextSetUse(state: FamilyState, index: IndexEdit): Map<string, number> {
