@@ -4,7 +4,8 @@ import { ClusterWatcher, type ClusterWatcherOptions } from '../../src/k8s/cluste
 import { loadKubeConfig } from '../../src/k8s/kubeconfig';
 import type { Logger } from '../../src/k8s/logger';
 import type { ClusterEventSink, EventKind } from '../../src/k8s/sink';
-import type { TestApiServer } from '../apiserver/server';
+import { afterEach, beforeEach } from 'node:test';
+import { TestApiServer } from '../apiserver/server';
 import type { KObject } from '../apiserver/store';
 
 export class RecordingSink implements ClusterEventSink {
@@ -119,4 +120,19 @@ export function startTestWatcher(api: TestApiServer, sink: ClusterEventSink, ext
   });
   watcher.start();
   return watcher;
+}
+
+/** A fresh test API server for each test; after it, the watcher the test started and the server stop. */
+export function serverPerTest(): { api: TestApiServer; watcher: ClusterWatcher | undefined } {
+  const t = { api: undefined as unknown as TestApiServer, watcher: undefined as ClusterWatcher | undefined };
+  beforeEach(async () => {
+    t.api = new TestApiServer();
+    await t.api.start();
+  });
+  afterEach(async () => {
+    t.watcher?.stop();
+    t.watcher = undefined;
+    await t.api.stop();
+  });
+  return t;
 }
