@@ -111,10 +111,6 @@ export class IndexEdit {
     }
   }
 
-  current(k: IndexKey): Claims | undefined {
-    return this.changed.get(k) ?? this.base.get(k);
-  }
-
   applyTo(index: Map<IndexKey, Claims>): void {
     for (const [k, c] of this.changed) {
       if (c.owner === undefined) index.delete(k); else index.set(k, c);

@@ -25,8 +25,6 @@ export type Step =
   | { op: 'markAnd'; mask: number; value: number; negate?: boolean }
   | { op: 'lookup'; parts: KeyExpr[]; set: string; negate?: boolean }
   | { op: 'vmap'; parts: KeyExpr[]; map: string }
-  /** The key is in the verdict map (no verdict taken): a cheap guard before costlier matches. */
-  | { op: 'keyInMap'; parts: KeyExpr[]; map: string }
   | { op: 'numgenMod'; mod: number; equals: number }
   | { op: 'markOr' | 'markXor'; bits: number }
   | { op: 'dynsetUpdate'; parts: KeyExpr[]; set: string; timeoutSeconds: number }
@@ -86,7 +84,6 @@ function stepText(s: Step, family: IpFamily): string {
     case 'markAnd': return `meta mark & ${hex(s.mask)} ${s.negate ? '!=' : '=='} ${hex(s.value)}`;
     case 'lookup': return `${keyText(s.parts, family)} ${ne(s.negate)}@${s.set}`;
     case 'vmap': return `${keyText(s.parts, family)} vmap @${s.map}`;
-    case 'keyInMap': return `${keyText(s.parts, family)} @${s.map}`;
     case 'numgenMod': return `numgen random mod ${s.mod} == ${s.equals}`;
     case 'markOr': return `meta mark set meta mark or ${hex(s.bits)}`;
     case 'markXor': return `meta mark set meta mark xor ${hex(s.bits)}`;

@@ -110,7 +110,6 @@ const hasConstant = (parts: readonly KeyExpr[]) => parts.some((p) => typeof p ==
 
 /** Replays the steps on the native builder; steps the builder lacks are patched in afterwards. */
 export function buildRule(steps: RuleDef, family: IpFamily): Rule {
-  if (steps[0]?.op === 'keyInMap') return withKeyInMap(steps[0], buildRule(steps.slice(1), family), family, steps);
   const b = nativeRule(family);
   let constantKey: Step | undefined;
   let fibSaddr = false;
@@ -146,7 +145,6 @@ function applyStep(b: RuleBuilder, s: Step): void {
     case 'markAnd': b.markAnd(s.mask, s.value, s.negate); return;
     case 'lookup': b.lookup(s.parts as any, s.set, s.negate); return;
     case 'vmap': b.vmap(s.parts as any, s.map); return;
-    case 'keyInMap': throw new TypeError('keyInMap: only allowed as the first step of a rule');
     case 'numgenMod': b.numgenMod(s.mod, s.equals); return;
     case 'markOr': b.markOr(s.bits); return;
     case 'markXor': b.markXor(s.bits); return;
@@ -208,16 +206,4 @@ function withConstantKeyLookup(rest: Rule | null, s: Extract<Step, { op: 'lookup
   const setRef = { set: s.set, key, use: (s.op === 'lookup' ? 'lookup' : 'dynset') as 'lookup' | 'dynset', arg: 'set' };
   const text = renderRule(steps, family);
   return new Rule(family, text, [...exprs, ...(rest?.exprs ?? [])], [setRef, ...(rest?.setRefs ?? [])], rest?.comment, rest?.userdata);
-}
-
-/**
- * `key @map` on a verdict map: the kernel allows a lookup without a destination register on a
- * verdict map (is the key there?), the native builder only offers vmap on maps. Built from the
- * vmap's expressions with the verdict register dropped; the vmap later in the same rule carries
- * the set reference that checks the key type.
- */
-function withKeyInMap(s: Extract<Step, { op: 'keyInMap' }>, rest: Rule, family: IpFamily, steps: RuleDef): Rule {
-  const probe = nativeRule(family).vmap(s.parts as any, s.map).build();
-  const exprs = probe.exprs.map((e): Expr => (e.type === 'lookup' ? { type: 'lookup', sreg: e.sreg, set: e.set, invert: false } : e));
-  return new Rule(family, renderRule(steps, family), [...exprs, ...rest.exprs], rest.setRefs, rest.comment, rest.userdata);
 }
