@@ -12,6 +12,11 @@ export interface SetSpec {
   timeout?: boolean;
   dynamic?: boolean;
   defaultTimeoutSeconds?: number;
+  /**
+   * The most elements the set may hold (NFTA_SET_DESC_SIZE). When full, the kernel refuses new
+   * elements: ENFILE for a sync's add, and a `dynset` update from the packet path stops its rule.
+   */
+  size?: number;
   /** The type as nft `typeof` expressions (see set-typeof.ts): scripts say `typeof ...`, and the
    *  set userdata carries them so nft can list sets it has no type name for (numgen keys). */
   typeof?: string;
@@ -27,6 +32,8 @@ export interface SetAttrs {
   dataLen: number;
   timeoutMs: number;
   concatFieldLens: number[];
+  /** NFTA_SET_DESC_SIZE; 0 = no limit. */
+  size: number;
 }
 
 const MAX_KEY_BYTES = 64; // NFT_REG32_COUNT * 4: a key must fit the register file
@@ -91,6 +98,9 @@ export function checkSetSpec(spec: unknown, arg = 'set'): SetSpec {
     checkTimeoutSeconds(s.defaultTimeoutSeconds, `${arg}.defaultTimeoutSeconds`);
     if (!s.timeout) throw new RangeError(`${arg}.defaultTimeoutSeconds: needs timeout: true`);
   }
+  if (s.size !== undefined && (!Number.isInteger(s.size) || s.size < 1 || s.size > 0xffffffff)) {
+    throw new RangeError(`${arg}.size: ${String(s.size)} is not an element count in 1..${0xffffffff}`);
+  }
   if (s.comment !== undefined) {
     if (typeof s.comment !== 'string') throw new TypeError(`${arg}.comment: expected a string`);
     if (Buffer.byteLength(s.comment) > 128 || /["\x00-\x1f]/.test(s.comment)) {
@@ -119,6 +129,7 @@ export function setAttrs(s: SetSpec): SetAttrs {
     timeoutMs: (s.defaultTimeoutSeconds ?? 0) * 1000,
     // nft describes the fields only for concatenated intervals (the pipapo backend needs them).
     concatFieldLens: concatInterval ? s.key.map((t) => NFT_TYPES[t].len) : [],
+    size: s.size ?? 0,
   };
 }
 
@@ -131,6 +142,7 @@ export function setScriptBody(s: SetSpec): string {
   if (s.dynamic) flags.push('dynamic');
   if (flags.length) parts.push(`flags ${flags.join(',')};`);
   if (s.defaultTimeoutSeconds !== undefined) parts.push(`timeout ${s.defaultTimeoutSeconds}s;`);
+  if (s.size !== undefined) parts.push(`size ${s.size};`);
   if (s.comment !== undefined) parts.push(`comment "${s.comment}";`);
   return `{ ${parts.join(' ')} }`;
 }

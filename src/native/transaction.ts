@@ -247,7 +247,7 @@ export class Transaction {
       this.w.u32(0);
       this.w.u8(a.concatFieldLens.length);
       for (const l of a.concatFieldLens) this.w.u8(l);
-      this.w.u32(0);
+      this.w.u32(a.size);
       this.w.blob(userdata);
       endOp(this.w, at);
     });

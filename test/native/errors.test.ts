@@ -122,3 +122,22 @@ test('a transaction changed after commit() was called commits as it was at the c
     }
   });
 });
+
+test('a set at its size limit refuses one more element with ENFILE, naming the element op', async () => {
+  const tx = new Transaction();
+  tx.addSet('ip', 'kp', { name: 'small', key: ['ipv4_addr'], timeout: true, dynamic: true, size: 2 });
+  tx.addElements('ip', 'kp', 'small', [{ key: ['10.9.0.1'] }, { key: ['10.9.0.2'] }]);
+  await withNetns(async (ns) => {
+    const nft = Nft.open({ netns: ns.path });
+    try {
+      await nft.commit(base());
+      await nft.commit(tx);
+      assert.match(ns.nft('list', 'set', 'ip', 'kp', 'small'), /size 2\b/);
+      const more = new Transaction().declareSet('ip', 'kp', { name: 'small', key: ['ipv4_addr'], timeout: true, dynamic: true, size: 2 });
+      more.addElements('ip', 'kp', 'small', [{ key: ['10.9.0.3'] }]);
+      await assert.rejects(nft.commit(more), (e: unknown) => e instanceof NetlinkError && e.code === 'ENFILE' && e.opIndex === 0);
+    } finally {
+      nft.close();
+    }
+  });
+});

@@ -16,7 +16,7 @@ export const SETS: Record<string, SetSpec> = {
   timedIntervals: { name: 'timed-intervals', key: ['ipv4_addr'], interval: true, timeout: true },
   ports: { name: 'ports', key: ['inet_service'], interval: true },
   protos: { name: 'protos', key: ['inet_proto'] },
-  sharedAffinity: { name: 'affinity-shared', key: ['ipv4_addr', 'ipv4_addr', 'inet_service', 'ipv4_addr', 'inet_service'], timeout: true, dynamic: true },
+  sharedAffinity: { name: 'affinity-shared', key: ['ipv4_addr', 'ipv4_addr', 'inet_service', 'ipv4_addr', 'inet_service'], timeout: true, dynamic: true, size: 65536 },
 };
 
 export function everyKind(): Transaction {

@@ -162,7 +162,7 @@ function fixedSets(ctx: FamilyContext): Set_[] {
     { name: SET.serviceNodePorts, key: PORT_KEY, map: 'verdict', comment: 'NodePorts of Services with session affinity' },
     // One set for the session affinity of every Service: client . ClusterIP . port . endpoint IP . endpoint port.
     { name: SET.affinity, key: [addr, addr, 'inet_service', addr, 'inet_service'], timeout: true, dynamic: true,
-      keepElements: true, comment: 'ClientIP session affinity of every Service' },
+      size: ctx.affinitySetSize, keepElements: true, comment: 'ClientIP session affinity of every Service' },
     { name: SET.clusterIPPorts, key: vipKey(ctx), comment: 'ClusterIP traffic' },
     { name: SET.externalPorts, key: vipKey(ctx), comment: 'ExternalIP and LoadBalancer IP traffic, Cluster policy' },
     { name: SET.externalLocalPorts, key: vipKey(ctx), comment: 'ExternalIP and LoadBalancer IP traffic, Local policy' },

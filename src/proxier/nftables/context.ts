@@ -18,6 +18,8 @@ export interface FamilyContext {
   nodeIPs: string[];
   /** Service CIDRs of this family: traffic to unallocated ClusterIPs in them is dropped. */
   serviceCIDRs: string[];
+  /** The most entries the shared session-affinity set holds (see docs/nftables-ruleset.md). */
+  affinitySetSize: number;
 }
 
 export interface ContextInputs {
@@ -27,7 +29,15 @@ export interface ContextInputs {
   nodePortAddresses: string[];
   nodeIPs: string[];
   serviceCIDRs: string[];
+  affinitySetSize?: number;
 }
+
+/**
+ * Clients can create affinity entries at will (one per client address, Service and endpoint), so
+ * the set is bounded. A full set makes the `update` rule stop without adding, and the connection
+ * is load-balanced as if the Service had no affinity until entries time out (nothing is dropped).
+ */
+export const DEFAULT_AFFINITY_SET_SIZE = 262_144;
 
 function hostCidr(ip: string): string {
   return ip.includes(':') ? `${ip}/128` : `${ip}/32`;
@@ -66,6 +76,7 @@ export function buildContext(inputs: ContextInputs, family: IpFamily, node: Node
     nodeIPs,
     // From the API server (ServiceCIDR objects): anything unparsable is left out, not programmed.
     serviceCIDRs: [...new Set(inputs.serviceCIDRs.map((c) => normalizeCidr(c)).filter((c): c is string => c !== null && cidrFamily(c) === family))],
+    affinitySetSize: inputs.affinitySetSize ?? DEFAULT_AFFINITY_SET_SIZE,
   };
 }
 

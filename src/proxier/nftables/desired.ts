@@ -1,5 +1,6 @@
 // The desired kernel state, as plain data. The compiler builds it; the sync diffs it against the
 // mirror of what the kernel holds and writes the difference as one transaction.
+import type { SelectedEndpoints, ServicePort } from '../../core/types';
 import type { Hook, KeyPart, NftType, SetSpec } from '../../native';
 import type { IpFamily, RuleDef, Verdict } from './rule-steps';
 
@@ -47,6 +48,8 @@ export interface ServiceObjects {
   family: IpFamily;
   chains: ChainDef[];
   elements: ElementDef[];
+  /** The model it was compiled from; kept only for ServicePorts with chains (see NftablesProxier.previous). */
+  source?: { sp: ServicePort; eps: SelectedEndpoints | undefined };
 }
 
 export function elementKeyString(key: readonly KeyPart[]): string {

@@ -29,6 +29,8 @@ export interface NftablesMetrics {
   syncFailures?: CounterLike;
   /** ServicePorts the kernel (or validation) refused and that were left out of a sync. */
   refusedServicePorts?: CounterLike;
+  /** kubeproxy_native_ruleset_repairs_total{reason}: full syncs run because the kernel may differ from the mirror. */
+  repairs?: { inc(labels: { reason: string }): void };
 }
 
 export interface NftablesProxierOptions {
@@ -45,6 +47,8 @@ export interface NftablesProxierOptions {
   nodeIPs: string[];
   /** Service CIDRs: traffic to an unallocated ClusterIP inside them is dropped. Optional. */
   serviceCIDRs?: string[];
+  /** Entries the shared session-affinity set may hold; default DEFAULT_AFFINITY_SET_SIZE. */
+  affinitySetSize?: number;
   log: ProxierLog;
   metrics?: NftablesMetrics;
 }
@@ -89,6 +93,9 @@ export function checkOptions(o: NftablesProxierOptions): void {
   if (!Array.isArray(o.nodeIPs)) fail('nodeIPs', 'expected an array of IPs');
   o.nodeIPs.forEach((ip, i) => { if (!ipFamilyOf(ip)) fail(`nodeIPs[${i}]`, `${JSON.stringify(ip)} is not an IP`); });
   if (o.serviceCIDRs !== undefined) checkCidrList(o.serviceCIDRs, 'serviceCIDRs', false);
+  if (o.affinitySetSize !== undefined && (!Number.isInteger(o.affinitySetSize) || o.affinitySetSize < 1 || o.affinitySetSize > 0xffffffff)) {
+    fail('affinitySetSize', `${o.affinitySetSize} is not an element count in 1..${0xffffffff}`);
+  }
   if (o.nft.listTables !== undefined && typeof o.nft.listTables !== 'function') fail('nft.listTables', 'expected a function');
   if (!o.log || typeof o.log.warn !== 'function' || typeof o.log.error !== 'function' || typeof o.log.info !== 'function') {
     fail('log', 'expected a logger with info, warn and error');

@@ -15,6 +15,12 @@ import type { IpFamily } from './rule-steps';
 import type { FamilyState } from './state';
 import { BASE_OWNER, MIXED_OWNER, OwnedBuildError, TxWriter } from './tx-writer';
 
+/** Failures after which the kernel may or may not have applied the batch. */
+const UNKNOWN_OUTCOME = new Set(['ENOBUFS', 'EAGAIN', 'ETIMEDOUT', 'EPROTO', 'EINTR']);
+
+/** Why a full sync re-reads and rewrites our tables (kubeproxy_native_ruleset_repairs_total{reason}). */
+export type RepairReason = 'foreign_change' | 'events_lost' | 'drift' | 'unknown_outcome';
+
 /** Each refused ServicePort costs one more attempt; past this the sync fails as a whole. */
 const MAX_ATTEMPTS = 20;
 /** A full sync's few ops carry every element (15 MB at 50k Services): keep only small transactions. */
@@ -24,6 +30,14 @@ const KEEP_TRANSACTION_BYTES = 1 << 20;
 const familyOf = (sp: ServicePort): IpFamily => (sp.family === 'IPv6' ? 'ip6' : 'ip');
 
 interface NetlinkErrorLike { opIndex: number; errno?: number; code?: string; object?: string; message: string }
+
+/** What a failed sync says about the kernel: refused cleanly, possibly applied, or not what the mirror says. */
+function failureKind(e: unknown): RepairReason | null {
+  const n = e as Partial<NetlinkErrorLike>;
+  if (n?.code === undefined) return null;
+  if (UNKNOWN_OUTCOME.has(n.code) && !(typeof n.opIndex === 'number' && n.opIndex >= 0)) return 'unknown_outcome';
+  return n.code === 'ENOENT' ? 'drift' : null;
+}
 function failingOp(e: unknown): number | null {
   const n = e as NetlinkErrorLike;
   return e instanceof Error && typeof n.opIndex === 'number' && n.opIndex >= 0 ? n.opIndex : null;
@@ -42,8 +56,12 @@ export class NftablesProxier implements Proxier {
   /** Chains a failed transaction may have created (in case the failure came after the commit). */
   private readonly maybeChains = new Map<IpFamily, Set<string>>();
   private needFull = true;
+  /** The next full sync first lists what our tables hold: the mirror may be wrong. */
+  private needRead = true;
+  /** The next full sync re-creates the base chains: their hook, priority or policy may differ. */
+  private needResetBase = true;
+  private readonly repairReasons = new Set<RepairReason>();
   private running: Promise<unknown> = Promise.resolve();
-  private baseChainsReset = false;
   private readonly refused = new Map<string, string>();
   /** Totals since start, for tests and metrics. */
   readonly counters = { syncs: 0, fullSyncs: 0, failures: 0, refusals: 0 };
@@ -64,6 +82,16 @@ export class NftablesProxier implements Proxier {
     return this.refused;
   }
 
+  /**
+   * Our tables may not hold what the mirror says (another process changed them, or events about
+   * them were lost): the next sync is a full one that reads the kernel first and rewrites
+   * everything, base chains included.
+   */
+  markDirty(reason: RepairReason): void {
+    this.needFull = this.needRead = this.needResetBase = true;
+    this.repairReasons.add(reason);
+  }
+
   /** Syncs run one after another: each plans from the state the previous one left. */
   sync(snapshot: ProxySnapshot, changes: ChangeSet, full: boolean): Promise<SyncResult> {
     const run = this.running.then(() => this.syncNow(snapshot, changes, full));
@@ -77,22 +105,40 @@ export class NftablesProxier implements Proxier {
     const inputs: ContextInputs = { ...this.opts, serviceCIDRs };
     const ctxs = this.opts.families.map((f) => buildContext(inputs, f, snapshot.node));
     const doFull = full || this.needFull || ctxs.some((c) => this.states.get(c.family)?.ctxKey !== contextKey(c));
+    if (doFull) this.startRepair();
     try {
-      if (doFull && !this.adoption && !this.baseChainsReset) this.adoption = await this.dumpExisting();
+      if (doFull && this.needRead) this.adoption = await this.dumpExisting();
       await this.runAttempts(doFull, snapshot, changes, ctxs);
       this.needFull = false;
-      if (doFull) { this.counters.fullSyncs++; this.adoption = null; this.maybeChains.clear(); this.baseChainsReset = true; }
+      if (doFull) {
+        this.counters.fullSyncs++;
+        this.adoption = null;
+        this.maybeChains.clear();
+        this.needRead = this.needResetBase = false;
+      }
       return { full: doFull, ok: true };
     } catch (e) {
       const error = e instanceof Error ? e : new Error(String(e));
-      this.needFull = true;
-      // The next full sync lists the tables again: what failed may have been a table that vanished.
-      if (doFull && !this.baseChainsReset) this.adoption = null;
+      const kind = failureKind(e);
+      // Whatever failed, the next full sync lists our tables again rather than trust the mirror.
+      this.needFull = this.needRead = true;
+      this.adoption = null;
+      if (kind) this.repairReasons.add(kind);
       this.counters.failures++;
       this.opts.metrics?.syncFailures?.inc();
-      this.opts.log.error({ err: error, full: doFull }, 'nftables sync failed; the next sync will be a full one');
+      const outcome = kind === 'unknown_outcome' ? 'the kernel may or may not have applied it; ' : '';
+      this.opts.log.error({ err: error, full: doFull }, `nftables sync failed; ${outcome}the next sync re-reads our tables and rewrites them`);
       return { full: doFull, ok: false, error };
     }
+  }
+
+  /** A full sync that follows a repair reason counts it once, and says why it runs. */
+  private startRepair(): void {
+    if (this.repairReasons.size === 0) return;
+    const reasons = [...this.repairReasons].sort();
+    this.repairReasons.clear();
+    for (const reason of reasons) this.opts.metrics?.repairs?.inc({ reason });
+    this.opts.log.info({ reasons }, 'Repairing our nftables tables with a full sync');
   }
 
   /**
@@ -131,11 +177,13 @@ export class NftablesProxier implements Proxier {
 
   private async runAttempts(full: boolean, snapshot: ProxySnapshot, changes: ChangeSet, ctxs: ReturnType<typeof buildContext>[]): Promise<void> {
     const refusedNow = new Map<string, string>();
+    /** Refused ServicePorts whose previous objects the kernel refused too: left out. */
+    const noPrevious = new Set<string>();
     let fine = !full;
     for (let attempt = 1; ; attempt++) {
       let a: Attempt;
       try {
-        a = full ? this.planFull(snapshot, ctxs, refusedNow, fine) : this.planPartial(snapshot, changes, refusedNow);
+        a = full ? this.planFull(snapshot, ctxs, refusedNow, noPrevious, fine) : this.planPartial(snapshot, changes, refusedNow);
       } catch (e) {
         if (!(e instanceof OwnedBuildError) || attempt >= MAX_ATTEMPTS) throw e;
         refusedNow.set(e.owner, e.message);
@@ -159,6 +207,7 @@ export class NftablesProxier implements Proxier {
         const drift = (e as NetlinkErrorLike).code === 'ENOENT' || (op !== null && !a.writer.adds[op]);
         if (attempt >= MAX_ATTEMPTS || owner === undefined || owner === BASE_OWNER || drift) throw e;
         if (owner === MIXED_OWNER) { fine = true; continue; }
+        if (refusedNow.has(owner)) { noPrevious.add(owner); continue; }
         const why = `${(e as Error).message} (${a.writer.tx.describe(op!)})`;
         refusedNow.set(owner, why);
         this.refuse(owner, why);
@@ -169,7 +218,30 @@ export class NftablesProxier implements Proxier {
   private refuse(key: string, why: string): void {
     this.counters.refusals++;
     this.opts.metrics?.refusedServicePorts?.inc();
-    this.opts.log.warn({ servicePort: key, reason: why }, 'ServicePort refused; programming the others without it');
+    const kept = this.hasPrevious(key);
+    this.opts.log.warn({ servicePort: key, reason: why, keptPreviousRules: kept },
+      kept ? 'ServicePort refused; keeping the rules it had and programming the others' : 'ServicePort refused; programming the others without it');
+  }
+
+  /** Whether the kernel holds a working version of the ServicePort (from an earlier sync). */
+  private hasPrevious(key: string): boolean {
+    return this.opts.families.some((f) => this.states.get(f)?.services.has(key));
+  }
+
+  /**
+   * A refused ServicePort's objects as the kernel last accepted them, for a full sync to write
+   * again: its elements, and its chains recompiled from the model they came from.
+   */
+  private previous(key: string, ctx: ReturnType<typeof buildContext>, noPrevious: ReadonlySet<string>): ServiceObjects | null {
+    const prev = this.states.get(ctx.family)?.services.get(key);
+    if (!prev || noPrevious.has(key)) return null;
+    if (prev.chains.length === 0) return prev;
+    if (!prev.source) return null;
+    try {
+      return { ...compileService(prev.source.sp, prev.source.eps, ctx), source: prev.source };
+    } catch {
+      return null;
+    }
   }
 
   private recordRefusals(full: boolean, changes: ChangeSet, refusedNow: Map<string, string>): void {
@@ -190,7 +262,11 @@ export class NftablesProxier implements Proxier {
   private compile(sp: ServicePort, snapshot: ProxySnapshot, ctx: ReturnType<typeof buildContext>, refusedNow: Map<string, string>): ServiceObjects | null {
     if (refusedNow.has(sp.key)) return null;
     try {
-      return compileService(sp, snapshot.endpoints.get(sp.key), ctx);
+      const eps = snapshot.endpoints.get(sp.key);
+      const obj = compileService(sp, eps, ctx);
+      // Chains are kept without their rules (state.slim): the model they came from lets a later
+      // full sync write them again if this ServicePort is refused then.
+      return obj.chains.length > 0 ? { ...obj, source: { sp, eps } } : obj;
     } catch (e) {
       if (!(e instanceof ServicePortError)) throw e;
       refusedNow.set(sp.key, e.message);
@@ -199,7 +275,8 @@ export class NftablesProxier implements Proxier {
     }
   }
 
-  private planFull(snapshot: ProxySnapshot, ctxs: ReturnType<typeof buildContext>[], refusedNow: Map<string, string>, fine: boolean): Attempt {
+  private planFull(snapshot: ProxySnapshot, ctxs: ReturnType<typeof buildContext>[], refusedNow: Map<string, string>,
+    noPrevious: ReadonlySet<string>, fine: boolean): Attempt {
     const writer = new TxWriter();
     const byFamily = new Map<IpFamily, ServiceObjects[]>(ctxs.map((c) => [c.family, []]));
     const ctxOf = new Map(ctxs.map((c) => [c.family, c]));
@@ -207,13 +284,13 @@ export class NftablesProxier implements Proxier {
       const sp = snapshot.services.get(key)!;
       const ctx = ctxOf.get(familyOf(sp));
       if (!ctx) continue;
-      const obj = this.compile(sp, snapshot, ctx, refusedNow);
+      const obj = this.compile(sp, snapshot, ctx, refusedNow) ?? this.previous(key, ctx, noPrevious);
       if (obj) byFamily.get(ctx.family)!.push(obj);
     }
     const next: FamilyState[] = ctxs.map((ctx) => {
       const input: FullFamilyInput = {
         ctx, ctxKey: contextKey(ctx), base: compileBase(ctx, setNamesOf(byFamily.get(ctx.family)!)), services: byFamily.get(ctx.family)!,
-        known: this.knownObjects(ctx.family), resetBaseChains: !this.baseChainsReset,
+        known: this.knownObjects(ctx.family), resetBaseChains: this.needResetBase,
       };
       return planFullFamily(writer, input, fine);
     });
@@ -235,11 +312,12 @@ export class NftablesProxier implements Proxier {
     const keys = new Set([...changes.services, ...refusedNow.keys()]);
     for (const key of [...keys].sort()) {
       const sp = snapshot.services.get(key);
-      for (const f of this.opts.families) {
-        const state = this.states.get(f)!;
-        const next = sp && familyOf(sp) === f ? this.compile(sp, snapshot, state.ctx, refusedNow) : null;
-        perFamily.get(f)!.push({ key, next });
-      }
+      const target = sp ? familyOf(sp) : undefined;
+      const state = target && this.states.get(target);
+      const next = sp && state ? this.compile(sp, snapshot, state.ctx, refusedNow) : null;
+      // A refused change leaves the ServicePort as the kernel last accepted it, in every family.
+      if (refusedNow.has(key) && this.hasPrevious(key)) continue;
+      for (const f of this.opts.families) perFamily.get(f)!.push({ key, next: f === target ? next : null });
     }
     const results: PartialResult[] = this.opts.families.map((f) => planPartialFamily(writer, this.states.get(f)!, perFamily.get(f)!));
     return { writer, commit: () => { for (const r of results) applyPartial(r); } };

@@ -61,7 +61,9 @@ function digest64(text: string): string {
 
 /** What the state keeps of a ServicePort once applied: chain names and elements, not the rules. */
 export function slim(s: ServiceObjects): ServiceObjects {
-  return { key: s.key, family: s.family, chains: s.chains.map((c) => ({ table: c.table, name: c.name, rules: [] })), elements: s.elements };
+  const out: ServiceObjects = { key: s.key, family: s.family, chains: s.chains.map((c) => ({ table: c.table, name: c.name, rules: [] })), elements: s.elements };
+  if (s.source) out.source = s.source;
+  return out;
 }
 
 export function setFingerprint(s: SetDef): string {
