@@ -4,6 +4,7 @@ import type { V1EndpointSlice } from '@kubernetes/client-node';
 import { endpointKey, serviceName, servicePortKey } from './keys';
 import { ipFamilyOf, isIPFamily } from './ip';
 import { isPortNumber, isProtocol } from './service-conversion';
+import { isObject, listOf, notAList } from './shape';
 import type { Endpoint, IPFamily, ModelLogger, ObjectRef, Protocol } from './types';
 
 export const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
@@ -88,15 +89,18 @@ export function parseEndpointSlice(
 
 function slicePorts(slice: V1EndpointSlice, ref: ObjectRef, log: ModelLogger): SlicePort[] {
   const out: SlicePort[] = [];
-  for (const [i, p] of (slice.ports ?? []).entries()) {
+  if (notAList(slice.ports)) log.warn({ ...ref, field: 'ports' }, 'ports is not a list; the slice serves no port');
+  for (const [i, p] of listOf<NonNullable<V1EndpointSlice['ports']>[number]>(slice.ports).entries()) {
     const at = { ...ref, field: `ports[${i}]` };
-    const protocol = p.protocol ?? 'TCP';
-    if (!isProtocol(protocol)) {
+    const protocol = isObject(p) ? p.protocol ?? 'TCP' : undefined;
+    if (!isObject(p)) {
+      log.warn(at, 'port is not an object; port skipped');
+    } else if (!isProtocol(protocol)) {
       log.warn({ ...at, protocol }, 'unknown protocol; port skipped');
     } else if (!isPortNumber(p.port)) {
       log.warn({ ...at, port: p.port }, 'port must be an integer in 1..65535; port skipped');
     } else {
-      out.push({ portName: p.name ?? '', protocol, port: p.port });
+      out.push({ portName: typeof p.name === 'string' ? p.name : '', protocol, port: p.port });
     }
   }
   return out;
@@ -111,11 +115,16 @@ function sliceEndpoints(
 ): SliceEndpoint[] {
   const seen = new Set<string>();
   const out: SliceEndpoint[] = [];
-  for (const [i, ep] of (slice.endpoints ?? []).entries()) {
+  if (notAList(slice.endpoints)) log.warn({ ...ref, field: 'endpoints' }, 'endpoints is not a list; the slice has no endpoint');
+  for (const [i, ep] of listOf<NonNullable<V1EndpointSlice['endpoints']>[number]>(slice.endpoints).entries()) {
     const at = { ...ref, field: `endpoints[${i}]` };
+    if (!isObject(ep)) {
+      log.warn(at, 'endpoint is not an object; skipped');
+      continue;
+    }
     // Upstream uses the first address only; the API allows exactly one for IP address types.
-    const ip = ep.addresses?.[0];
-    if (!ip) {
+    const ip = listOf<string>(ep.addresses)[0];
+    if (typeof ip !== 'string' || !ip) {
       log.warn(at, 'endpoint without addresses; skipped');
       continue;
     }
@@ -134,26 +143,29 @@ function sliceEndpoints(
 }
 
 function sliceEndpoint(ip: string, ep: NonNullable<V1EndpointSlice['endpoints']>[number], nodeName: string): SliceEndpoint {
-  const c = ep.conditions ?? {};
+  const c = isObject(ep.conditions) ? ep.conditions : {};
+  const flag = (v: unknown, dflt: boolean): boolean => (typeof v === 'boolean' ? v : dflt);
   // Upstream's nil defaults (newEndpointSliceInfo): ready and serving default to true, terminating to false.
   const out: SliceEndpoint = {
     ip,
-    ready: c.ready ?? true,
-    serving: c.serving ?? true,
-    terminating: c.terminating ?? false,
+    ready: flag(c.ready, true),
+    serving: flag(c.serving, true),
+    terminating: flag(c.terminating, false),
     isLocal: nodeName !== '' && ep.nodeName === nodeName,
   };
-  if (ep.nodeName) out.nodeName = ep.nodeName;
-  if (ep.zone) out.zone = ep.zone;
-  const zoneHints = names(ep.hints?.forZones);
+  if (typeof ep.nodeName === 'string' && ep.nodeName) out.nodeName = ep.nodeName;
+  if (typeof ep.zone === 'string' && ep.zone) out.zone = ep.zone;
+  const hints = isObject(ep.hints) ? ep.hints : {};
+  const zoneHints = names(hints.forZones);
   if (zoneHints) out.zoneHints = zoneHints;
-  const nodeHints = names(ep.hints?.forNodes);
+  const nodeHints = names(hints.forNodes);
   if (nodeHints) out.nodeHints = nodeHints;
   return out;
 }
 
-function names(list: { name: string }[] | undefined): string[] | undefined {
-  const out = [...new Set((list ?? []).map((h) => h.name).filter((n) => !!n))].sort();
+function names(list: unknown): string[] | undefined {
+  const given = listOf<unknown>(list).map((h) => (isObject(h) ? h.name : undefined));
+  const out = [...new Set(given.filter((n): n is string => typeof n === 'string' && n !== ''))].sort();
   return out.length > 0 ? out : undefined;
 }
 

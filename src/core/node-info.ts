@@ -3,6 +3,7 @@ import type { V1Node } from '@kubernetes/client-node';
 import { ipFamilyOf } from './ip';
 import type { IPFamily, NodeInfo } from './types';
 import { ZONE_LABEL } from './endpoint-selection';
+import { isObject, listOf, stringsOf } from './shape';
 
 /** NodeInfo for a node we know nothing about yet (or that was deleted). */
 export function emptyNodeInfo(name: string): NodeInfo {
@@ -15,7 +16,7 @@ export function emptyNodeInfo(name: string): NodeInfo {
  */
 export function nodeInfoFromNode(name: string, node: V1Node | undefined, families: readonly IPFamily[]): NodeInfo {
   if (!node) return emptyNodeInfo(name);
-  const addrs = node.status?.addresses ?? [];
+  const addrs = listOf<{ type?: string; address: string }>(node.status?.addresses).filter((a) => isObject(a) && typeof a.address === 'string');
   const ordered = [
     ...addrs.filter((a) => a.type === 'InternalIP'),
     ...addrs.filter((a) => a.type === 'ExternalIP'),
@@ -26,8 +27,10 @@ export function nodeInfoFromNode(name: string, node: V1Node | undefined, familie
     if (hit) ips.push(hit.address);
   }
   const spec = node.spec ?? {};
-  const podCIDRs = spec.podCIDRs?.length ? [...spec.podCIDRs] : spec.podCIDR ? [spec.podCIDR] : [];
-  return { name, labels: { ...(node.metadata?.labels ?? {}) }, ips, podCIDRs };
+  const listed = stringsOf(spec.podCIDRs);
+  const podCIDRs = listed.length > 0 ? listed : typeof spec.podCIDR === 'string' && spec.podCIDR ? [spec.podCIDR] : [];
+  const labels = isObject(node.metadata?.labels) ? { ...node.metadata!.labels } : {};
+  return { name, labels, ips, podCIDRs };
 }
 
 export function zoneOf(node: NodeInfo): string {

@@ -3,6 +3,7 @@
 import type { V1Service, V1ServicePort } from '@kubernetes/client-node';
 import { servicePortKey } from './keys';
 import { cidrFamilyOf, ipFamilyOf } from './ip';
+import { isObject, listOf, notAList } from './shape';
 import type { IPFamily, ModelLogger, ObjectRef, Protocol, ServicePort } from './types';
 
 export const DEFAULT_AFFINITY_TIMEOUT_SECONDS = 10800;
@@ -93,26 +94,30 @@ export function servicePortsFromService(
 function shouldSkip(svc: V1Service): boolean {
   const spec = svc.spec;
   if (!spec || spec.type === 'ExternalName') return true;
-  return spec.clusterIP === 'None' || (!spec.clusterIP && !(spec.clusterIPs?.length));
+  return spec.clusterIP === 'None' || (!spec.clusterIP && listOf(spec.clusterIPs).length === 0);
 }
 
 /** Upstream's GetClusterIPByFamily: clusterIPs[i] for ipFamilies[i]; clusterIP alone for old objects. */
 export function clusterIPByFamily(svc: V1Service, family: IPFamily): string | undefined {
   const spec = svc.spec ?? {};
-  const families = spec.ipFamilies ?? [];
+  const families = listOf<string>(spec.ipFamilies);
   if (families.length === 0) {
     const ip = spec.clusterIP;
-    if (!ip || ip === 'None') return undefined;
+    if (typeof ip !== 'string' || !ip || ip === 'None') return undefined;
     return (family === 'IPv6') === ip.includes(':') ? ip : undefined;
   }
   const i = families.indexOf(family);
   if (i < 0) return undefined;
-  const ip = spec.clusterIPs?.[i] ?? (i === 0 ? spec.clusterIP : undefined);
-  return ip && ip !== 'None' ? ip : undefined;
+  const ip = listOf<string>(spec.clusterIPs)[i] ?? (i === 0 ? spec.clusterIP : undefined);
+  return typeof ip === 'string' && ip && ip !== 'None' ? ip : undefined;
 }
 
 function validPorts(svc: V1Service, ref: ObjectRef, log: ModelLogger, max: number): ValidPort[] {
-  const ports = svc.spec?.ports ?? [];
+  if (notAList(svc.spec?.ports)) {
+    log.warn({ ...ref, field: 'spec.ports' }, 'spec.ports is not a list; Service skipped');
+    return [];
+  }
+  const ports = listOf<V1ServicePort>(svc.spec?.ports);
   if (ports.length === 0) {
     log.warn(ref, 'Service has no ports; skipped');
     return [];
@@ -138,6 +143,10 @@ function validPorts(svc: V1Service, ref: ObjectRef, log: ModelLogger, max: numbe
 }
 
 function validPort(p: V1ServicePort, ref: ObjectRef, log: ModelLogger): ValidPort | undefined {
+  if (!isObject(p)) {
+    log.warn(ref, 'port is not an object; port skipped');
+    return undefined;
+  }
   const protocol = p.protocol ?? 'TCP';
   if (!isProtocol(protocol)) {
     log.warn({ ...ref, protocol }, 'unknown protocol; port skipped');
@@ -152,7 +161,7 @@ function validPort(p: V1ServicePort, ref: ObjectRef, log: ModelLogger): ValidPor
     log.warn({ ...ref, nodePort }, 'nodePort must be an integer in 1..65535; port skipped');
     return undefined;
   }
-  return { portName: p.name ?? '', protocol, port: p.port, nodePort };
+  return { portName: typeof p.name === 'string' ? p.name : '', protocol, port: p.port, nodePort };
 }
 
 export function isProtocol(value: unknown): value is Protocol {
@@ -204,7 +213,7 @@ function healthCheckNodePort(svc: V1Service, localPolicy: boolean, ref: ObjectRe
 }
 
 function familyFields(svc: V1Service, ref: ObjectRef, log: ModelLogger): Record<IPFamily, FamilyFields> {
-  const externalIPs = splitByFamily(svc.spec?.externalIPs ?? [], ipFamilyOf, { ...ref, field: 'spec.externalIPs' }, log);
+  const externalIPs = splitByFamily(listOf<string>(svc.spec?.externalIPs), ipFamilyOf, { ...ref, field: 'spec.externalIPs' }, log);
   const lbIPs = splitByFamily(loadBalancerVIPs(svc), ipFamilyOf, { ...ref, field: 'status.loadBalancer.ingress' }, log);
   const ranges = sourceRanges(svc);
   const cidrs = splitByFamily(ranges.values, cidrFamilyOf, { ...ref, field: ranges.field }, log);
@@ -219,8 +228,8 @@ function familyFields(svc: V1Service, ref: ObjectRef, log: ModelLogger): Record<
 /** Ingress IPs in VIP mode: `ipMode: Proxy` load balancers deliver to the node themselves. */
 function loadBalancerVIPs(svc: V1Service): string[] {
   const out: string[] = [];
-  for (const ing of svc.status?.loadBalancer?.ingress ?? []) {
-    if (!ing.ip) continue;
+  for (const ing of listOf<{ ip?: string; ipMode?: string }>(svc.status?.loadBalancer?.ingress)) {
+    if (!isObject(ing) || !ing.ip) continue;
     if (ing.ipMode === undefined || ing.ipMode === 'VIP') out.push(ing.ip);
   }
   return out;
@@ -231,9 +240,9 @@ function loadBalancerVIPs(svc: V1Service): string[] {
  * GetLoadBalancerSourceRanges; whitespace trimmed since validation lets padding through.
  */
 function sourceRanges(svc: V1Service): { values: string[]; field: string } {
-  const spec = (svc.spec?.loadBalancerSourceRanges ?? []).map((s) => s.trim()).filter((s) => s !== '');
+  const spec = listOf<unknown>(svc.spec?.loadBalancerSourceRanges).map((s) => String(s).trim()).filter((s) => s !== '');
   if (spec.length > 0) return { values: spec, field: 'spec.loadBalancerSourceRanges' };
-  const annotation = svc.metadata?.annotations?.[SOURCE_RANGES_ANNOTATION] ?? '';
+  const annotation = String(svc.metadata?.annotations?.[SOURCE_RANGES_ANNOTATION] ?? '');
   const values = annotation.split(',').map((s) => s.trim()).filter((s) => s !== '');
   return { values, field: `metadata.annotations[${SOURCE_RANGES_ANNOTATION}]` };
 }
@@ -246,7 +255,7 @@ function splitByFamily(
 ): Record<IPFamily, string[]> {
   const out: Record<IPFamily, string[]> = { IPv4: [], IPv6: [] };
   for (const v of values) {
-    const f = familyOf(v);
+    const f = typeof v === 'string' ? familyOf(v) : undefined;
     if (f === undefined) log.warn({ ...ref, value: v }, 'invalid address; ignored');
     else if (!out[f].includes(v)) out[f].push(v);
   }

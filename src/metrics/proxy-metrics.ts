@@ -33,6 +33,10 @@ export interface ProxyMetrics {
   apiServerConnected: Gauge<'resource'>;
   /** Ours: list/watch failures (each one is retried with backoff). */
   apiServerErrorsTotal: Counter<'resource'>;
+  /** Ours: full syncs run because the kernel may not hold what we programmed, by reason. */
+  rulesetRepairsTotal: Counter<'reason'>;
+  /** Ours: commits by other processes that changed our tables (each seen on the nftables event group). */
+  rulesetForeignChangesTotal: Counter;
 }
 
 export interface CreateMetricsOptions {
@@ -88,6 +92,17 @@ export function createProxyMetrics(register: Registry, opts: CreateMetricsOption
       name: 'kubeproxy_native_apiserver_errors_total',
       help: 'Failed list or watch requests to the API server, each retried with backoff',
       labelNames: ['resource'],
+      registers,
+    }),
+    rulesetRepairsTotal: new Counter<'reason'>({
+      name: 'kubeproxy_native_ruleset_repairs_total',
+      help: 'Full syncs run to repair our rules: foreign_change (another process changed our tables), events_lost (the change monitor missed events), drift (a sync found the kernel differing from what was programmed), unknown_outcome (a commit whose result never came back)',
+      labelNames: ['reason'],
+      registers,
+    }),
+    rulesetForeignChangesTotal: new Counter({
+      name: 'kubeproxy_native_ruleset_foreign_changes_total',
+      help: 'Commits by another process that changed our nftables tables',
       registers,
     }),
   };

@@ -102,3 +102,24 @@ test('mergeSlices: a port with no endpoints yields no entry', () => {
   const p = parseEndpointSlice(slice('a', 'web', []), 'n', recordingLogger())!;
   assert.equal(mergeSlices([p]).size, 0);
 });
+
+test('shapes the types do not allow cost a warning naming the slice, never an exception', () => {
+  const broken: [string, (s: any) => void, number][] = [
+    ['endpoints not a list', (s) => { s.endpoints = 'pod0'; }, 0],
+    ['a null endpoint', (s) => { s.endpoints = [null, ...s.endpoints]; }, 1],
+    ['addresses not a list', (s) => { s.endpoints[0].addresses = '10.0.0.1'; }, 0],
+    ['an address that is a number', (s) => { s.endpoints[0].addresses = [10]; }, 0],
+    ['conditions a string', (s) => { s.endpoints[0].conditions = 'ready'; }, 1],
+    ['hints garbage', (s) => { s.endpoints[0].hints = { forZones: [null, 5, { name: 7 }, { name: 'z' }] }; }, 1],
+    ['a null port', (s) => { s.ports = [null]; }, 1],
+  ];
+  for (const [what, breakIt, endpoints] of broken) {
+    const s: any = slice('s1', 'web', [sliceEndpoint('10.0.0.1')]);
+    breakIt(s);
+    const log = recordingLogger();
+    let p: ReturnType<typeof parseEndpointSlice>;
+    assert.doesNotThrow(() => { p = parseEndpointSlice(s, 'node-a', log); }, what);
+    assert.equal(p!.endpoints.length, endpoints, what);
+    if (endpoints === 0 || what.includes('null')) assert.match(JSON.stringify(log.lines), /s1/, what);
+  }
+});

@@ -191,3 +191,29 @@ test('a cluster IP that is not an address of its family is logged and that famil
   assert.deepEqual(servicePortsFromService(svc, DUAL, log).map((s) => s.family), ['IPv6']);
   assert.equal(log.lines[0].obj.family, 'IPv4');
 });
+
+test('shapes the types do not allow (nulls, strings for lists, wrong types) cost a warning, never an exception', () => {
+  const broken: [string, (s: any) => void, number][] = [
+    ['ports not a list', (s) => { s.spec.ports = 'http'; }, 0],
+    ['a null port', (s) => { s.spec.ports = [null, { name: 'b', port: 81 }]; }, 1],
+    ['a null ingress entry', (s) => { s.spec.type = 'LoadBalancer'; s.status = { loadBalancer: { ingress: [null, { ip: '203.0.113.9' }] } }; }, 1],
+    ['source ranges with numbers', (s) => { s.spec.type = 'LoadBalancer'; s.spec.loadBalancerSourceRanges = [42, '10.0.0.0/8']; }, 1],
+    ['externalIPs not a list', (s) => { s.spec.externalIPs = 'x'; }, 1],
+    ['ipFamilies not a list', (s) => { s.spec.ipFamilies = 'IPv4'; }, 1],
+    ['clusterIPs not a list', (s) => { s.spec.clusterIPs = 7; }, 1],
+    ['externalIPs holding objects', (s) => { s.spec.externalIPs = [{ ip: '1.2.3.4' }, '1.2.3.5']; }, 1],
+  ];
+  for (const [what, breakIt, ports] of broken) {
+    const svc: any = service('web', { ports: [{ name: 'http', port: 80, protocol: 'TCP' }] });
+    breakIt(svc);
+    const log = recordingLogger();
+    let sps: unknown[] = [];
+    assert.doesNotThrow(() => { sps = servicePortsFromService(svc, V4, log); }, what);
+    assert.equal(sps.length, ports, what);
+  }
+  const log = recordingLogger();
+  const svc: any = service('web', { ports: [{ name: 'http', port: 80, protocol: 'TCP' }] });
+  svc.spec.ports = [null];
+  servicePortsFromService(svc, V4, log);
+  assert.match(JSON.stringify(log.lines), /port is not an object/);
+});

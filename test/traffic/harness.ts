@@ -27,6 +27,8 @@ export interface ClusterOptions {
   /** Extra lines of a v1alpha2 config file. */
   configYaml?: string;
   prefix?: string;
+  /** Receives the proxy's log, one JSON line per entry (verbosity 4). */
+  logLines?: string[];
 }
 
 /** A port free on 127.0.0.1 right now (validation wants a real port, not 0). */
@@ -75,7 +77,7 @@ export async function startCluster(o: ClusterOptions = {}): Promise<Cluster> {
     const cl = parseCommandLine(['--config', await configFile(api.kubeconfig(), o.configYaml ?? '')]);
     if (cl.errors.length > 0) throw new Error(`config: ${cl.errors.join('; ')}`);
     config = cl.config;
-    proxy = await launch(config, topo);
+    proxy = await launch(config, topo, o.logLines);
   } catch (e) {
     await api.stop().catch(() => {});
     topo.destroy();
@@ -86,7 +88,7 @@ export async function startCluster(o: ClusterOptions = {}): Promise<Cluster> {
     api, topo, proxy,
     async restartProxy() {
       await cluster.proxy.stop();
-      cluster.proxy = await launch(cfg, topo);
+      cluster.proxy = await launch(cfg, topo, o.logLines);
     },
     async stop() {
       await cluster.proxy.stop();
@@ -97,9 +99,12 @@ export async function startCluster(o: ClusterOptions = {}): Promise<Cluster> {
   return cluster;
 }
 
-function launch(config: KubeProxyConfiguration, topo: Topology): Promise<RunningProxy> {
+function launch(config: KubeProxyConfiguration, topo: Topology, lines?: string[]): Promise<RunningProxy> {
   // KPN_TEST_LOG=1 shows the proxy's own log while debugging a test.
-  const log = createLogger({ format: 'text', verbosity: 4, destination: process.env.KPN_TEST_LOG ? process.stderr : { write: () => true } });
+  const destination = lines
+    ? { write: (l: string) => { lines.push(l); if (process.env.KPN_TEST_LOG) process.stderr.write(l); return true; } }
+    : process.env.KPN_TEST_LOG ? process.stderr : { write: () => true };
+  const log = createLogger({ format: lines ? 'json' : 'text', verbosity: 4, destination });
   return startProxy({ config, log, netns: topo.node.path, healthCheckAddresses: ['127.0.0.1'] });
 }
 

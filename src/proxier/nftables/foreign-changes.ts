@@ -1,0 +1,38 @@
+// Which changes to our tables, made by another process, mean the kernel no longer holds what we
+// programmed (pure). The packet path fills the session-affinity set itself, so its elements come
+// and go without anyone tampering; everything else in our tables is ours alone.
+import { SET, TABLE } from './names';
+import type { IpFamily } from './rule-steps';
+
+/** One entry of a change report (src/native NftMonitor), aggregated per object. */
+export interface ObservedChange {
+  op: 'add' | 'delete';
+  kind: string;
+  family: string;
+  table: string;
+  /** The chain or set the change is in (rules and elements), or the object's own name. */
+  name?: string;
+  count: number;
+}
+
+/** The tables whose changes the monitor must report for this mode. */
+export function watchedTables(families: readonly IpFamily[]): { family: IpFamily; table: string }[] {
+  return families.map((family) => ({ family, table: TABLE }));
+}
+
+const packetPathOwned = (c: ObservedChange): boolean => c.kind === 'element' && c.name === SET.affinity;
+
+/** The changes that alter our rules (empty: nothing to repair). */
+export function tampering(changes: readonly ObservedChange[]): ObservedChange[] {
+  return changes.filter((c) => c.table === TABLE && (c.family === 'ip' || c.family === 'ip6') && !packetPathOwned(c));
+}
+
+/** "delete 3 elements ip kube-proxy cluster-ip-ports; add rule ip kube-proxy services", for logs. */
+export function describeChanges(changes: readonly ObservedChange[], max = 10): string {
+  const parts = changes.slice(0, max).map((c) => {
+    const what = c.count === 1 ? c.kind : `${c.count} ${c.kind}s`;
+    return `${c.op} ${what} ${c.family} ${c.table}${c.name ? ` ${c.name}` : ''}`;
+  });
+  if (changes.length > max) parts.push(`and ${changes.length - max} more`);
+  return parts.join('; ');
+}
