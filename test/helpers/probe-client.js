@@ -22,7 +22,9 @@ function tcpOnce() {
     const sock = net.connect({ host, port, ...local });
     const timer = setTimeout(() => { sock.destroy(); resolve('ERR TIMEOUT'); }, timeout);
     sock.on('data', (d) => { data += d; });
-    sock.on('end', () => { clearTimeout(timer); resolve(data); });
+    // Reset instead of closing: the endpoint's socket then skips TIME_WAIT, whose leftovers would
+    // randomly stall a later connection that masquerade happens to give the same source port.
+    sock.on('end', () => { clearTimeout(timer); sock.resetAndDestroy(); resolve(data); });
     sock.on('error', (e) => { clearTimeout(timer); resolve(`ERR ${e.code}`); });
   });
 }
@@ -57,7 +59,9 @@ const more = (i) => (countStr === 'until-stdin-closes' ? !stopped : i < Number(c
 
 (async () => {
   for (let i = 0; more(i); i++) {
-    process.stdout.write(`${await (proto === 'udp' ? udpOnce() : tcpOnce())}\n`);
+    const line = await (proto === 'udp' ? udpOnce() : tcpOnce());
+    // KPN_PROBE_TIME=1 (debugging): when each reply came.
+    process.stdout.write(process.env.KPN_PROBE_TIME ? `${line} @${Date.now()}\n` : `${line}\n`);
   }
   process.exit(0);
 })();

@@ -43,7 +43,8 @@ export function freePort(): Promise<number> {
   });
 }
 
-async function configFile(kubeconfig: string, extra: string): Promise<string> {
+/** A v1alpha2 config file for the test topology (loopback ports, the API server's kubeconfig, `extra` lines). */
+export async function configFile(kubeconfig: string, extra: string): Promise<string> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kpn-config-'));
   const file = path.join(dir, 'config.yaml');
   fs.writeFileSync(file, [

@@ -20,6 +20,7 @@ export interface ProxierLog {
   info(obj: object, msg: string): void;
   warn(obj: object, msg: string): void;
   error(obj: object, msg: string): void;
+  debug?(obj: object, msg: string): void;
 }
 
 export interface CounterLike { inc(value?: number): void }

@@ -191,8 +191,9 @@ export class NftablesProxier implements Proxier {
         continue;
       }
       this.lastOpCount = a.writer.tx.opCount;
-      const small = this.lastOpCount <= KEEP_TRANSACTION_OPS && a.writer.tx.serialize().length <= KEEP_TRANSACTION_BYTES;
-      this.lastTransaction = small ? a.writer.tx : undefined;
+      const bytes = a.writer.tx.serialize().length;
+      this.lastTransaction = this.lastOpCount <= KEEP_TRANSACTION_OPS && bytes <= KEEP_TRANSACTION_BYTES ? a.writer.tx : undefined;
+      this.opts.log.debug?.({ full, ops: this.lastOpCount, bytes, attempt }, 'committing nftables transaction');
       try {
         if (a.writer.tx.opCount > 0) await this.opts.nft.commit(a.writer.tx);
         a.commit();
