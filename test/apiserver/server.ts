@@ -5,7 +5,7 @@ import * as http from 'node:http';
 import * as https from 'node:https';
 import { AddressInfo } from 'node:net';
 import { matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector, validateFields } from './selectors';
-import { KObject, objectKey, Resource, RESOURCES, Store, StoredEvent } from './store';
+import { deliver, KObject, Matcher, objectKey, Resource, RESOURCES, Store } from './store';
 import { parseRoute, Route } from './routes';
 import { Fault, FaultRules, RequestKind, sendStreamHeaders, trickle } from './faults';
 import { KubeconfigUser, writeKubeconfig } from './kubeconfig';
@@ -43,7 +43,6 @@ export interface TestApiServerOptions {
 /** Milliseconds to hold the answer to a list of `path` (to open race windows in tests); 0 = none. */
 export type ListDelay = (path: string) => number;
 
-type Matcher = (o: KObject | undefined) => boolean;
 
 interface OpenWatch {
   res: http.ServerResponse;
@@ -349,9 +348,9 @@ export class TestApiServer {
     if (fromRv === undefined) {
       for (const o of this.store.list(resource).filter(matcher)) write('ADDED', o);
     } else {
-      for (const e of this.store.eventsSince(fromRv)) this.deliver(e, resource, matcher, write);
+      for (const e of this.store.eventsSince(fromRv)) deliver(e, resource, matcher, write);
     }
-    unsubscribe = this.store.subscribe((e) => this.deliver(e, resource, matcher, write));
+    unsubscribe = this.store.subscribe((e) => deliver(e, resource, matcher, write));
     const bookmark = (): void => {
       // The watch cache sends no bookmark at or below the version the watch started from.
       if (query.allowWatchBookmarks === 'true' && this.store.rv > startRv) {
@@ -365,19 +364,6 @@ export class TestApiServer {
     if (timeout > 0 && !this.opts.ignoreWatchTimeouts) timers.push(setTimeout(end, timeout * 1000));
     req.on('close', w.close);
     res.on('close', w.close);
-  }
-
-  /** Turns a stored event into what a watcher with this selector sees, like the API server's watch cache. */
-  private deliver(e: StoredEvent, resource: Resource, matcher: Matcher, write: (t: string, o: KObject) => void): void {
-    if (e.resource !== resource) return;
-    const now = e.type !== 'DELETED' && matcher(e.object);
-    const before = e.type === 'MODIFIED' ? matcher(e.old) : e.type === 'DELETED' && matcher(e.object);
-    if (now && before) write('MODIFIED', e.object);
-    else if (now) write('ADDED', e.object);
-    else if (before) {
-      const gone = e.type === 'DELETED' ? e.object : { ...e.old!, metadata: { ...e.old!.metadata, resourceVersion: String(e.rv) } };
-      write('DELETED', gone);
-    }
   }
 
   private acceptEvent(req: http.IncomingMessage, res: http.ServerResponse, route: Route): void {
