@@ -81,7 +81,12 @@ export class ApiConnection {
       rejectHeaders = reject;
       const cluster = this.kc.getCurrentCluster();
       if (!cluster) return abort(new Error(`${what}: the kubeconfig has no current cluster`));
-      const url = requestUrl(cluster.server, path, query);
+      let url: URL;
+      try {
+        url = requestUrl(cluster.server, path, query);
+      } catch (e) {
+        return abort(withContext(`${what}: server ${JSON.stringify(cluster.server)}`, e));
+      }
       const opts: https.RequestOptions = { method: 'GET', headers: { Accept: 'application/json' } };
       this.kc.applyToHTTPSOptions(opts).then(
         () => {
@@ -91,13 +96,15 @@ export class ApiConnection {
           req.on('response', (r) => {
             res = r;
             clearTimeout(timer);
+            // Readers attach their own; this keeps an abort before they do from being an uncaught 'error'.
+            r.on('error', () => undefined);
             if (failure) r.destroy(failure);
             else resolve(r);
           });
           req.on('error', (e) => abort(withContext(what, e)));
           req.end();
         },
-        (e: unknown) => abort(withContext(`${what}: authentication`, e)),
+        (e: unknown) => abort(withContext(`${what}: kubeconfig credentials or TLS settings`, e)),
       );
     });
     // Whoever awaits `response` sees the rejection; this only keeps an early abort from being "unhandled".

@@ -33,8 +33,10 @@ export function openWatch(conn: ApiConnection, r: WatchRequest): WatchStream {
   const run = async (): Promise<WatchEnd> => {
     const res = await pending.response;
     if (res.statusCode !== 200) throw await conn.failureOf(res, pending, r.path);
+    // Readers first: onOpen may abort this very watch. Events come later, from 'data'.
+    const events = readEvents(res, pending, conn, r);
     r.onOpen();
-    return await readEvents(res, pending, conn, r);
+    return await events;
   };
   const done = run().catch((e: unknown) => {
     if (aborted && e instanceof AbortedError) return 'aborted' as const;

@@ -148,6 +148,14 @@ describe('ApiConnection', { timeout: 60_000 }, () => {
     }
   });
 
+  it('fails clearly, without waiting, on a server address that is not a URL', async () => {
+    const kc = new KubeConfig();
+    kc.loadFromClusterAndUser({ name: 'bad', server: 'http://[not-an-address', skipTLSVerify: true }, { name: 'u' });
+    const began = Date.now();
+    await assert.rejects(new ApiConnection(kc, RELAXED).getJson('/api/v1/nodes', {}), /^Error: GET \/api\/v1\/nodes: server "http:\/\/\[not-an-address": Invalid URL/);
+    assert.ok(Date.now() - began < RELAXED.headersMs, 'not by the headers deadline');
+  });
+
   it('runs an exec credential plugin for its token', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kpn-exec-'));
     const file = path.join(dir, 'kubeconfig');
