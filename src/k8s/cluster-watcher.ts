@@ -2,7 +2,9 @@
 // ServiceCIDRs, and the Namespaces labelled `networking.k8s.io/kube-proxy=disabled`, whose Services and
 // EndpointSlices are never requested (see docs/watching.md for the design and its cost).
 import type { KubeConfig, KubernetesObject, V1EndpointSlice, V1Namespace, V1Node, V1Service, V1ServiceCIDR } from '@kubernetes/client-node';
+import { ApiConnection } from './api-request';
 import { BackoffOptions } from './backoff';
+import { RequestDeadlines } from './deadlines';
 import { Logger, silentLogger } from './logger';
 import { Reflector, ReflectorStatus } from './reflector';
 import { ResourceClients, resourceClients } from './resources';
@@ -20,14 +22,15 @@ export interface ClusterWatcherOptions {
   backoff?: BackoffOptions;
   pageSize?: number;
   watchTimeoutSeconds?: () => number;
-  watchStallMarginSeconds?: number;
+  /** How long a request may stay silent, phase by phase (defaults: DEFAULT_DEADLINES, see docs/watching.md). */
+  deadlines?: Partial<RequestDeadlines>;
   /** Honour the disabled-namespace label (needs RBAC list/watch on namespaces). Default true. */
   namespaceOptOut?: boolean;
   /** Watch `networking.k8s.io/v1` ServiceCIDRs and give their ranges to the sink. Default true. */
   serviceCIDRs?: boolean;
   /** Told whenever a watch connects or fails (for metrics). */
   onStatus?: (s: ReflectorStatus) => void;
-  /** Injectable for tests; defaults to the client-node typed APIs. */
+  /** Injectable for tests; defaults to our requests to the kubeconfig's API server. */
   clients?: ResourceClients;
 }
 
@@ -37,7 +40,22 @@ export interface WatcherStatus {
   /** Services and EndpointSlices completed their first list. */
   synced: boolean;
   lastError?: string;
+  /**
+   * The oldest `staleSince` of the views the proxy relies on: every watched resource except one failing
+   * with HTTP 403 that the proxy works without by design (Namespaces: the opt-out label is not honoured;
+   * ServiceCIDRs: no drop rule), which is logged instead. Undefined when all are current.
+   */
+  staleSince?: Date;
   resources: ReflectorStatus[];
+}
+
+/** Resources the proxy runs without when RBAC forbids them (logged once, retried quietly). */
+const OPTIONAL_WHEN_FORBIDDEN = new Set(['namespaces', 'servicecidrs']);
+
+/** Does this resource's staleness make the proxy's view stale? */
+function counts(r: ReflectorStatus): boolean {
+  if (r.notServed) return false;
+  return !(OPTIONAL_WHEN_FORBIDDEN.has(r.resource) && !r.connected && r.lastErrorCode === 403);
 }
 
 export class ClusterWatcher {
@@ -64,13 +82,11 @@ export class ClusterWatcher {
   constructor(private readonly o: ClusterWatcherOptions) {
     this.log = o.log ?? silentLogger;
     this.cidrSet = new ServiceCIDRSet(this.log);
-    const clients = o.clients ?? resourceClients(o.kubeConfig);
+    const clients = o.clients ?? resourceClients(new ApiConnection(o.kubeConfig, o.deadlines));
     const common = {
-      kubeConfig: o.kubeConfig,
       backoff: o.backoff,
       pageSize: o.pageSize,
       watchTimeoutSeconds: o.watchTimeoutSeconds,
-      watchStallMarginSeconds: o.watchStallMarginSeconds,
       log: this.log,
       onStatus: o.onStatus,
     };
@@ -171,10 +187,12 @@ export class ClusterWatcher {
     const resources = this.reflectors().map((r) => r.status);
     const watched = resources.filter((r) => !r.notServed);
     const failing = watched.filter((r) => r.lastError && !r.connected);
+    const stale = resources.filter(counts).map((r) => r.staleSince).filter((d): d is Date => d !== undefined);
     return {
       connected: watched.every((r) => r.connected),
       synced: this.syncedCount >= 2,
       lastError: failing[0]?.lastError,
+      staleSince: stale.length > 0 ? new Date(Math.min(...stale.map((d) => d.getTime()))) : undefined,
       resources,
     };
   }

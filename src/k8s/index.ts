@@ -6,6 +6,8 @@ export type { ReflectorStatus } from './reflector';
 export { loadKubeConfig } from './kubeconfig';
 export type { ConnectionFlags } from './kubeconfig';
 export { DEFAULT_BACKOFF } from './backoff';
+export { DEFAULT_DEADLINES } from './deadlines';
+export type { RequestDeadlines } from './deadlines';
 export type { BackoffOptions } from './backoff';
 export type { Logger } from './logger';
 export * from './selectors';

@@ -1,11 +1,14 @@
-// One list+watch loop for one resource, built on client-node's Watch and typed list calls.
+// One list+watch loop for one resource, over our own requests (api-request.ts), which cannot hang.
 // Why not client-node's ListWatch: it stops for good on the first error, cannot page its list, cannot
 // change its field selector without a relist, and cannot merge one namespace in; kube-proxy needs all four.
-import { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
+import type { KubernetesObject } from '@kubernetes/client-node';
 import { BackoffOptions, backoffDelay, DEFAULT_BACKOFF } from './backoff';
 import { Logger, silentLogger } from './logger';
+import { ReflectorState, ReflectorStatus } from './reflector-state';
 import { ResourceClient } from './resources';
-import { openWatch, WatchStream } from './watch-stream';
+import { WatchStream } from './watch-stream';
+
+export type { ReflectorStatus } from './reflector-state';
 
 export interface ReflectorHandler<T> {
   add(obj: T): void;
@@ -15,23 +18,7 @@ export interface ReflectorHandler<T> {
   synced?(): void;
 }
 
-export interface ReflectorStatus {
-  resource: string;
-  connected: boolean;
-  synced: boolean;
-  /** Consecutive failures since the last success. */
-  failures: number;
-  lastError?: string;
-  lastErrorTime?: Date;
-  /** HTTP status of the last failure, when it was an HTTP answer (403 = not allowed by RBAC). */
-  lastErrorCode?: number;
-  /** The API server does not serve this resource (HTTP 404 with `stopWhenNotServed`): no longer watched. */
-  notServed?: boolean;
-  resourceVersion: string;
-}
-
 export interface ReflectorOptions<T extends KubernetesObject> {
-  kubeConfig: KubeConfig;
   client: ResourceClient<T>;
   handler: ReflectorHandler<T>;
   labelSelector?: string;
@@ -41,8 +28,6 @@ export interface ReflectorOptions<T extends KubernetesObject> {
   backoff?: BackoffOptions;
   /** Server-side watch timeout; client-go picks 5-10 minutes at random. */
   watchTimeoutSeconds?: () => number;
-  /** A watch silent this long past its timeoutSeconds counts as a dead connection. Default 30. */
-  watchStallMarginSeconds?: number;
   /** Events for objects failing this are ignored (in flight before a selector change took effect). */
   accept?: (obj: T) => boolean;
   /**
@@ -77,7 +62,7 @@ const describe = (e: unknown): string => {
   return code !== undefined && !msg.includes(String(code)) ? `HTTP ${code}: ${msg}` : msg;
 };
 
-/** The HTTP status of a failed request: client-node's ApiException has `code`, its Watch `statusCode`. */
+/** The HTTP status of a failed request (ApiError has both `code` and `statusCode`; network errors have a string `code`). */
 const httpCodeOf = (e: unknown): number | undefined => {
   const { code, statusCode } = (e ?? {}) as { code?: unknown; statusCode?: unknown };
   return [code, statusCode].find((c): c is number => typeof c === 'number');
@@ -95,8 +80,10 @@ export class Reflector<T extends KubernetesObject> {
   private running = false;
   private fieldSelector?: string;
   private currentWatch?: WatchStream;
+  /** Aborts the lists in flight when the Reflector stops. */
+  private lists = new AbortController();
   private wake?: () => void;
-  private readonly state: ReflectorStatus;
+  private readonly state: ReflectorState;
   /** Namespaces being brought back: their watch events wait here until the namespace's list is in. */
   private readonly merging = new Map<string, Array<{ type: string; obj: T }>>();
   private readonly log: Logger;
@@ -104,11 +91,11 @@ export class Reflector<T extends KubernetesObject> {
   constructor(private readonly o: ReflectorOptions<T>) {
     this.fieldSelector = o.fieldSelector;
     this.log = o.log ?? silentLogger;
-    this.state = { resource: o.client.name, connected: false, synced: false, failures: 0, resourceVersion: '' };
+    this.state = new ReflectorState(o.client.name);
   }
 
   get status(): ReflectorStatus {
-    return { ...this.state, resourceVersion: this.rv };
+    return this.state.snapshot(this.rv);
   }
 
   /** The objects currently known (a copy of the list). */
@@ -118,6 +105,7 @@ export class Reflector<T extends KubernetesObject> {
 
   start(): void {
     this.stopped = false;
+    if (this.lists.signal.aborted) this.lists = new AbortController();
     if (this.running) return;
     this.running = true;
     void this.loop().finally(() => (this.running = false));
@@ -126,6 +114,7 @@ export class Reflector<T extends KubernetesObject> {
   stop(): void {
     this.stopped = true;
     this.interruptWatch();
+    this.lists.abort();
     this.wake?.();
   }
 
@@ -220,34 +209,24 @@ export class Reflector<T extends KubernetesObject> {
   }
 
   private failed(err: unknown): void {
-    this.state.failures++;
-    this.state.connected = false;
-    this.state.lastError = describe(err);
-    this.state.lastErrorTime = new Date();
     const http = httpCodeOf(err);
-    this.state.lastErrorCode = http;
+    this.state.failed(describe(err), http);
     const quiet = http !== undefined && (this.o.quietErrorCodes ?? []).includes(http);
     (quiet ? this.log.debug : this.log.warn).call(this.log,
-      { resource: this.o.client.name, failures: this.state.failures, err: this.state.lastError }, 'list/watch failed; retrying with backoff');
+      { resource: this.o.client.name, failures: this.state.failures, err: describe(err) }, 'list/watch failed; retrying with backoff');
     this.o.onStatus?.(this.status);
   }
 
   /** HTTP 404 with stopWhenNotServed: the loop ends; what was cached stays (nothing is deleted). */
   private notServed(err: unknown): void {
     this.stopped = true;
-    this.state.notServed = true;
-    this.state.connected = false;
-    this.state.lastError = describe(err);
-    this.state.lastErrorTime = new Date();
-    this.state.lastErrorCode = 404;
+    this.state.notServed(describe(err));
     this.o.onStatus?.(this.status);
   }
 
-  private connected(): void {
-    if (this.state.connected) return;
-    this.state.connected = true;
-    this.state.failures = 0;
-    this.o.onStatus?.(this.status);
+  /** A list completed or a watch opened. */
+  private current(): void {
+    if (this.state.current()) this.o.onStatus?.(this.status);
   }
 
   private async listPaged(namespace?: string, fieldSelector = this.fieldSelector): Promise<{ items: T[]; resourceVersion: string }> {
@@ -261,7 +240,7 @@ export class Reflector<T extends KubernetesObject> {
         fieldSelector: fieldSelector || undefined,
         limit: this.o.pageSize ?? 500,
         continueToken,
-      });
+      }, this.lists.signal);
       items.push(...p.items);
       continueToken = p.continueToken;
       resourceVersion = p.resourceVersion;
@@ -282,9 +261,9 @@ export class Reflector<T extends KubernetesObject> {
     this.rv = resourceVersion;
     // A full list covers every namespace being merged: stop holding their events.
     this.merging.clear();
-    this.connected();
-    if (!this.state.synced) {
-      this.state.synced = true;
+    this.current();
+    if (!this.state.isSynced) {
+      this.state.markSynced();
       this.o.handler.synced?.();
       this.o.onStatus?.(this.status);
     }
@@ -335,19 +314,13 @@ export class Reflector<T extends KubernetesObject> {
   private async watchOnce(): Promise<WatchOutcome> {
     const out: WatchOutcome = { gone: false, events: 0, interrupted: false };
     const timeoutSeconds = Math.max(1, Math.round(this.o.watchTimeoutSeconds?.() ?? 300 * (1 + Math.random())));
-    const params: Record<string, string | number | boolean> = { resourceVersion: this.rv, allowWatchBookmarks: true, timeoutSeconds };
-    if (this.o.labelSelector) params.labelSelector = this.o.labelSelector;
-    if (this.fieldSelector) params.fieldSelector = this.fieldSelector;
     let errorStatus: { message?: string; code?: number } | undefined;
-    const stream = openWatch({
-      kubeConfig: this.o.kubeConfig,
-      path: this.o.client.watchPath(),
-      params,
-      stallMs: (timeoutSeconds + (this.o.watchStallMarginSeconds ?? 30)) * 1000,
-      onOpen: () => this.connected(),
+    const stream = this.o.client.watch({
+      params: { resourceVersion: this.rv, allowWatchBookmarks: true, labelSelector: this.o.labelSelector, fieldSelector: this.fieldSelector || undefined },
+      timeoutSeconds,
+      onOpen: () => this.current(),
       onEvent: (type, obj) => {
         out.events++;
-        this.connected();
         if (type === 'ERROR') {
           const st = obj as { code?: number; message?: string };
           if (st?.code === 410) out.gone = true;
@@ -365,6 +338,8 @@ export class Reflector<T extends KubernetesObject> {
       if (end === 'aborted') return { ...out, interrupted: true };
     } finally {
       if (this.currentWatch === stream) this.currentWatch = undefined;
+      // Whatever ended it, changes may be missed until the next watch is open.
+      this.state.lost();
     }
     if (errorStatus) throw Object.assign(new Error(errorStatus.message ?? 'watch ERROR event'), { code: errorStatus.code });
     return out;

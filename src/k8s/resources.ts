@@ -1,7 +1,9 @@
-// The five resources kube-proxy watches, each as: its watch path, a paged list call, and the model type
-// client-node deserialises it to (watch events arrive as raw JSON; lists arrive typed).
-import { CoreV1Api, DiscoveryV1Api, KubeConfig, KubernetesObject, NetworkingV1Api } from '@kubernetes/client-node';
+// The five resources kube-proxy watches, each as: a paged list call, a watch call, and the model type
+// client-node deserialises it to (lists and watch events both arrive as raw JSON over ApiConnection).
+import type { KubernetesObject, V1EndpointSlice, V1Namespace, V1Node, V1Service, V1ServiceCIDR } from '@kubernetes/client-node';
 import { ObjectSerializer } from '@kubernetes/client-node/dist/gen/models/ObjectSerializer.js';
+import { ApiConnection } from './api-request';
+import { openWatch, WatchRequest, WatchStream } from './watch-stream';
 
 export interface ListOptions {
   namespace?: string;
@@ -20,60 +22,60 @@ export interface ListPage<T> {
 export interface ResourceClient<T extends KubernetesObject> {
   /** Plural resource name, for logs and metrics. */
   readonly name: string;
-  watchPath(namespace?: string): string;
-  list(opts: ListOptions): Promise<ListPage<T>>;
+  /** One page of a list; `signal` abandons it. */
+  list(opts: ListOptions, signal?: AbortSignal): Promise<ListPage<T>>;
+  /** A watch of every namespace. */
+  watch(req: Omit<WatchRequest, 'path'>): WatchStream;
   /** Turns a raw watch-event object into the same typed model a list returns. */
   fromJSON(raw: unknown): T;
 }
 
-type AnyList = { items: KubernetesObject[]; metadata?: { resourceVersion?: string; _continue?: string } };
+type TypedList = { items: KubernetesObject[]; metadata?: { resourceVersion?: string; _continue?: string } };
 
-function page<T extends KubernetesObject>(l: AnyList): ListPage<T> {
+/** Checks the answer is a list before the model deserialiser sees it (it would turn garbage into an empty list). */
+function decodeList<T>(raw: unknown, modelType: string, path: string): ListPage<T> {
+  const items = (raw as { items?: unknown })?.items;
+  if (items !== null && !Array.isArray(items)) {
+    throw new Error(`GET ${path}: the answer is not a list (kind ${JSON.stringify((raw as { kind?: unknown })?.kind)})`);
+  }
+  const l = ObjectSerializer.deserialize({ ...(raw as object), items: items ?? [] }, `${modelType}List`, '') as TypedList;
   return { items: l.items as T[], resourceVersion: l.metadata?.resourceVersion ?? '', continueToken: l.metadata?._continue || undefined };
 }
 
-function params(o: ListOptions): Record<string, unknown> {
-  return { labelSelector: o.labelSelector, fieldSelector: o.fieldSelector, limit: o.limit, _continue: o.continueToken };
-}
-
-function client<T extends KubernetesObject>(
-  name: string,
-  modelType: string,
-  watchPath: (ns?: string) => string,
-  list: (o: ListOptions) => Promise<AnyList>,
-): ResourceClient<T> {
+function client<T extends KubernetesObject>(conn: ApiConnection, name: string, modelType: string, path: (ns?: string) => string): ResourceClient<T> {
   return {
     name,
-    watchPath,
-    list: async (o) => page<T>(await list(o)),
+    list: async (o, signal) => {
+      const query = { labelSelector: o.labelSelector, fieldSelector: o.fieldSelector, limit: o.limit, continue: o.continueToken };
+      return decodeList<T>(await conn.getJson(path(o.namespace), query, signal), modelType, path(o.namespace));
+    },
+    watch: (r) => openWatch(conn, { ...r, path: path() }),
     fromJSON: (raw) => ObjectSerializer.deserialize(raw, modelType, '') as T,
   };
 }
 
 export interface ResourceClients {
-  services: ResourceClient<import('@kubernetes/client-node').V1Service>;
-  endpointSlices: ResourceClient<import('@kubernetes/client-node').V1EndpointSlice>;
-  nodes: ResourceClient<import('@kubernetes/client-node').V1Node>;
-  namespaces: ResourceClient<import('@kubernetes/client-node').V1Namespace>;
-  serviceCIDRs: ResourceClient<import('@kubernetes/client-node').V1ServiceCIDR>;
+  services: ResourceClient<V1Service>;
+  endpointSlices: ResourceClient<V1EndpointSlice>;
+  nodes: ResourceClient<V1Node>;
+  namespaces: ResourceClient<V1Namespace>;
+  serviceCIDRs: ResourceClient<V1ServiceCIDR>;
 }
 
-export function resourceClients(kc: KubeConfig): ResourceClients {
-  const core = kc.makeApiClient(CoreV1Api);
-  const discovery = kc.makeApiClient(DiscoveryV1Api);
-  const networking = kc.makeApiClient(NetworkingV1Api);
-  const nsPath = (group: string, res: string) => (ns?: string) => (ns ? `${group}/namespaces/${encodeURIComponent(ns)}/${res}` : `${group}/${res}`);
+const namespaced = (group: string, res: string) => (ns?: string) => (ns ? `${group}/namespaces/${encodeURIComponent(ns)}/${res}` : `${group}/${res}`);
+
+/** Cluster-scoped: a namespace is a caller's bug, not something to ignore. */
+const clusterScoped = (p: string) => (ns?: string) => {
+  if (ns !== undefined) throw new Error(`${p} is cluster-scoped: cannot list namespace ${ns}`);
+  return p;
+};
+
+export function resourceClients(conn: ApiConnection): ResourceClients {
   return {
-    services: client('services', 'V1Service', nsPath('/api/v1', 'services'), (o) =>
-      o.namespace ? core.listNamespacedService({ namespace: o.namespace, ...params(o) }) : core.listServiceForAllNamespaces(params(o)),
-    ),
-    endpointSlices: client('endpointslices', 'V1EndpointSlice', nsPath('/apis/discovery.k8s.io/v1', 'endpointslices'), (o) =>
-      o.namespace
-        ? discovery.listNamespacedEndpointSlice({ namespace: o.namespace, ...params(o) })
-        : discovery.listEndpointSliceForAllNamespaces(params(o)),
-    ),
-    nodes: client('nodes', 'V1Node', () => '/api/v1/nodes', (o) => core.listNode(params(o))),
-    namespaces: client('namespaces', 'V1Namespace', () => '/api/v1/namespaces', (o) => core.listNamespace(params(o))),
-    serviceCIDRs: client('servicecidrs', 'V1ServiceCIDR', () => '/apis/networking.k8s.io/v1/servicecidrs', (o) => networking.listServiceCIDR(params(o))),
+    services: client(conn, 'services', 'V1Service', namespaced('/api/v1', 'services')),
+    endpointSlices: client(conn, 'endpointslices', 'V1EndpointSlice', namespaced('/apis/discovery.k8s.io/v1', 'endpointslices')),
+    nodes: client(conn, 'nodes', 'V1Node', clusterScoped('/api/v1/nodes')),
+    namespaces: client(conn, 'namespaces', 'V1Namespace', clusterScoped('/api/v1/namespaces')),
+    serviceCIDRs: client(conn, 'servicecidrs', 'V1ServiceCIDR', clusterScoped('/apis/networking.k8s.io/v1/servicecidrs')),
   };
 }

@@ -35,6 +35,38 @@ function watchEvents(url: string, count: number): Promise<Array<{ type: string; 
   });
 }
 
+/** A GET kept open: its status once headers arrive, every body chunk, and whether it ended. */
+function openGet(url: string): { status: Promise<number>; chunks: string[]; ended: () => boolean; close: () => void } {
+  const chunks: string[] = [];
+  let ended = false;
+  let req: http.ClientRequest;
+  const status = new Promise<number>((resolve, reject) => {
+    req = http.get(url, (res) => {
+      resolve(res.statusCode ?? 0);
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => chunks.push(c));
+      res.on('end', () => (ended = true));
+    });
+    req.on('error', reject);
+  });
+  status.catch(() => undefined);
+  return { status, chunks, ended: () => ended, close: () => req.destroy() };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function until(what: string, pred: () => boolean, ms = 5000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!pred()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await sleep(5);
+  }
+}
+
+/** Resolves with 'headers' if the status arrives within `ms`, else 'nothing'. */
+const within = (p: Promise<number>, ms: number): Promise<'headers' | 'nothing'> =>
+  Promise.race([p.then(() => 'headers' as const), sleep(ms).then(() => 'nothing' as const)]);
+
 describe('selectors', { timeout: 60_000 }, () => {
   it('parses and matches every label operator', () => {
     const l = { app: 'web', tier: 'front' };
@@ -109,6 +141,81 @@ describe('TestApiServer', { timeout: 60_000 }, () => {
     const got = await p;
     assert.deepEqual(got.map((e) => e.type), ['ADDED', 'BOOKMARK']);
     assert.equal(got[1].object.metadata?.resourceVersion, String(api.store.rv));
+  });
+
+  it('holds a faulted list unanswered, answers headers only, or trickles its body, until cleared', async () => {
+    const url = `${api.url}/api/v1/namespaces/f/services`;
+    for (let i = 0; i < 3; i++) api.create('services', { metadata: { namespace: 'f', name: `s${i}` } });
+    try {
+      api.setFault('/api/v1/namespaces/f/', 'list', { mode: 'no-headers' });
+      const hung = openGet(url);
+      assert.equal(await within(hung.status, 300), 'nothing');
+      assert.equal(api.hungRequests, 1);
+      const watch = openGet(`${url}?watch=true`);
+      assert.equal(await within(watch.status, 2000), 'headers', 'a list fault leaves watches alone');
+      watch.close();
+      hung.close();
+      await until('hung request closed', () => api.hungRequests === 0);
+
+      api.setFault('/api/v1/namespaces/f/', 'list', { mode: 'silent' });
+      const silent = openGet(url);
+      assert.equal(await silent.status, 200);
+      await sleep(300);
+      assert.deepEqual(silent.chunks, []);
+      assert.equal(silent.ended(), false);
+      silent.close();
+
+      api.setFault('/api/v1/namespaces/f/', 'list', { mode: 'trickle', bytes: 64, everyMs: 5 });
+      const slow = openGet(url);
+      assert.equal(await slow.status, 200);
+      await until('trickle ended', slow.ended);
+      const body = slow.chunks.join('');
+      assert.ok(slow.chunks.length >= Math.floor(body.length / 64), `${slow.chunks.length} chunks for ${body.length} bytes`);
+      assert.deepEqual((JSON.parse(body) as { items: Array<{ metadata: { name: string } }> }).items.map((i) => i.metadata.name), ['s0', 's1', 's2']);
+      assert.throws(() => api.setFault('/', 'watch', { mode: 'trickle', bytes: 1, everyMs: 1 }), /lists only/);
+
+      api.clearFaults();
+      const ok = await fetch(url);
+      assert.equal(ok.status, 200);
+    } finally {
+      api.clearFaults();
+    }
+  });
+
+  it('silences open and new watches while a watch fault is set, then sends what it held, in order', async () => {
+    const from = api.store.rv;
+    const open = openGet(`${api.url}/api/v1/nodes?watch=true&resourceVersion=${from}`);
+    assert.equal(await open.status, 200);
+    api.create('nodes', { metadata: { name: 'before-fault' } });
+    await until('first event', () => open.chunks.join('').includes('before-fault'));
+    try {
+      api.setFault('/api/v1/nodes', 'watch', { mode: 'silent' });
+      const late = openGet(`${api.url}/api/v1/nodes?watch=true&resourceVersion=${api.store.rv}`);
+      assert.equal(await late.status, 200, 'a new watch gets its headers');
+      api.create('nodes', { metadata: { name: 'during-fault' } });
+      await sleep(200);
+      assert.ok(!open.chunks.join('').includes('during-fault'), 'nothing sent while silenced');
+      assert.deepEqual(late.chunks, []);
+      api.clearFaults();
+      await until('held event released', () => open.chunks.join('').includes('during-fault') && late.chunks.join('').includes('during-fault'));
+      late.close();
+    } finally {
+      api.clearFaults();
+      open.close();
+    }
+  });
+
+  it('sends bookmarks only once the version has moved past the one the watch started from', async () => {
+    const w = openGet(`${api.url}/api/v1/nodes?watch=true&resourceVersion=${api.store.rv}&allowWatchBookmarks=true`);
+    assert.equal(await w.status, 200);
+    await until('watch registered', () => api.openWatches > 0);
+    api.bookmarkAll();
+    await sleep(100);
+    assert.deepEqual(w.chunks, [], 'no bookmark at the start version');
+    api.create('namespaces', { metadata: { name: `moved-${api.store.rv}` } });
+    api.bookmarkAll();
+    await until('bookmark', () => w.chunks.join('').includes('BOOKMARK'));
+    w.close();
   });
 
   it('accepts Events, rejects bad selectors and unknown paths, and records every request', async () => {

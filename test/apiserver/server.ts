@@ -1,14 +1,14 @@
 // A test API server: speaks enough of the Kubernetes list/watch protocol for client-node's informers,
 // over real HTTP, and records every request so tests can prove what was (and was not) asked for.
 // Test-only: it lives under test/ and never ships.
-import * as fs from 'node:fs';
 import * as http from 'node:http';
+import * as https from 'node:https';
 import { AddressInfo } from 'node:net';
-import * as os from 'node:os';
-import * as path from 'node:path';
 import { matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector, validateFields } from './selectors';
-import { KObject, objectKey, Resource, RESOURCES, Store, StoredEvent } from './store';
+import { deliver, KObject, Matcher, objectKey, Resource, RESOURCES, Store } from './store';
 import { parseRoute, Route } from './routes';
+import { Fault, FaultRules, RequestKind, sendStreamHeaders, trickle } from './faults';
+import { KubeconfigUser, writeKubeconfig } from './kubeconfig';
 
 export interface RecordedRequest {
   method: string;
@@ -17,12 +17,18 @@ export interface RecordedRequest {
   watch: boolean;
   /** Date.now() on arrival. */
   time: number;
+  /** The Authorization header, as sent. */
+  authorization?: string;
 }
 
 export interface TestApiServerOptions {
   /** Events kept for resuming watches; older versions get 410 Gone. */
   historyLimit?: number;
-  /** Send a BOOKMARK to watches that asked for them this often (0 = only on bookmarkAll()). */
+  /**
+   * Send a BOOKMARK to watches that asked for them this often (0 = only on bookmarkAll()). As the API
+   * server's watch cache, a bookmark is sent only once the version has moved past the one the watch
+   * started from.
+   */
   bookmarkIntervalMs?: number;
   /** Answer a watch from an expired version with HTTP 410 instead of a 200 stream holding an ERROR event. */
   expiredWatchAsHttp410?: boolean;
@@ -30,16 +36,19 @@ export interface TestApiServerOptions {
   ignoreWatchTimeouts?: boolean;
   /** Resources answered with 404, like an older API server that lacks them (also settable: `notServed`). */
   notServed?: Resource[];
+  /** Serve HTTPS with this key and certificate; with `clientCa`, also require a client certificate it signed. */
+  tls?: { key: string; cert: string; clientCa?: string };
 }
 
 /** Milliseconds to hold the answer to a list of `path` (to open race windows in tests); 0 = none. */
 export type ListDelay = (path: string) => number;
 
-type Matcher = (o: KObject | undefined) => boolean;
 
 interface OpenWatch {
   res: http.ServerResponse;
   close: () => void;
+  /** Sends what a watch fault held back, once no fault silences it any more. */
+  release: () => void;
 }
 
 interface Snapshot {
@@ -60,6 +69,9 @@ export class TestApiServer {
   private readonly snapshots = new Map<string, Snapshot>();
   private snapshotSeq = 0;
   private failure?: { code: number; pathPrefix: string };
+  private readonly faults = new FaultRules();
+  /** Requests a fault left unanswered (or answered with headers only), until their connection closes. */
+  private readonly hung = new Set<http.ServerResponse>();
   /** Settable by tests at any time. */
   listDelay: ListDelay = () => 0;
   /** Resources this server pretends not to have (every request for them gets 404); changeable at any time. */
@@ -72,12 +84,16 @@ export class TestApiServer {
 
   get url(): string {
     if (!this.server) throw new Error('test API server is not running');
-    return `http://127.0.0.1:${this.port}`;
+    return `${this.opts.tls ? 'https' : 'http'}://127.0.0.1:${this.port}`;
   }
 
   async start(port = this.port): Promise<void> {
     // Go's net/http (and so the API server) accepts 1 MiB of request line and headers; Node's default is 16 KiB.
-    const server = http.createServer({ maxHeaderSize: 1 << 20 }, (req, res) => this.handle(req, res));
+    const handler = (req: http.IncomingMessage, res: http.ServerResponse): void => this.handle(req, res);
+    const tls = this.opts.tls;
+    const server = tls
+      ? https.createServer({ maxHeaderSize: 1 << 20, key: tls.key, cert: tls.cert, ca: tls.clientCa, requestCert: !!tls.clientCa, rejectUnauthorized: !!tls.clientCa }, handler)
+      : http.createServer({ maxHeaderSize: 1 << 20 }, handler);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(port, '127.0.0.1', () => resolve());
@@ -124,7 +140,26 @@ export class TestApiServer {
     this.failure = code === undefined ? undefined : { code, pathPrefix };
   }
 
-  /** Sends a BOOKMARK now on every watch that allowed them. */
+  /**
+   * From now on, lists or watches under `pathPrefix` get `fault` (undefined clears it). A watch fault
+   * also silences the open watches it matches (no events, no bookmarks) while it is in force.
+   */
+  setFault(pathPrefix: string, kind: RequestKind, fault: Fault | undefined): void {
+    this.faults.set(pathPrefix, kind, fault);
+    for (const w of [...this.watches]) w.release();
+  }
+
+  clearFaults(): void {
+    this.faults.clear();
+    for (const w of [...this.watches]) w.release();
+  }
+
+  /** Requests still held open by a `no-headers` fault, or by a `silent` one on a list. */
+  get hungRequests(): number {
+    return this.hung.size;
+  }
+
+  /** Sends a BOOKMARK now on every watch that allowed them (and whose version has moved). */
   bookmarkAll(): void {
     for (const w of this.watches) w.res.emit('bookmark');
   }
@@ -147,27 +182,16 @@ export class TestApiServer {
     return this.requests.filter((r) => r.path.startsWith(pathPrefix) && (kind === undefined || r.watch === (kind === 'watch')));
   }
 
-  /** Writes a kubeconfig pointing at this server and returns its path. */
-  kubeconfig(dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kpn-kubeconfig-'))): string {
-    const file = path.join(dir, 'kubeconfig');
-    const cfg = {
-      apiVersion: 'v1',
-      kind: 'Config',
-      // client-node refuses plain http unless TLS verification is switched off (there is no TLS to verify).
-      clusters: [{ name: 'test', cluster: { server: this.url, 'insecure-skip-tls-verify': true } }],
-      users: [{ name: 'test', user: { token: 'test-token' } }],
-      contexts: [{ name: 'test', context: { cluster: 'test', user: 'test' } }],
-      'current-context': 'test',
-    };
-    fs.writeFileSync(file, JSON.stringify(cfg, null, 2));
-    return file;
+  /** Writes a kubeconfig pointing at this server (bearer token `test-token` unless `user` says otherwise) and returns its path. */
+  kubeconfig(dir?: string, user?: KubeconfigUser): string {
+    return writeKubeconfig(this.url, dir, user);
   }
 
   private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const query = Object.fromEntries(url.searchParams.entries());
     const watch = query.watch === 'true' || query.watch === '1';
-    this.requests.push({ method: req.method ?? 'GET', path: url.pathname, query, watch, time: Date.now() });
+    this.requests.push({ method: req.method ?? 'GET', path: url.pathname, query, watch, time: Date.now(), authorization: req.headers.authorization });
     const route = parseRoute(url.pathname);
     if (!route || (route.resource !== 'events' && this.notServed.has(route.resource))) return this.send(res, 404, status(404, 'NotFound', `the server could not find the requested resource (${url.pathname})`));
     if (req.method === 'POST' && route.resource === 'events') return this.acceptEvent(req, res, route);
@@ -186,7 +210,19 @@ export class TestApiServer {
     } catch (e) {
       return this.send(res, 400, status(400, 'BadRequest', (e as Error).message));
     }
-    if (watch) return this.watch(req, res, resource, matcher, query);
+    const fault = this.faults.find(url.pathname, watch ? 'watch' : 'list');
+    // Never answered: the socket stays open until the client gives up or the server stops.
+    if (fault?.mode === 'no-headers') return this.hang(res);
+    // A silenced watch is a real one whose output is held back (see watch()).
+    if (watch) return this.watch(req, res, resource, matcher, query, url.pathname);
+    if (fault?.mode === 'silent') {
+      this.hang(res);
+      return sendStreamHeaders(res);
+    }
+    if (fault?.mode === 'trickle') {
+      const { code, body } = this.listAnswer(resource, matcher, query);
+      return trickle(res, code, body, fault.bytes, fault.everyMs);
+    }
     // The snapshot is taken now; only the answer is late, like a slow network.
     const delay = this.listDelay(url.pathname);
     if (delay <= 0) return this.list(res, resource, matcher, query);
@@ -213,14 +249,20 @@ export class TestApiServer {
 
   /** Computes the list answer now and returns a function that sends it. */
   private captureList(res: http.ServerResponse, resource: Resource, matcher: Matcher, query: Record<string, string>): () => void {
-    let code = 0;
-    let body = '';
-    const recorder = { writeHead: (c: number) => (code = c), end: (b: string) => (body = b) };
-    this.list(recorder as unknown as http.ServerResponse, resource, matcher, query);
+    const { code, body } = this.listAnswer(resource, matcher, query);
     return () => {
       res.writeHead(code, { 'Content-Type': 'application/json' });
       res.end(body);
     };
+  }
+
+  /** The status and body a list would be answered with now. */
+  private listAnswer(resource: Resource, matcher: Matcher, query: Record<string, string>): { code: number; body: string } {
+    let code = 0;
+    let body = '';
+    const recorder = { writeHead: (c: number) => (code = c), end: (b: string) => (body = b) };
+    this.list(recorder as unknown as http.ServerResponse, resource, matcher, query);
+    return { code, body };
   }
 
   private list(res: http.ServerResponse, resource: Resource, matcher: Matcher, query: Record<string, string>): void {
@@ -260,7 +302,7 @@ export class TestApiServer {
     }
   }
 
-  private watch(req: http.IncomingMessage, res: http.ServerResponse, resource: Resource, matcher: Matcher, query: Record<string, string>): void {
+  private watch(req: http.IncomingMessage, res: http.ServerResponse, resource: Resource, matcher: Matcher, query: Record<string, string>, pathname: string): void {
     const info = RESOURCES[resource];
     const rvParam = query.resourceVersion ?? '';
     const fromRv = rvParam === '' || rvParam === '0' ? undefined : Number(rvParam);
@@ -271,28 +313,19 @@ export class TestApiServer {
     const expiredStatus = status(410, 'Expired', `too old resource version: ${fromRv} (${this.store.oldestRv})`);
     if (expired && this.opts.expiredWatchAsHttp410) return this.send(res, 410, expiredStatus);
 
-    res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' });
-    res.flushHeaders();
-    const write = (type: string, object: KObject): void => {
-      res.write(JSON.stringify({ type, object }) + '\n');
-    };
+    sendStreamHeaders(res);
     if (expired) {
-      write('ERROR', expiredStatus);
-      res.end();
+      res.end(JSON.stringify({ type: 'ERROR', object: expiredStatus }) + '\n');
       return;
     }
-    if (fromRv === undefined) {
-      for (const o of this.store.list(resource).filter(matcher)) write('ADDED', o);
-    } else {
-      for (const e of this.store.eventsSince(fromRv)) this.deliver(e, resource, matcher, write);
-    }
-    const unsubscribe = this.store.subscribe((e) => this.deliver(e, resource, matcher, write));
+    const startRv = fromRv ?? this.store.rv;
+    // While a watch fault matches, nothing is sent (not even the end at timeoutSeconds), like a server
+    // that stalled; once it is cleared, the held lines go out in order, like one that recovered.
+    const silenced = (): boolean => this.faults.find(pathname, 'watch') !== undefined;
+    const held: string[] = [];
     const timers: NodeJS.Timeout[] = [];
-    const bookmark = (): void => {
-      if (query.allowWatchBookmarks === 'true') write('BOOKMARK', { kind: info.kind, apiVersion: info.apiVersion, metadata: { resourceVersion: String(this.store.rv) } });
-    };
-    res.on('bookmark', bookmark);
-    if (this.opts.bookmarkIntervalMs) timers.push(setInterval(bookmark, this.opts.bookmarkIntervalMs));
+    let endHeld = false;
+    let unsubscribe = (): void => undefined;
     const w: OpenWatch = {
       res,
       close: () => {
@@ -301,25 +334,36 @@ export class TestApiServer {
         timers.forEach((t) => clearTimeout(t));
         res.end();
       },
+      release: () => {
+        if (silenced()) return;
+        for (const line of held.splice(0)) res.write(line);
+        if (endHeld) w.close();
+      },
     };
     this.watches.add(w);
+    const write = (type: string, object: KObject): void => {
+      held.push(JSON.stringify({ type, object }) + '\n');
+      w.release();
+    };
+    if (fromRv === undefined) {
+      for (const o of this.store.list(resource).filter(matcher)) write('ADDED', o);
+    } else {
+      for (const e of this.store.eventsSince(fromRv)) deliver(e, resource, matcher, write);
+    }
+    unsubscribe = this.store.subscribe((e) => deliver(e, resource, matcher, write));
+    const bookmark = (): void => {
+      // The watch cache sends no bookmark at or below the version the watch started from.
+      if (query.allowWatchBookmarks === 'true' && this.store.rv > startRv) {
+        write('BOOKMARK', { kind: info.kind, apiVersion: info.apiVersion, metadata: { resourceVersion: String(this.store.rv) } });
+      }
+    };
+    res.on('bookmark', bookmark);
+    if (this.opts.bookmarkIntervalMs) timers.push(setInterval(bookmark, this.opts.bookmarkIntervalMs));
     const timeout = Number(query.timeoutSeconds ?? 0);
-    if (timeout > 0 && !this.opts.ignoreWatchTimeouts) timers.push(setTimeout(w.close, timeout * 1000));
+    const end = (): void => (silenced() ? void (endHeld = true) : w.close());
+    if (timeout > 0 && !this.opts.ignoreWatchTimeouts) timers.push(setTimeout(end, timeout * 1000));
     req.on('close', w.close);
     res.on('close', w.close);
-  }
-
-  /** Turns a stored event into what a watcher with this selector sees, like the API server's watch cache. */
-  private deliver(e: StoredEvent, resource: Resource, matcher: Matcher, write: (t: string, o: KObject) => void): void {
-    if (e.resource !== resource) return;
-    const now = e.type !== 'DELETED' && matcher(e.object);
-    const before = e.type === 'MODIFIED' ? matcher(e.old) : e.type === 'DELETED' && matcher(e.object);
-    if (now && before) write('MODIFIED', e.object);
-    else if (now) write('ADDED', e.object);
-    else if (before) {
-      const gone = e.type === 'DELETED' ? e.object : { ...e.old!, metadata: { ...e.old!.metadata, resourceVersion: String(e.rv) } };
-      write('DELETED', gone);
-    }
   }
 
   private acceptEvent(req: http.IncomingMessage, res: http.ServerResponse, route: Route): void {
@@ -334,6 +378,11 @@ export class TestApiServer {
         this.send(res, 400, status(400, 'BadRequest', `invalid event body: ${(e as Error).message}`));
       }
     });
+  }
+
+  private hang(res: http.ServerResponse): void {
+    this.hung.add(res);
+    res.on('close', () => this.hung.delete(res));
   }
 
   private send(res: http.ServerResponse, code: number, body: KObject): void {

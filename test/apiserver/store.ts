@@ -125,3 +125,18 @@ export class Store {
     return clone(o);
   }
 }
+
+export type Matcher = (o: KObject | undefined) => boolean;
+
+/** Turns a stored event into what a watcher with this selector sees, like the API server's watch cache. */
+export function deliver(e: StoredEvent, resource: Resource, matcher: Matcher, write: (t: string, o: KObject) => void): void {
+  if (e.resource !== resource) return;
+  const now = e.type !== 'DELETED' && matcher(e.object);
+  const before = e.type === 'MODIFIED' ? matcher(e.old) : e.type === 'DELETED' && matcher(e.object);
+  if (now && before) write('MODIFIED', e.object);
+  else if (now) write('ADDED', e.object);
+  else if (before) {
+    const gone = e.type === 'DELETED' ? e.object : { ...e.old!, metadata: { ...e.old!.metadata, resourceVersion: String(e.rv) } };
+    write('DELETED', gone);
+  }
+}

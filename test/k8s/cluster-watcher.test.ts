@@ -136,7 +136,7 @@ describe('ClusterWatcher', { timeout: 60_000 }, () => {
     statuses = [];
     t.watcher = startTestWatcher(t.api, sink, {
       watchTimeoutSeconds: () => 1,
-      watchStallMarginSeconds: 0.2,
+      deadlines: { watchTimeoutMarginMs: 200 },
       namespaceOptOut: false,
       onStatus: (s) => statuses.push(s),
     });

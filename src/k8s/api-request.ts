@@ -1,0 +1,201 @@
+// GET requests to the API server on node:http/https with the TLS settings and credentials of a
+// KubeConfig (client-node's applyToHTTPSOptions: CA, client certificates, bearer token and token files,
+// exec and auth-provider plugins, skipTLSVerify, proxies). Unlike client-node's Watch and typed APIs,
+// every request here can be aborted at any stage, before its headers too, and none waits past its
+// deadlines (see deadlines.ts and docs/watching.md).
+import * as http from 'node:http';
+import * as https from 'node:https';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { RequestDeadlines, resolveDeadlines } from './deadlines';
+
+export type Query = Record<string, string | number | boolean | undefined>;
+
+/** TCP keepalive on every connection, as client-node's Watch sets, so the kernel probes idle ones. */
+const KEEPALIVE_DELAY_MS = 30_000;
+/** An error answer's body is a small Status object; more than this is not read. */
+const MAX_ERROR_BODY_BYTES = 64 * 1024;
+
+/** An answer other than 200, with the API server's Status reason and message when it sent one. */
+export class ApiError extends Error {
+  /** The HTTP status again: the Reflector, like client-node's ApiException, reads `code`. */
+  readonly code: number;
+
+  constructor(readonly statusCode: number, message: string, readonly reason?: string) {
+    super(message);
+    this.name = 'ApiError';
+    this.code = statusCode;
+  }
+}
+
+/** A request abandoned because a deadline passed. */
+export class DeadlineError extends Error {
+  override readonly name = 'DeadlineError';
+}
+
+/** A request ended by us (abort() or an AbortSignal). */
+export class AbortedError extends Error {
+  override readonly name = 'AbortedError';
+}
+
+/** A request in flight. */
+export interface PendingResponse {
+  /** The response once its headers are in, whatever its status; rejects on errors, the deadline or abort. */
+  readonly response: Promise<http.IncomingMessage>;
+  /** Ends the request at any stage; a body being read then fails with `reason`. */
+  abort(reason?: Error): void;
+  /** abort() was called (by us, a deadline or an error): nothing more from this request is to be used. */
+  isAborted(): boolean;
+}
+
+export function requestUrl(server: string, path: string, query: Query): URL {
+  const url = new URL(server.replace(/\/+$/, '') + path);
+  for (const [k, v] of Object.entries(query)) if (v !== undefined) url.searchParams.set(k, String(v));
+  return url;
+}
+
+/** One API server, as the KubeConfig's current context names it, with the deadlines its requests keep. */
+export class ApiConnection {
+  readonly deadlines: RequestDeadlines;
+
+  constructor(private readonly kc: KubeConfig, deadlines: Partial<RequestDeadlines> = {}) {
+    this.deadlines = resolveDeadlines(deadlines);
+  }
+
+  /** Starts a GET; its headers deadline runs from now, authentication included. */
+  get(path: string, query: Query): PendingResponse {
+    const what = `GET ${path}`;
+    let req: http.ClientRequest | undefined;
+    let res: http.IncomingMessage | undefined;
+    let failure: Error | undefined;
+    let rejectHeaders: (e: Error) => void = () => undefined;
+    const abort = (reason: Error = new AbortedError(`${what}: aborted`)): void => {
+      if (failure) return;
+      failure = reason;
+      clearTimeout(timer);
+      rejectHeaders(reason);
+      req?.destroy();
+      res?.destroy(reason);
+    };
+    const timer = setTimeout(() => abort(new DeadlineError(`${what}: no response headers within ${this.deadlines.headersMs / 1000}s`)), this.deadlines.headersMs).unref();
+    const response = new Promise<http.IncomingMessage>((resolve, reject) => {
+      rejectHeaders = reject;
+      const cluster = this.kc.getCurrentCluster();
+      if (!cluster) return abort(new Error(`${what}: the kubeconfig has no current cluster`));
+      let url: URL;
+      try {
+        url = requestUrl(cluster.server, path, query);
+      } catch (e) {
+        return abort(withContext(`${what}: server ${JSON.stringify(cluster.server)}`, e));
+      }
+      const opts: https.RequestOptions = { method: 'GET', headers: { Accept: 'application/json' } };
+      this.kc.applyToHTTPSOptions(opts).then(
+        () => {
+          if (failure) return;
+          req = (url.protocol === 'https:' ? https : http).request(url, opts);
+          req.on('socket', (s) => s.setKeepAlive(true, KEEPALIVE_DELAY_MS));
+          req.on('response', (r) => {
+            res = r;
+            clearTimeout(timer);
+            // Readers attach their own; this keeps an abort before they do from being an uncaught 'error'.
+            r.on('error', () => undefined);
+            if (failure) r.destroy(failure);
+            else resolve(r);
+          });
+          req.on('error', (e) => abort(withContext(what, e)));
+          req.end();
+        },
+        (e: unknown) => abort(withContext(`${what}: kubeconfig credentials or TLS settings`, e)),
+      );
+    });
+    // Whoever awaits `response` sees the rejection; this only keeps an early abort from being "unhandled".
+    response.catch(() => undefined);
+    return { response, abort, isAborted: () => failure !== undefined };
+  }
+
+  /** GETs a JSON document (a list page) within the list deadlines; `signal` aborts it. */
+  async getJson(path: string, query: Query, signal?: AbortSignal): Promise<unknown> {
+    const pending = this.get(path, query);
+    const onAbort = (): void => pending.abort(new AbortedError(`GET ${path}: aborted`));
+    if (signal?.aborted) onAbort();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      const res = await pending.response;
+      if (res.statusCode !== 200) throw await this.failureOf(res, pending, path);
+      const text = await readBody(res, pending, this.bodyLimits(path, Infinity));
+      try {
+        return JSON.parse(text) as unknown;
+      } catch (e) {
+        throw new Error(`GET ${path}: the answer is not JSON (${(e as Error).message})`);
+      }
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /** Turns a non-200 answer into an ApiError, with the Status message if it comes within the list deadlines. */
+  async failureOf(res: http.IncomingMessage, pending: PendingResponse, path: string): Promise<ApiError> {
+    const code = res.statusCode ?? 0;
+    const text = await readBody(res, pending, this.bodyLimits(path, MAX_ERROR_BODY_BYTES)).catch(() => '');
+    const st = parseStatus(text);
+    const reason = st.reason ?? http.STATUS_CODES[code] ?? 'Unknown';
+    return new ApiError(code, `GET ${path}: HTTP ${code} ${reason}${st.message ? `: ${st.message}` : ''}`, st.reason);
+  }
+
+  private bodyLimits(path: string, maxBytes: number): BodyLimits {
+    return { what: `GET ${path}`, idleMs: this.deadlines.listIdleMs, totalMs: this.deadlines.listBodyMs, maxBytes };
+  }
+}
+
+interface BodyLimits {
+  what: string;
+  idleMs: number;
+  totalMs: number;
+  maxBytes: number;
+}
+
+/** Reads a whole body; `idleMs` of silence, `totalMs` in all or more than `maxBytes` abandons it. */
+export function readBody(res: http.IncomingMessage, pending: PendingResponse, l: BodyLimits): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let idle: NodeJS.Timeout | undefined;
+    const armIdle = (): void => {
+      clearTimeout(idle);
+      idle = setTimeout(() => pending.abort(new DeadlineError(`${l.what}: nothing received for ${l.idleMs / 1000}s while reading the answer`)), l.idleMs).unref();
+    };
+    const total = setTimeout(() => pending.abort(new DeadlineError(`${l.what}: the answer took longer than ${l.totalMs / 1000}s`)), l.totalMs).unref();
+    const finish = (err?: Error): void => {
+      clearTimeout(idle);
+      clearTimeout(total);
+      if (err) reject(err);
+      else resolve(Buffer.concat(chunks).toString('utf8'));
+    };
+    armIdle();
+    res.on('data', (c: Buffer) => {
+      armIdle();
+      size += c.length;
+      if (size > l.maxBytes) return pending.abort(new Error(`${l.what}: the answer is larger than ${l.maxBytes} bytes`));
+      chunks.push(c);
+    });
+    res.on('end', () => finish());
+    res.on('error', (e) => finish(e));
+    res.on('close', () => finish(res.complete ? undefined : new Error(`${l.what}: connection closed before the answer was complete`)));
+  });
+}
+
+/** The reason and message of a Kubernetes Status object, if `text` is one. */
+function parseStatus(text: string): { reason?: string; message?: string } {
+  try {
+    const st = JSON.parse(text) as { kind?: unknown; reason?: unknown; message?: unknown };
+    if (st?.kind !== 'Status') return {};
+    return { reason: typeof st.reason === 'string' && st.reason ? st.reason : undefined, message: typeof st.message === 'string' ? st.message : undefined };
+  } catch {
+    return {};
+  }
+}
+
+/** The same error with what was being done in front of its message; its `code` (ECONNREFUSED...) is kept. */
+function withContext(what: string, e: unknown): Error {
+  const err = e instanceof Error ? e : new Error(String(e));
+  return Object.assign(new Error(`${what}: ${err.message}`, { cause: err }), { code: (err as { code?: unknown }).code });
+}
