@@ -59,7 +59,13 @@ export function servicePortsFromService(
     log.warn(ref, 'Service without metadata.namespace/metadata.name; skipped');
     return [];
   }
+  if (!isObject(svc.spec)) {
+    log.warn({ ...ref, field: 'spec' }, 'Service without a spec; skipped');
+    return [];
+  }
   if (shouldSkip(svc)) return [];
+  const unknownFamilies = listOf<unknown>(svc.spec.ipFamilies).filter((f) => f !== 'IPv4' && f !== 'IPv6');
+  if (unknownFamilies.length > 0) log.warn({ ...ref, field: 'spec.ipFamilies', value: unknownFamilies }, 'unknown IP family; ignored');
   const ports = validPorts(svc, ref, log, opts.maxPortsPerService ?? DEFAULT_MAX_PORTS_PER_SERVICE);
   if (ports.length === 0) return [];
   const shared = sharedFields(svc, ref, log);

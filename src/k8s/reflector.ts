@@ -5,7 +5,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { BackoffOptions, backoffDelay, DEFAULT_BACKOFF } from './backoff';
 import { Logger, silentLogger } from './logger';
 import { ReflectorState, ReflectorStatus } from './reflector-state';
-import { ResourceClient } from './resources';
+import { rawKey, RejectedItem, ResourceClient } from './resources';
 import { WatchStream } from './watch-stream';
 
 export type { ReflectorStatus } from './reflector-state';
@@ -165,8 +165,9 @@ export class Reflector<T extends KubernetesObject> {
     const held = this.merging.get(namespace);
     if (!held) return;
     // Not this.fieldSelector: it may still exclude the namespace being brought back.
-    const { items, resourceVersion } = await this.listPaged(namespace, '');
+    const { items, resourceVersion, rejected } = await this.listPaged(namespace, '');
     if (this.merging.get(namespace) !== held) return;
+    this.reportRejected(rejected);
     this.merging.delete(namespace);
     for (const obj of items) if (this.valid(obj)) this.upsert(obj);
     // Held events the list already covers are skipped when versions are comparable (etcd's are
@@ -229,8 +230,9 @@ export class Reflector<T extends KubernetesObject> {
     if (this.state.current()) this.o.onStatus?.(this.status);
   }
 
-  private async listPaged(namespace?: string, fieldSelector = this.fieldSelector): Promise<{ items: T[]; resourceVersion: string }> {
+  private async listPaged(namespace?: string, fieldSelector = this.fieldSelector): Promise<{ items: T[]; resourceVersion: string; rejected: RejectedItem[] }> {
     const items: T[] = [];
+    const rejected: RejectedItem[] = [];
     let continueToken: string | undefined;
     let resourceVersion = '';
     do {
@@ -242,15 +244,22 @@ export class Reflector<T extends KubernetesObject> {
         continueToken,
       }, this.lists.signal);
       items.push(...p.items);
+      rejected.push(...p.rejected);
       continueToken = p.continueToken;
       resourceVersion = p.resourceVersion;
     } while (continueToken);
-    return { items, resourceVersion };
+    return { items, resourceVersion, rejected };
   }
 
   private async relist(): Promise<void> {
-    const { items, resourceVersion } = await this.listPaged();
+    const { items, resourceVersion, rejected } = await this.listPaged();
+    this.reportRejected(rejected);
     const fresh = new Map(items.filter((o) => this.valid(o)).map((o) => [keyOf(o), o] as const));
+    // An object that can no longer be decoded keeps the version we had: it did not go away.
+    for (const r of rejected) {
+      const had = this.cache.get(r.key);
+      if (had && !fresh.has(r.key)) fresh.set(r.key, had);
+    }
     for (const [k, old] of this.cache) {
       if (!fresh.has(k)) {
         this.cache.delete(k);
@@ -294,8 +303,27 @@ export class Reflector<T extends KubernetesObject> {
     }
   }
 
+  /** Each object the API server sent that cannot be decoded, named in one warning. */
+  private reportRejected(rejected: readonly RejectedItem[]): void {
+    for (const r of rejected) {
+      const kept = this.cache.has(r.key);
+      this.log.warn({ resource: this.o.client.name, object: r.key, err: r.error },
+        kept ? 'object cannot be decoded; keeping its previous version' : 'object cannot be decoded; skipped');
+    }
+  }
+
   private apply(type: string, raw: unknown): void {
-    const obj = this.o.client.fromJSON(raw);
+    let obj: T;
+    try {
+      obj = this.o.client.fromJSON(raw);
+    } catch (e) {
+      // Skipped like a list item that cannot be decoded; for a DELETE there is nothing to keep.
+      this.reportRejected([{ key: rawKey(raw), error: e instanceof Error ? e.message : String(e) }]);
+      const rv = (raw as { metadata?: { resourceVersion?: unknown } })?.metadata?.resourceVersion;
+      if (typeof rv === 'string' && rv) this.rv = rv;
+      if (type === 'DELETED') this.deleteKey(rawKey(raw));
+      return;
+    }
     if (!this.valid(obj)) return;
     const held = this.merging.get(obj.metadata?.namespace ?? '');
     if (held) held.push({ type, obj });
@@ -304,11 +332,13 @@ export class Reflector<T extends KubernetesObject> {
   }
 
   private applyObject(type: string, obj: T): void {
-    if (type === 'DELETED') {
-      if (this.cache.delete(keyOf(obj))) this.emit('delete', obj);
-    } else {
-      this.upsert(obj);
-    }
+    if (type === 'DELETED') this.deleteKey(keyOf(obj), obj);
+    else this.upsert(obj);
+  }
+
+  private deleteKey(key: string, obj?: T): void {
+    const had = this.cache.get(key);
+    if (had && this.cache.delete(key)) this.emit('delete', obj ?? had);
   }
 
   private async watchOnce(): Promise<WatchOutcome> {

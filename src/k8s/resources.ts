@@ -3,6 +3,7 @@
 import type { KubernetesObject, V1EndpointSlice, V1Namespace, V1Node, V1Service, V1ServiceCIDR } from '@kubernetes/client-node';
 import { ObjectSerializer } from '@kubernetes/client-node/dist/gen/models/ObjectSerializer.js';
 import { ApiConnection } from './api-request';
+import { shapeProblem } from './shape-check';
 import { openWatch, WatchRequest, WatchStream } from './watch-stream';
 
 export interface ListOptions {
@@ -17,6 +18,22 @@ export interface ListPage<T> {
   items: T[];
   resourceVersion: string;
   continueToken?: string;
+  /** Items the model deserialiser refused (a field of the wrong shape): left out of `items`. */
+  rejected: RejectedItem[];
+}
+
+/** An object the API server sent that cannot be turned into its model type. */
+export interface RejectedItem {
+  /** `namespace/name` when the raw object says so ('' when it does not). */
+  key: string;
+  error: string;
+}
+
+/** `namespace/name` of a raw object, as far as it can be read. */
+export function rawKey(raw: unknown): string {
+  const md = (raw as { metadata?: { namespace?: unknown; name?: unknown } })?.metadata;
+  const part = (v: unknown) => (typeof v === 'string' ? v : '');
+  return md && typeof md === 'object' ? `${part(md.namespace)}/${part(md.name)}` : '';
 }
 
 export interface ResourceClient<T extends KubernetesObject> {
@@ -30,16 +47,37 @@ export interface ResourceClient<T extends KubernetesObject> {
   fromJSON(raw: unknown): T;
 }
 
-type TypedList = { items: KubernetesObject[]; metadata?: { resourceVersion?: string; _continue?: string } };
+type ListMeta = { resourceVersion?: string; continue?: string };
 
-/** Checks the answer is a list before the model deserialiser sees it (it would turn garbage into an empty list). */
+/** One raw object as its model type; throws naming the first field of the wrong shape. */
+function decode<T>(raw: unknown, modelType: string): T {
+  const problem = shapeProblem(raw, modelType);
+  if (problem) throw new Error(problem);
+  return ObjectSerializer.deserialize(raw, modelType, '') as T;
+}
+
+/**
+ * Checks the answer is a list before the model deserialiser sees it (it would turn garbage into an
+ * empty list), then deserialises item by item: one object with a field of the wrong shape (which
+ * makes the deserialiser throw) costs that object, not the whole list.
+ */
 function decodeList<T>(raw: unknown, modelType: string, path: string): ListPage<T> {
   const items = (raw as { items?: unknown })?.items;
   if (items !== null && !Array.isArray(items)) {
     throw new Error(`GET ${path}: the answer is not a list (kind ${JSON.stringify((raw as { kind?: unknown })?.kind)})`);
   }
-  const l = ObjectSerializer.deserialize({ ...(raw as object), items: items ?? [] }, `${modelType}List`, '') as TypedList;
-  return { items: l.items as T[], resourceVersion: l.metadata?.resourceVersion ?? '', continueToken: l.metadata?._continue || undefined };
+  const out: T[] = [];
+  const rejected: RejectedItem[] = [];
+  for (const item of (items as unknown[] | null) ?? []) {
+    try {
+      out.push(decode<T>(item, modelType));
+    } catch (e) {
+      rejected.push({ key: rawKey(item), error: e instanceof Error ? e.message : String(e) });
+    }
+  }
+  const meta = ((raw as { metadata?: ListMeta })?.metadata ?? {}) as ListMeta;
+  const rv = typeof meta.resourceVersion === 'string' ? meta.resourceVersion : '';
+  return { items: out, resourceVersion: rv, continueToken: typeof meta.continue === 'string' && meta.continue ? meta.continue : undefined, rejected };
 }
 
 function client<T extends KubernetesObject>(conn: ApiConnection, name: string, modelType: string, path: (ns?: string) => string): ResourceClient<T> {
@@ -50,7 +88,7 @@ function client<T extends KubernetesObject>(conn: ApiConnection, name: string, m
       return decodeList<T>(await conn.getJson(path(o.namespace), query, signal), modelType, path(o.namespace));
     },
     watch: (r) => openWatch(conn, { ...r, path: path() }),
-    fromJSON: (raw) => ObjectSerializer.deserialize(raw, modelType, '') as T,
+    fromJSON: (raw) => decode<T>(raw, modelType),
   };
 }
 

@@ -122,7 +122,7 @@ describe('ServiceCIDR watch', { timeout: 60_000 }, () => {
   });
 
   it('leaves out entries that are not CIDRs, with a warning naming the object', async () => {
-    t.api.create('servicecidrs', serviceCIDR('messy', ['10.96.0.0/16', 'not-a-cidr', '10.0.0.0/33', '10.0.0.1', 'fd00::/129', '', 7]));
+    t.api.create('servicecidrs', serviceCIDR('messy', ['10.96.0.0/16', 'not-a-cidr', '10.0.0.0/33', '10.0.0.1', 'fd00::/129', '']));
     const log = recordingLogger();
     const sink = new RecordingSink();
     t.watcher = startTestWatcher(t.api, sink, { log, watchTimeoutSeconds: () => 30 });
@@ -131,7 +131,7 @@ describe('ServiceCIDR watch', { timeout: 60_000 }, () => {
     const warnings = log.entries.filter((e) => e.level === 'warn' && e.obj.name === 'messy');
     assert.equal(warnings.length, 1);
     assert.match(warnings[0].msg, /messy/);
-    assert.deepEqual(warnings[0].obj.invalid, ['"not-a-cidr"', '"10.0.0.0/33"', '"10.0.0.1"', '"fd00::/129"', '""', '7']);
+    assert.deepEqual(warnings[0].obj.invalid, ['"not-a-cidr"', '"10.0.0.0/33"', '"10.0.0.1"', '"fd00::/129"', '""']);
   });
 
   it('is not requested at all with serviceCIDRs: false', async () => {

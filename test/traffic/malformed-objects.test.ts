@@ -82,7 +82,7 @@ describe('1,000 malformed Services and EndpointSlices', () => {
     await applied(c);
 
     const warnings = log.map((l) => JSON.parse(l)).filter((e) => e.level >= 40);
-    const named = new Set(warnings.map((w) => w.name));
+    const named = new Set(warnings.flatMap((w) => [w.name, String(w.object ?? '').split('/')[1]]));
     const silent = badNames.filter((n) => !named.has(n));
     assert.deepEqual(silent.slice(0, 20), [], `${silent.length} malformed objects were accepted without a warning naming them`);
     for (const w of warnings.slice(0, 50)) assert.ok(typeof w.msg === 'string' && w.msg.length > 10, `unclear warning: ${JSON.stringify(w)}`);
