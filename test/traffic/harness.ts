@@ -47,7 +47,7 @@ export function freePort(): Promise<number> {
 export async function configFile(kubeconfig: string, extra: string): Promise<string> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kpn-config-'));
   const file = path.join(dir, 'config.yaml');
-  fs.writeFileSync(file, [
+  const lines = [
     'apiVersion: kubeproxy.config.k8s.io/v1alpha2',
     'kind: KubeProxyConfiguration',
     'mode: nftables',
@@ -60,8 +60,10 @@ export async function configFile(kubeconfig: string, extra: string): Promise<str
     'detectLocalMode: ClusterCIDR',
     `detectLocal: {clusterCIDRs: [${JSON.stringify(POD_CIDR)}, ${JSON.stringify(POD_CIDR6)}]}`,
     'nodePortAddresses: ["198.18.0.0/24"]',
-    extra,
-  ].join('\n'));
+  ];
+  // A top-level key in `extra` replaces the default line of the same key.
+  const keys = new Set(extra.split('\n').map((l) => /^(\w+):/.exec(l)?.[1]).filter(Boolean));
+  fs.writeFileSync(file, [...lines.filter((l) => !keys.has(/^(\w+):/.exec(l)?.[1])), extra].join('\n'));
   return file;
 }
 

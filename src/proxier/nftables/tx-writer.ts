@@ -102,7 +102,8 @@ function nativeElement(e: Omit<ElementDef, 'table' | 'set'>) {
 export function nativeSetSpec(s: SetDef) {
   return {
     name: s.name, key: s.key, ...(s.map ? { map: s.map } : {}), ...(s.typeof ? { typeof: s.typeof } : {}), ...(s.interval ? { interval: true } : {}),
-    ...(s.timeout ? { timeout: true } : {}), ...(s.dynamic ? { dynamic: true } : {}), ...(s.comment ? { comment: s.comment } : {}),
+    ...(s.timeout ? { timeout: true } : {}), ...(s.dynamic ? { dynamic: true } : {}), ...(s.size ? { size: s.size } : {}),
+    ...(s.comment ? { comment: s.comment } : {}),
   };
 }
 
