@@ -1,7 +1,8 @@
-// Module entry: exports NftSocket, validateTransaction and (when present) the conntrack API.
+// Module entry: exports NftSocket, NftMonitor, validateTransaction and (when present) the conntrack API.
 #include <napi.h>
 
 #include "js_args.h"
+#include "nft_monitor.h"
 #include "nft_socket.h"
 
 #if __has_include("conntrack/conntrack_init.h")
@@ -24,6 +25,7 @@ Napi::Value ValidateTransaction(const Napi::CallbackInfo& info) {
 
 static Napi::Object InitAddon(Napi::Env env, Napi::Object exports) {
   kpn::NftSocket::Init(env, exports);
+  kpn::NftMonitor::Init(env, exports);
   exports.Set("validateTransaction", Napi::Function::New(env, kpn::ValidateTransaction, "validateTransaction"));
 #ifdef KPN_HAVE_CONNTRACK
   InitConntrack(env, exports);
