@@ -20,6 +20,7 @@ void NftMonitor::Init(Napi::Env env, Napi::Object exports) {
   Napi::Function cls = DefineClass(env, "NftMonitor", {
     InstanceMethod<&NftMonitor::SetOwnPortIds>("setOwnPortIds"),
     InstanceMethod<&NftMonitor::Close>("close"),
+    InstanceMethod<&NftMonitor::Stats>("stats"),
     InstanceAccessor<&NftMonitor::PortId>("portId"),
   });
   exports.Set("NftMonitor", cls);
@@ -87,14 +88,22 @@ void NftMonitor::Shutdown() {
     tsfn_.Abort();
     running_ = false;
   }
-  if (reader_) reader_->Stop();
+  if (reader_) {
+    reader_->Stop();
+    lastStats_ = reader_->stats();
+  }
   reader_.reset();
 }
 
+// Plain C API only (see MonitorEventsToJs): a failure means the environment is going away.
+// An exception thrown by the callback stays pending and Node reports it as uncaught.
 void NftMonitor::CallJs(Napi::Env env, Napi::Function cb, std::nullptr_t*, Batch* batch) {
   std::unique_ptr<Batch> owned(batch);
   if (env == nullptr || cb.IsEmpty() || !owned) return;  // the queue is being emptied on close
-  cb.Call({MonitorEventsToJs(env, *owned)});
+  napi_value events = MonitorEventsToJs(env, *owned);
+  napi_value recv;
+  if (events == nullptr || napi_get_undefined(env, &recv) != napi_ok) return;
+  napi_call_function(env, recv, cb, 1, &events, nullptr);
 }
 
 Napi::Value NftMonitor::SetOwnPortIds(const Napi::CallbackInfo& info) {
@@ -125,6 +134,16 @@ Napi::Value NftMonitor::Close(const Napi::CallbackInfo& info) {
 
 Napi::Value NftMonitor::PortId(const Napi::CallbackInfo& info) {
   return Napi::Number::New(info.Env(), portId_);
+}
+
+Napi::Value NftMonitor::Stats(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  MonitorReader::Stats s = reader_ ? reader_->stats() : lastStats_;
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("datagrams", Napi::Number::New(env, double(s.datagrams)));
+  o.Set("bytes", Napi::Number::New(env, double(s.bytes)));
+  o.Set("overflows", Napi::Number::New(env, double(s.overflows)));
+  return o;
 }
 
 }  // namespace kpn

@@ -31,6 +31,7 @@ class NftMonitor : public Napi::ObjectWrap<NftMonitor> {
   Napi::Value SetOwnPortIds(const Napi::CallbackInfo& info);
   Napi::Value Close(const Napi::CallbackInfo& info);
   Napi::Value PortId(const Napi::CallbackInfo& info);
+  Napi::Value Stats(const Napi::CallbackInfo& info);
 
   // Stops delivery and the thread. Safe to call more than once.
   void Shutdown();
@@ -42,6 +43,7 @@ class NftMonitor : public Napi::ObjectWrap<NftMonitor> {
   bool hookAdded_ = false;   // env cleanup hook registered (and not yet run)
   napi_env env_ = nullptr;
   uint32_t portId_ = 0;
+  MonitorReader::Stats lastStats_{0, 0, 0};  // kept across close()
 };
 
 }  // namespace kpn

@@ -20,7 +20,8 @@ bool PortIdsArg(const Napi::CallbackInfo& info, size_t index, std::vector<uint32
 bool RecvBufferArg(const Napi::CallbackInfo& info, size_t index, size_t* out);
 
 // [{ type: 'commit', portId, genId?, pid?, comm?, changes: [{ op, kind, family, table, name?, count, msgType? }] }
-//  | { type: 'overflow' } | { type: 'error', errno, code, message }]
-Napi::Array MonitorEventsToJs(Napi::Env env, const std::vector<MonitorEvent>& events);
+//  | { type: 'overflow' } | { type: 'error', errno, code, message }], or nullptr if JavaScript
+// cannot run any more (the environment is shutting down). Never throws, never aborts.
+napi_value MonitorEventsToJs(napi_env env, const std::vector<MonitorEvent>& events);
 
 }  // namespace kpn

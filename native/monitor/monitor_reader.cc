@@ -20,6 +20,10 @@ namespace {
 
 constexpr size_t kRecvBuffer = 256 << 10;  // notification datagrams are at most a few pages
 constexpr int kMaxPerDrain = 256;           // datagrams read before handing a batch over
+// The kernel sends a commit's NEWGEN right after its changes. If it has not come this long after
+// the last datagram it was lost in an overflow: report the commit without it rather than hold it
+// until the next commit.
+constexpr int kNewGenWaitMs = 250;
 
 int SetIntOpt(int fd, int level, int opt, int v) {
   return setsockopt(fd, level, opt, &v, sizeof v) < 0 ? errno : 0;
@@ -37,6 +41,11 @@ MonitorEvent ErrorEvent(int e, const char* what) {
   ev.errnum = e;
   ev.message = std::string(what) + ": " + std::strerror(e);
   return ev;
+}
+
+void AppendReports(std::vector<nft::CommitReport>* reports, std::vector<MonitorEvent>* events) {
+  for (auto& r : *reports) events->push_back(MonitorEvent{MonitorEvent::Type::kCommit, std::move(r), 0, {}});
+  reports->clear();
 }
 
 }  // namespace
@@ -108,28 +117,37 @@ bool MonitorReader::Drain(std::vector<MonitorEvent>* events) {
       if (errno == EINTR) continue;
       if (errno == EAGAIN || errno == EWOULDBLOCK) break;
       if (errno == ENOBUFS) {  // the kernel dropped notifications: the picture is incomplete
+        overflows_++;
         grouper_.Discard();
-        for (auto& r : reports) events->push_back(MonitorEvent{MonitorEvent::Type::kCommit, std::move(r), 0, {}});
-        reports.clear();
+        AppendReports(&reports, events);
         events->push_back(MonitorEvent{MonitorEvent::Type::kOverflow, {}, 0, {}});
         continue;
       }
       events->push_back(ErrorEvent(errno, "receiving nftables notifications"));
       return false;
     }
+    datagrams_++;
+    bytes_ += uint64_t(n);
     RefreshOwn();
     grouper_.Feed(buf_.data(), std::min(size_t(n), buf_.size()), ownLocal_, &reports);
   }
-  for (auto& r : reports) events->push_back(MonitorEvent{MonitorEvent::Type::kCommit, std::move(r), 0, {}});
+  AppendReports(&reports, events);
   return true;
 }
 
 void MonitorReader::Run() {
   for (;;) {
     pollfd fds[2] = {{sock_.fd(), POLLIN, 0}, {wakeFd_, POLLIN, 0}};
-    int r = poll(fds, 2, -1);
+    int r = poll(fds, 2, grouper_.pending() ? kNewGenWaitMs : -1);
     if (r < 0 && errno == EINTR) continue;
     std::vector<MonitorEvent> events;
+    if (r == 0) {
+      std::vector<nft::CommitReport> reports;
+      grouper_.Flush(&reports);
+      AppendReports(&reports, &events);
+      if (!events.empty() && !sink_(std::move(events))) return;
+      continue;
+    }
     if (r < 0) {
       events.push_back(ErrorEvent(errno, "poll"));
       sink_(std::move(events));

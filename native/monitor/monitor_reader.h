@@ -54,6 +54,10 @@ class MonitorReader {
 
   uint32_t portId() const { return sock_.portid(); }
 
+  // What reached the reader (past the kernel-side filter): for tests and metrics.
+  struct Stats { uint64_t datagrams, bytes, overflows; };
+  Stats stats() const { return {datagrams_.load(), bytes_.load(), overflows_.load()}; }
+
  private:
   void Run();
   bool Drain(std::vector<MonitorEvent>* events);  // false: a fatal socket error was queued
@@ -69,6 +73,7 @@ class MonitorReader {
   std::mutex ownMu_;
   std::vector<uint32_t> own_;          // guarded by ownMu_, sorted
   std::atomic<uint64_t> ownVersion_{0};
+  std::atomic<uint64_t> datagrams_{0}, bytes_{0}, overflows_{0};
   uint64_t seenVersion_ = 0;           // reader thread only
   std::vector<uint32_t> ownLocal_;     // reader thread only
 };

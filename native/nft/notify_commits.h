@@ -38,6 +38,11 @@ class CommitGrouper {
   // Events were lost (the socket overflowed): forget the commit in progress.
   void Discard();
 
+  // True while a commit's changes are held waiting for its NEWGEN.
+  bool pending() const { return open_; }
+  // Reports the commit in progress without its NEWGEN (lost in an overflow, or very late).
+  void Flush(std::vector<CommitReport>* out) { Emit(out); }
+
  private:
   bool Interesting(const Change& c) const;
   void AddChange(uint32_t portId, Change c, std::vector<CommitReport>* out);
