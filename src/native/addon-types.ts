@@ -47,4 +47,6 @@ export interface AddonModule {
   NftMonitor: new (netnsPath: string | null, interest: { family: number; table: string }[], ownPortIds: number[],
     recvBufferBytes: number, onEvents: (events: RawMonitorEvent[]) => void) => NftMonitorHandle;
   validateTransaction(buf: Buffer): number;
+  /** The monitor's parser and per-commit grouping over given datagrams, without a socket (tests). */
+  groupNotifications(datagrams: Buffer[], interest: { family: number; table: string }[], ownPortIds: number[]): RawMonitorEvent[];
 }
