@@ -81,5 +81,5 @@ export async function runMonitorCost(opts: { repeats?: number }): Promise<void> 
       r.allMs.map((m) => m.toFixed(0)).join(' '), r.datagrams]));
   const body = `# NftMonitor cost on our own commits\n\n${envLine(benchEnv())}\n\n${table}\n`;
   process.stdout.write(body);
-  writeResult('monitor-cost', timestamp(), 'md', body);
+  writeResult('monitor-cost-', timestamp(), 'md', body);
 }
