@@ -95,11 +95,14 @@ test('setOwnPortIds: a commit is reported until its socket is declared ours, the
     // The kernel gives the committing thread's id: here a libuv worker thread of this process.
     assert.ok(existsSync(`/proc/${process.pid}/task/${fixture.pid}`), `pid ${fixture.pid}`);
     assert.ok(summary(fixture.changes).includes('add element svc-map x3'));
-    lab.monitor.setOwnPortIds([lab.nft.portId]);
+    // Among other ids, so the filter's compare-and-jump chain is exercised past its first entry.
+    lab.monitor.setOwnPortIds([111, lab.nft.portId, 222]);
     const before = lab.log.events.length;
+    const read = lab.monitor.stats().datagrams;
     await lab.nft.commit(new Transaction().addChain('ip', T, { name: 'mine' }));
     const s = await sentinel(lab);
     assert.deepEqual(lab.log.events.slice(before), [s]);
+    assert.equal(lab.monitor.stats().datagrams, read + 2);  // dropped in the kernel, not by the reader
   } finally {
     closeLab(lab);
   }
