@@ -1,7 +1,13 @@
-// Module entry: exports NftSocket, validateTransaction and (when present) the conntrack API.
+// Module entry: exports NftSocket, NftMonitor, validateTransaction, groupNotifications and (when present) the conntrack API.
 #include <napi.h>
 
+#include <algorithm>
+
 #include "js_args.h"
+#include "js_errors.h"
+#include "monitor/monitor_js.h"
+#include "nft/notify_commits.h"
+#include "nft_monitor.h"
 #include "nft_socket.h"
 
 #if __has_include("conntrack/conntrack_init.h")
@@ -19,12 +25,46 @@ Napi::Value ValidateTransaction(const Napi::CallbackInfo& info) {
   return Napi::Number::New(info.Env(), double(txn.ops.size()));
 }
 
+// The monitor's parsing and grouping without a socket, for tests: groupNotifications(datagrams:
+// Buffer[], interest, ownPortIds) returns the events a reader would deliver for them (a commit
+// still waiting for its NEWGEN at the end is reported as after the reader's timeout).
+Napi::Value GroupNotifications(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  std::vector<nft::TableRef> interest;
+  std::vector<uint32_t> own;
+  if (info.Length() < 1 || !info[0].IsArray()) {
+    ThrowType(env, "datagrams must be an array of Buffers");
+    return env.Undefined();
+  }
+  if (!InterestArg(info, 1, &interest) || !PortIdsArg(info, 2, &own)) return env.Undefined();
+  std::sort(own.begin(), own.end());
+  nft::CommitGrouper grouper(std::move(interest));
+  std::vector<nft::CommitReport> reports;
+  Napi::Array list = info[0].As<Napi::Array>();
+  for (uint32_t i = 0; i < list.Length(); i++) {
+    Napi::Value v = list.Get(i);
+    if (!v.IsBuffer()) {
+      ThrowType(env, "datagrams[" + std::to_string(i) + "] must be a Buffer");
+      return env.Undefined();
+    }
+    auto buf = v.As<Napi::Buffer<uint8_t>>();
+    grouper.Feed(buf.Data(), buf.Length(), own, &reports);
+  }
+  grouper.Flush(&reports);
+  std::vector<MonitorEvent> events;
+  for (auto& r : reports) events.push_back(MonitorEvent{MonitorEvent::Type::kCommit, std::move(r), 0, {}});
+  napi_value out = MonitorEventsToJs(env, events);
+  return out ? Napi::Value(env, out) : env.Undefined();
+}
+
 }  // namespace
 }  // namespace kpn
 
 static Napi::Object InitAddon(Napi::Env env, Napi::Object exports) {
   kpn::NftSocket::Init(env, exports);
+  kpn::NftMonitor::Init(env, exports);
   exports.Set("validateTransaction", Napi::Function::New(env, kpn::ValidateTransaction, "validateTransaction"));
+  exports.Set("groupNotifications", Napi::Function::New(env, kpn::GroupNotifications, "groupNotifications"));
 #ifdef KPN_HAVE_CONNTRACK
   InitConntrack(env, exports);
 #endif

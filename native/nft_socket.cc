@@ -17,6 +17,7 @@ void NftSocket::Init(Napi::Env env, Napi::Object exports) {
     InstanceMethod<&NftSocket::ListTables>("listTables"),
     InstanceMethod<&NftSocket::DumpTable>("dumpTable"),
     InstanceMethod<&NftSocket::Close>("close"),
+    InstanceAccessor<&NftSocket::PortId>("portId"),
   });
   exports.Set("NftSocket", cls);
 }
@@ -33,6 +34,7 @@ NftSocket::NftSocket(const Napi::CallbackInfo& info) : Napi::ObjectWrap<NftSocke
                            what + ": " + std::strerror(e)).ThrowAsJavaScriptException();
     return;
   }
+  portId_ = sock->portid();
   sock_ = std::move(sock);
 }
 
@@ -100,5 +102,7 @@ Napi::Value NftSocket::Close(const Napi::CallbackInfo& info) {
   if (!busy_) sock_.reset();
   return info.Env().Undefined();
 }
+
+Napi::Value NftSocket::PortId(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), portId_); }
 
 }  // namespace kpn

@@ -22,6 +22,9 @@ class NftSocket : public Napi::ObjectWrap<NftSocket> {
   Napi::Value ListTables(const Napi::CallbackInfo& info);
   Napi::Value DumpTable(const Napi::CallbackInfo& info);
   Napi::Value Close(const Napi::CallbackInfo& info);
+  // The socket's netlink port id: the nlmsg_pid of the change notifications its commits cause
+  // (kept after close, so a monitor can still recognise late notifications).
+  Napi::Value PortId(const Napi::CallbackInfo& info);
 
   // Throws (and returns false) if closed or busy; otherwise marks the socket busy.
   bool Acquire(Napi::Env env, const char* method);
@@ -29,6 +32,7 @@ class NftSocket : public Napi::ObjectWrap<NftSocket> {
   std::unique_ptr<NetlinkSocket> sock_;
   bool busy_ = false;
   bool closeRequested_ = false;
+  uint32_t portId_ = 0;
 };
 
 }  // namespace kpn

@@ -17,9 +17,36 @@ export interface NftSocketHandle {
   listTables(): Promise<{ family: number; name: string }[]>;
   dumpTable(family: number, name: string, withElements?: boolean): Promise<RawTableDump>;
   close(): void;
+  /** The socket's netlink port id (the nlmsg_pid of the notifications its commits cause). */
+  readonly portId: number;
+}
+
+export interface RawMonitorChange {
+  op: 'add' | 'delete' | 'unknown';
+  kind: 'table' | 'chain' | 'rule' | 'set' | 'element' | 'obj' | 'flowtable' | 'unknown';
+  family: number; table: string; name?: string; count: number; msgType?: number;
+}
+export type RawMonitorEvent =
+  | { type: 'commit'; portId: number; genId?: number; pid?: number; comm?: string; changes: RawMonitorChange[] }
+  | { type: 'overflow' }
+  | { type: 'error'; errno: number; code: string; message: string };
+
+/** What reached the monitor's reader thread, past the kernel-side filter of own commits. */
+export interface MonitorStats { datagrams: number; bytes: number; overflows: number }
+
+export interface NftMonitorHandle {
+  setOwnPortIds(ids: number[]): void;
+  close(): void;
+  stats(): MonitorStats;
+  /** The monitor socket's own port id. */
+  readonly portId: number;
 }
 
 export interface AddonModule {
   NftSocket: new (netnsPath?: string | null) => NftSocketHandle;
+  NftMonitor: new (netnsPath: string | null, interest: { family: number; table: string }[], ownPortIds: number[],
+    recvBufferBytes: number, onEvents: (events: RawMonitorEvent[]) => void) => NftMonitorHandle;
   validateTransaction(buf: Buffer): number;
+  /** The monitor's parser and per-commit grouping over given datagrams, without a socket (tests). */
+  groupNotifications(datagrams: Buffer[], interest: { family: number; table: string }[], ownPortIds: number[]): RawMonitorEvent[];
 }

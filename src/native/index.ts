@@ -9,4 +9,7 @@ export type { KeyExpr, RuleFamily, SetRef } from './rule-builder';
 export { NetlinkError } from './netlink-error';
 export { Nft } from './nft';
 export type { CommitStats, DumpedElement, TableDump } from './nft';
+export { NftMonitor, isOwnReport } from './nft-monitor';
+export type { MonitorChange, MonitorEvent, MonitorOptions, CommitReport, MonitorOverflow, MonitorError } from './nft-monitor';
+export type { MonitorStats } from './addon-types';
 export { loadAddon, addonPath } from './addon-loader';

@@ -69,6 +69,12 @@ export class Nft {
     return new Nft(new NftSocket(netns ?? null));
   }
 
+  /** The socket's netlink port id: the nlmsg_pid of the change notifications our commits cause
+   *  (give it to NftMonitor as an own port id). Still readable after close(). */
+  get portId(): number {
+    return this.sock.portId;
+  }
+
   /** Runs calls one after another: the socket carries one request/response exchange at a time. */
   private enqueue<T>(fn: () => Promise<T>): Promise<T> {
     if (this.closed) return Promise.reject(new Error('Nft: the socket is closed'));
