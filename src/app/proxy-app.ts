@@ -16,10 +16,11 @@ import type { Logger } from '../log';
 import { apiServerStatusObserver, createProxyMetrics, type ProxyMetrics } from '../metrics/proxy-metrics';
 import { startMetricsServer, type RunningServer } from '../metrics/server';
 import { Nft } from '../native';
-import { NftablesProxier } from '../proxier/nftables';
+import { guardedTables, NftablesProxier } from '../proxier/nftables';
 import { BoundedFrequencyRunner } from '../runner/bounded-frequency-runner';
 import { systemClock } from '../runner/clock';
-import { servedFamilies } from './families';
+import { nftFamily, servedFamilies } from './families';
+import { RulesetGuard } from './ruleset-guard';
 import { nftablesOptionsFrom } from './nftables-options';
 import { SyncLoop } from './sync-loop';
 
@@ -78,6 +79,7 @@ export async function startProxy(o: ProxyAppOptions): Promise<RunningProxy> {
     nft, log, metrics: {
       syncFailures: { inc: (v) => metrics.nftablesSyncFailuresTotal.inc({ ip_family: families[0] }, v ?? 1) },
       refusedServicePorts: { inc: (v) => metrics.nftablesRefusedServicePortsTotal.inc({ ip_family: families[0] }, v ?? 1) },
+      repairs: { inc: ({ reason }) => metrics.rulesetRepairsTotal.inc({ reason }) },
     },
   }));
   const state = new ProxyState({ nodeName, ipFamilies: families, log });
@@ -91,6 +93,14 @@ export async function startProxy(o: ProxyAppOptions): Promise<RunningProxy> {
   const runner = new BoundedFrequencyRunner({
     clock: systemClock, run: loop.run, minIntervalMs: config.minSyncPeriod, maxIntervalMs: config.syncPeriod,
     onError: (err, n, retryInMs) => log.error({ err: String(err), consecutiveFailures: n, retryInMs }, 'Sync failed; retrying'),
+  });
+  const guard = new RulesetGuard({
+    netns: o.netns, tables: guardedTables(families.map(nftFamily)), ownPortIds: () => [nft.portId], clock: systemClock, log,
+    foreignChange: () => metrics.rulesetForeignChangesTotal.inc(),
+    repair: (reasons) => {
+      for (const r of reasons) proxier.markDirty(r);
+      runner.run();
+    },
   });
   const changed = (c: boolean): void => {
     if (!c) return;
@@ -128,9 +138,11 @@ export async function startProxy(o: ProxyAppOptions): Promise<RunningProxy> {
     servers.push(await startMetricsServer({ bindAddress: config.metricsBindAddress, registry, proxyMode: mode, config: () => config }));
   } catch (e) {
     await Promise.all(servers.map((s) => s.close()));
+    guard.stop();
     nft.close();
     throw e;
   }
+  guard.start();
   watcher.start();
   log.info({ mode, nodeName, families }, 'kube-proxy-native started');
 
@@ -140,6 +152,7 @@ export async function startProxy(o: ProxyAppOptions): Promise<RunningProxy> {
     metricsPort: servers[1].port,
     nextSync: () => loop.nextSync(),
     async stop() {
+      guard.stop();
       watcher.stop();
       await runner.stop();
       await serviceHealth.closeAll();

@@ -12,7 +12,7 @@ export interface RepairLimiterOptions {
   firstGapMs?: number;
   /** The longest wait between repairs. Default 60000. */
   maxGapMs?: number;
-  /** This long without a request ends a fight: the next repair runs at once. Default 2 x maxGapMs. */
+  /** This long without a request ends a fight: the next repair runs at once. Default 30000. */
   quietMs?: number;
 }
 
@@ -29,7 +29,7 @@ export class RepairLimiter {
   constructor(private readonly o: RepairLimiterOptions) {
     this.firstGap = o.firstGapMs ?? 1000;
     this.maxGap = o.maxGapMs ?? 60_000;
-    this.quiet = o.quietMs ?? 2 * this.maxGap;
+    this.quiet = o.quietMs ?? 30_000;
     if (!(this.firstGap > 0) || !(this.maxGap >= this.firstGap) || !(this.quiet > 0)) {
       throw new RangeError(`RepairLimiter: need 0 < firstGapMs <= maxGapMs and quietMs > 0 (got ${this.firstGap}, ${this.maxGap}, ${this.quiet})`);
     }

@@ -4,7 +4,7 @@
 //   node --veth-- pod-i (100.96.1.i+1, 2001:db8:96::i+1), routed /32 (/128) like a ptp CNI
 //
 // The proxy programs the `node` namespace. Every address lives only inside namespaces made here.
-import { ChildProcess, spawn } from 'node:child_process';
+import { ChildProcess, execFile, spawn } from 'node:child_process';
 import * as path from 'node:path';
 import { createNetns, TestNetns } from './netns';
 
@@ -130,6 +130,16 @@ export class Topology {
     const args = [PROBE_CLIENT, proto, host, String(port), String(count), String(opts.timeoutMs ?? 1500),
       String(opts.sourcePort ?? 0), opts.sourceAddress ?? ''];
     return ns.exec(process.execPath, args).trim().split('\n');
+  }
+
+  /** probe() without blocking this process (a proxy running in it keeps working meanwhile). */
+  probeAsync(proto: 'tcp' | 'udp', host: string, port: number, count = 1, opts: ProbeOptions = {}): Promise<string[]> {
+    const ns = opts.from ?? this.client;
+    const args = ['netns', 'exec', ns.name, process.execPath, PROBE_CLIENT, proto, host, String(port), String(count),
+      String(opts.timeoutMs ?? 1500), String(opts.sourcePort ?? 0), opts.sourceAddress ?? ''];
+    return new Promise((resolve, reject) => {
+      execFile('ip', args, { encoding: 'utf8' }, (err, stdout, stderr) => (err ? reject(new Error(`probe: ${stderr || err.message}`)) : resolve(stdout.trim().split('\n'))));
+    });
   }
 
   /**

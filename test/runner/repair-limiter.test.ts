@@ -17,7 +17,7 @@ test('the first repair runs at once', () => {
 });
 
 test('a process that keeps changing our rules gets repairs at doubling intervals, capped', async () => {
-  const { clock, at, l } = limiter();
+  const { clock, at, l } = limiter({ quietMs: 30_000 });
   // A foreign change every 100 ms for 40 s.
   for (let t = 0; t < 40_000; t += 100) {
     l.request();

@@ -6,7 +6,7 @@ import type { IpFamily } from './rule-steps';
 
 /** One entry of a change report (src/native NftMonitor), aggregated per object. */
 export interface ObservedChange {
-  op: 'add' | 'delete';
+  op: 'add' | 'delete' | 'unknown';
   kind: string;
   family: string;
   table: string;
@@ -20,11 +20,19 @@ export function watchedTables(families: readonly IpFamily[]): { family: IpFamily
   return families.map((family) => ({ family, table: TABLE }));
 }
 
+/** What a change monitor needs from this mode (src/app's RulesetGuard takes it). */
+export function guardedTables(families: readonly IpFamily[]) {
+  return { interest: watchedTables(families), tampering, describe: describeChanges };
+}
+
 const packetPathOwned = (c: ObservedChange): boolean => c.kind === 'element' && c.name === SET.affinity;
 
+/** A message the monitor could not read may have touched anything: treat it as ours. */
+const unreadable = (c: ObservedChange): boolean => c.op === 'unknown' || c.kind === 'unknown';
+
 /** The changes that alter our rules (empty: nothing to repair). */
-export function tampering(changes: readonly ObservedChange[]): ObservedChange[] {
-  return changes.filter((c) => c.table === TABLE && (c.family === 'ip' || c.family === 'ip6') && !packetPathOwned(c));
+export function tampering<C extends ObservedChange>(changes: readonly C[]): C[] {
+  return changes.filter((c) => unreadable(c) || (c.table === TABLE && (c.family === 'ip' || c.family === 'ip6') && !packetPathOwned(c)));
 }
 
 /** "delete 3 elements ip kube-proxy cluster-ip-ports; add rule ip kube-proxy services", for logs. */

@@ -6,3 +6,5 @@ export { compileBase } from './compile-base';
 export { compileService } from './compile-service';
 export { buildContext } from './context';
 export { renderDesiredScript } from './render-script';
+export { guardedTables } from './foreign-changes';
+export type { RepairReason } from './proxier';
