@@ -6,6 +6,7 @@
 #include <linux/netlink.h>
 #include <sys/socket.h>
 
+#include <cerrno>
 #include <cstring>
 
 #include "ct_attrs.h"
@@ -224,6 +225,9 @@ int64_t ParseStatsEntries(const uint8_t* body, size_t len) {
 int ReplyErrorCode(const uint8_t* body, size_t len) {
   int32_t err = 0;
   if (len >= sizeof err) std::memcpy(&err, body, sizeof err);
+  // The kernel sends 0 or -errno; anything else (INT_MIN, whose negation overflows, included)
+  // is a corrupt reply.
+  if (err > 0 || err < -4095) return -EPROTO;
   return err;
 }
 

@@ -34,7 +34,8 @@ FlowKind ParseDnatFlow(const uint8_t* body, size_t len, uint8_t family, uint8_t 
 // CTA_STATS_GLOBAL_ENTRIES of an IPCTNL_MSG_CT_GET_STATS reply body, or -1 when absent/malformed.
 int64_t ParseStatsEntries(const uint8_t* body, size_t len);
 
-// The (negative) errno an NLMSG_ERROR or NLMSG_DONE body starts with; 0 when too short.
+// The (negative) errno an NLMSG_ERROR or NLMSG_DONE body starts with; 0 when too short, -EPROTO
+// when it is not 0 or -errno.
 int ReplyErrorCode(const uint8_t* body, size_t len);
 
 // Every field the filter names equals the entry's. Checked in user space as well because the
