@@ -34,14 +34,18 @@ bool ParseAck(const nlmsghdr& h, const uint8_t* payload, size_t len, NlAck* out)
   if (len < sizeof(nlmsgerr)) return false;
   nlmsgerr e;
   std::memcpy(&e, payload, sizeof e);
+  // The kernel sends 0 or -errno (errno < 4096); anything else, INT_MIN included (whose negation
+  // overflows), is a corrupt reply.
+  if (e.error > 0 || e.error < -4095) return false;
   out->seq = h.nlmsg_seq;
-  out->error = e.error < 0 ? -e.error : e.error;
+  out->error = -e.error;
   out->extack.clear();
   if (!(h.nlmsg_flags & NLM_F_ACK_TLVS)) return true;
   // Without NLM_F_CAPPED the whole offending message is echoed before the TLVs.
   size_t tlvOff = sizeof(nlmsgerr);
   if (!(h.nlmsg_flags & NLM_F_CAPPED)) {
-    if (e.msg.nlmsg_len < NLMSG_HDRLEN) return true;
+    // (checked against len first: NLMSG_ALIGN of a u32 near 4 GiB wraps to a small offset)
+    if (e.msg.nlmsg_len < NLMSG_HDRLEN || e.msg.nlmsg_len > len) return true;
     tlvOff = sizeof(int) + NLMSG_ALIGN(e.msg.nlmsg_len);
   }
   if (tlvOff > len) return true;

@@ -1,6 +1,8 @@
 // conntrackDelete(netnsPath, filters, options?):
-//   Promise<{ deleted, notFound, failed, received, matched, dumps, tableEntries, firstFailErrno? }>.
-// Arguments are validated synchronously (throws); the netlink work runs on a worker thread.
+//   Promise<{ deleted, notFound, failed, received, matched, dumps, tableEntries, firstFailErrno?,
+//             failedFilters? }>,
+// and the registration of conntrackList (ct_js_list.cc). Arguments are validated synchronously
+// (throws); the netlink work runs on a worker thread.
 #include "conntrack_init.h"
 
 #include <cstring>
@@ -10,15 +12,14 @@
 
 #include "ct_args.h"
 #include "ct_delete.h"
+#include "ct_js_errors.h"
+#include "ct_js_list.h"
 
 namespace {
 
-using kpn::ct::DeleteFailure;
 using kpn::ct::DeleteOptions;
 using kpn::ct::DeleteStats;
 using kpn::ct::Filter;
-
-const char* ErrnoName(int e);
 
 class DeleteWorker : public Napi::AsyncWorker {
  public:
@@ -34,10 +35,7 @@ class DeleteWorker : public Napi::AsyncWorker {
     Napi::Env env = Env();
     Napi::HandleScope scope(env);
     if (!ok_) {
-      Napi::Error err = Napi::Error::New(env, "conntrack delete: " + failure_.message);
-      err.Set("errno", Napi::Number::New(env, failure_.errnum));
-      err.Set("code", Napi::String::New(env, ErrnoName(failure_.errnum)));
-      deferred_.Reject(err.Value());
+      deferred_.Reject(kpn::ct::CtError(env, "conntrack delete", failure_).Value());
       return;
     }
     Napi::Object r = Napi::Object::New(env);
@@ -49,6 +47,11 @@ class DeleteWorker : public Napi::AsyncWorker {
     r.Set("dumps", Napi::Number::New(env, stats_.dumps));
     r.Set("tableEntries", Napi::Number::New(env, static_cast<double>(stats_.tableEntries)));
     if (stats_.firstFailErrno) r.Set("firstFailErrno", Napi::Number::New(env, stats_.firstFailErrno));
+    if (!stats_.failedFilters.empty()) {
+      Napi::Array failed = Napi::Array::New(env, stats_.failedFilters.size());
+      for (uint32_t i = 0; i < stats_.failedFilters.size(); i++) failed.Set(i, Napi::Number::New(env, stats_.failedFilters[i]));
+      r.Set("failedFilters", failed);
+    }
     deferred_.Resolve(r);
   }
 
@@ -60,25 +63,9 @@ class DeleteWorker : public Napi::AsyncWorker {
   std::vector<Filter> filters_;
   DeleteOptions opts_;
   DeleteStats stats_;
-  DeleteFailure failure_;
+  kpn::ct::Failure failure_;
   bool ok_ = false;
 };
-
-const char* ErrnoName(int e) {
-  switch (e) {
-    case EPERM: return "EPERM";
-    case ENOENT: return "ENOENT";
-    case EINVAL: return "EINVAL";
-    case EACCES: return "EACCES";
-    case EOPNOTSUPP: return "EOPNOTSUPP";
-    case EPROTO: return "EPROTO";
-    case EMSGSIZE: return "EMSGSIZE";
-    case EAGAIN: return "EAGAIN";
-    case ENOBUFS: return "ENOBUFS";
-    case EBUSY: return "EBUSY";
-    default: return "EUNKNOWN";
-  }
-}
 
 Napi::Value ConntrackDelete(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
@@ -98,4 +85,5 @@ Napi::Value ConntrackDelete(const Napi::CallbackInfo& info) {
 
 void InitConntrack(Napi::Env env, Napi::Object exports) {
   exports.Set("conntrackDelete", Napi::Function::New(env, ConntrackDelete, "conntrackDelete"));
+  exports.Set("conntrackList", Napi::Function::New(env, kpn::ct::ConntrackList, "conntrackList"));
 }

@@ -146,4 +146,24 @@ bool ParseOptions(Napi::Env env, const Napi::Value& v, DeleteOptions* out) {
   return true;
 }
 
+bool ParseListRequest(Napi::Env env, const Napi::Value& v, ListRequest* out) {
+  if (!v.IsObject() || v.IsArray()) return ThrowType(env, "query must be an object");
+  Napi::Object o = v.As<Napi::Object>();
+  Filter f;
+  if (!ParseFamily(env, o, "query", &f) || !ParseProtocol(env, o, "query", &f)) return false;
+  if (f.proto == IPPROTO_TCP) return ThrowRange(env, "query.protocol must be 'udp' or 'sctp'");
+  Napi::Value m;
+  bool present = false;
+  if (!GetField(env, o, "max", &m, &present)) return false;
+  if (!present || !m.IsNumber()) return ThrowType(env, "query.max must be an integer");
+  double d = m.As<Napi::Number>().DoubleValue();
+  if (!std::isfinite(d) || std::floor(d) != d || d < 1 || d > kMaxListed) {
+    return ThrowRange(env, "query.max must be an integer in 1.." + std::to_string(kMaxListed));
+  }
+  out->family = f.family;
+  out->proto = f.proto;
+  out->max = static_cast<uint32_t>(d);
+  return true;
+}
+
 }  // namespace kpn::ct

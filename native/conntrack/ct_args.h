@@ -1,4 +1,4 @@
-// Validation of conntrackDelete()'s JavaScript arguments into plain Filters. Errors are thrown
+// Validation of conntrackDelete()'s and conntrackList()'s JavaScript arguments into plain structs. Errors are thrown
 // as TypeError/RangeError naming the argument (e.g. "filters[2].origDstPort").
 #pragma once
 #include <napi.h>
@@ -11,11 +11,15 @@
 namespace kpn::ct {
 
 constexpr uint32_t kMaxFilters = 65536;
+// Upper bound of conntrackList's max (each flow becomes a JavaScript object).
+constexpr uint32_t kMaxListed = 1u << 20;
 
 // False with a JavaScript exception pending.
 bool ParseNetnsPath(Napi::Env env, const Napi::Value& v, std::string* out);
 bool ParseFilters(Napi::Env env, const Napi::Value& v, std::vector<Filter>* out);
 // Optional third argument { dumpCostEntries?: integer 0..2^31-1 }.
 bool ParseOptions(Napi::Env env, const Napi::Value& v, DeleteOptions* out);
+// conntrackList's second argument { family: 4|6, protocol: 'udp'|'sctp', max: 1..kMaxListed }.
+bool ParseListRequest(Napi::Env env, const Napi::Value& v, ListRequest* out);
 
 }  // namespace kpn::ct

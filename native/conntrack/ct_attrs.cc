@@ -27,19 +27,19 @@ bool AttrIter::Next(Attr* out) {
 }
 
 bool ReadU8(const Attr& a, uint8_t* v) {
-  if (a.len < 1) return false;
+  if (a.len != 1) return false;
   *v = a.data[0];
   return true;
 }
 
 bool ReadBe16(const Attr& a, uint16_t* v) {
-  if (a.len < 2) return false;
+  if (a.len != 2) return false;
   *v = static_cast<uint16_t>((a.data[0] << 8) | a.data[1]);
   return true;
 }
 
 bool ReadBe32(const Attr& a, uint32_t* v) {
-  if (a.len < 4) return false;
+  if (a.len != 4) return false;
   *v = (uint32_t(a.data[0]) << 24) | (uint32_t(a.data[1]) << 16) | (uint32_t(a.data[2]) << 8) |
        uint32_t(a.data[3]);
   return true;

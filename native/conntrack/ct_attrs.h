@@ -27,6 +27,8 @@ class AttrIter {
   bool malformed_ = false;
 };
 
+// Fixed-size payloads: false unless the attribute is exactly that long (the kernel puts them with
+// nla_put_u8/_be16/_be32, so any other length is a corrupt reply).
 bool ReadBe16(const Attr& a, uint16_t* v);
 bool ReadBe32(const Attr& a, uint32_t* v);
 bool ReadU8(const Attr& a, uint8_t* v);

@@ -5,13 +5,13 @@
 #include <linux/netlink.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <string>
 #include <unordered_set>
 
 #include "../nl_builder.h"
-#include "ct_attrs.h"
 #include "ct_messages.h"
 #include "ct_queries.h"
 #include "ct_socket.h"
@@ -23,12 +23,6 @@ namespace {
 constexpr size_t kSendChunk = 32 * 1024;
 constexpr uint16_t kCtNew = (NFNL_SUBSYS_CTNETLINK << 8) | IPCTNL_MSG_CT_NEW;
 constexpr uint16_t kCtStats = (NFNL_SUBSYS_CTNETLINK << 8) | IPCTNL_MSG_CT_GET_STATS;
-
-int ErrorCode(const uint8_t* body, size_t len) {
-  int32_t err = 0;
-  if (len >= sizeof err) std::memcpy(&err, body, sizeof err);
-  return err;
-}
 
 std::string EntryKey(const Entry& e) {
   std::string k(reinterpret_cast<const char*>(e.origAttr.data()), e.origAttr.size());
@@ -55,23 +49,22 @@ int64_t TableEntries(CtSocket& sock) {
   int64_t entries = -1;
   bool ok = sock.Receive([&](uint16_t type, uint32_t s, const uint8_t* body, size_t len) {
     if (s != seq) return true;
-    constexpr size_t kGenLen = NLMSG_ALIGN(sizeof(nfgenmsg));
-    if (type == kCtStats && len >= kGenLen) {
-      AttrIter it(body + kGenLen, len - kGenLen);
-      Attr a;
-      uint32_t v;
-      while (it.Next(&a)) {
-        if (a.type == CTA_STATS_GLOBAL_ENTRIES && ReadBe32(a, &v)) entries = v;
-      }
-    }
+    if (type == kCtStats) entries = ParseStatsEntries(body, len);
     return false;  // the reply or an error: either way, done
   });
   return ok ? entries : -1;
 }
 
+// Entries to delete, each with the index of the caller's filter it matched.
+struct Matched {
+  std::vector<Entry> entries;
+  std::vector<uint32_t> filterOf;
+  std::unordered_set<std::string> seen;
+};
+
 // One filtered dump; appends matching entries not seen before.
-bool DumpOne(CtSocket& sock, const Query& query, uint32_t seq, std::unordered_set<std::string>& seen,
-             std::vector<Entry>& out, DeleteStats* stats, DeleteFailure* failure) {
+bool DumpOne(CtSocket& sock, const Query& query, uint32_t seq, Matched& out, DeleteStats* stats,
+             DeleteFailure* failure) {
   NlBuilder b;
   AppendDumpRequest(b, query.kernel, seq);
   if (!b.ok()) return Fail(failure, "conntrack dump request too large", EMSGSIZE);
@@ -81,7 +74,7 @@ bool DumpOne(CtSocket& sock, const Query& query, uint32_t seq, std::unordered_se
   bool ok = sock.Receive([&](uint16_t type, uint32_t s, const uint8_t* body, size_t len) {
     if (s != seq) return true;  // a late reply to something earlier: not ours
     if (type == NLMSG_DONE || type == NLMSG_ERROR) {
-      int e = ErrorCode(body, len);
+      int e = ReplyErrorCode(body, len);
       if (e < 0) kernelErr = -e;
       return false;
     }
@@ -89,8 +82,10 @@ bool DumpOne(CtSocket& sock, const Query& query, uint32_t seq, std::unordered_se
     Entry e;
     if (!ParseEntry(body, len, &e)) { parseErr = true; return true; }
     stats->received++;
-    if (!MatchesAny(query, e)) return true;
-    if (seen.insert(EntryKey(e)).second) out.push_back(std::move(e));
+    int64_t filter = FirstMatch(query, e);
+    if (filter < 0 || !out.seen.insert(EntryKey(e)).second) return true;
+    out.entries.push_back(std::move(e));
+    out.filterOf.push_back(static_cast<uint32_t>(filter));
     return true;
   });
   if (!ok) return Fail(failure, sock.error(), sock.errnum());
@@ -99,14 +94,14 @@ bool DumpOne(CtSocket& sock, const Query& query, uint32_t seq, std::unordered_se
   return true;
 }
 
-// Sends `count` deletes (seq firstSeq..) as one datagram and counts their acks.
-bool DeleteChunk(CtSocket& sock, const NlBuilder& b, uint32_t firstSeq, uint32_t count,
+// Sends `count` deletes (seq firstSeq.., entries first..) as one datagram and counts their acks.
+bool DeleteChunk(CtSocket& sock, const NlBuilder& b, uint32_t firstSeq, uint32_t count, const uint32_t* filterOf,
                  DeleteStats* stats, DeleteFailure* failure) {
   if (!sock.Send(b.data())) return Fail(failure, sock.error(), sock.errnum());
   uint32_t acked = 0;
   bool ok = sock.Receive([&](uint16_t type, uint32_t s, const uint8_t* body, size_t blen) {
     if (type != NLMSG_ERROR || s - firstSeq >= count) return true;  // unsigned: wraps safely
-    int e = ErrorCode(body, blen);
+    int e = ReplyErrorCode(body, blen);
     if (e == 0) {
       stats->deleted++;
     } else if (e == -ENOENT) {
@@ -114,6 +109,7 @@ bool DeleteChunk(CtSocket& sock, const NlBuilder& b, uint32_t firstSeq, uint32_t
     } else {
       stats->failed++;
       if (!stats->firstFailErrno) stats->firstFailErrno = -e;
+      stats->failedFilters.push_back(filterOf[s - firstSeq]);
     }
     return ++acked < count;
   });
@@ -121,8 +117,8 @@ bool DeleteChunk(CtSocket& sock, const NlBuilder& b, uint32_t firstSeq, uint32_t
   return true;
 }
 
-bool DeleteAll(CtSocket& sock, const std::vector<Entry>& entries, DeleteStats* stats,
-               DeleteFailure* failure) {
+bool DeleteAll(CtSocket& sock, const Matched& matched, DeleteStats* stats, DeleteFailure* failure) {
+  const std::vector<Entry>& entries = matched.entries;
   size_t i = 0;
   while (i < entries.size()) {
     size_t end = i;
@@ -133,7 +129,7 @@ bool DeleteAll(CtSocket& sock, const std::vector<Entry>& entries, DeleteStats* s
     NlBuilder b;
     for (uint32_t k = 0; k < count; k++) AppendDelete(b, entries[i + k], first + k);
     if (!b.ok()) return Fail(failure, "conntrack delete message too large", EMSGSIZE);
-    if (!DeleteChunk(sock, b, first, count, stats, failure)) return false;
+    if (!DeleteChunk(sock, b, first, count, matched.filterOf.data() + i, stats, failure)) return false;
     i = end;
   }
   return true;
@@ -146,15 +142,18 @@ bool DeleteMatching(const std::string& netnsPath, const std::vector<Filter>& fil
   if (filters.empty()) return true;
   CtSocket sock;
   if (!sock.Open(netnsPath)) return Fail(failure, sock.error(), sock.errnum());
-  std::unordered_set<std::string> seen;
-  std::vector<Entry> entries;
+  Matched matched;
   stats->tableEntries = opts.dumpCostEntries > 0 && filters.size() > 1 ? TableEntries(sock) : -1;
   for (const Query& q : PlanQueries(filters, stats->tableEntries, opts.dumpCostEntries)) {
-    if (!DumpOne(sock, q, sock.ReserveSeq(1), seen, entries, stats, failure)) return false;
+    if (!DumpOne(sock, q, sock.ReserveSeq(1), matched, stats, failure)) return false;
     stats->dumps++;
   }
-  stats->matched = static_cast<uint32_t>(entries.size());
-  return DeleteAll(sock, entries, stats, failure);
+  stats->matched = static_cast<uint32_t>(matched.entries.size());
+  bool ok = DeleteAll(sock, matched, stats, failure);
+  std::vector<uint32_t>& ff = stats->failedFilters;
+  std::sort(ff.begin(), ff.end());
+  ff.erase(std::unique(ff.begin(), ff.end()), ff.end());
+  return ok;
 }
 
 }  // namespace kpn::ct

@@ -8,10 +8,7 @@
 
 namespace kpn::ct {
 
-struct DeleteFailure {
-  std::string message;
-  int errnum = 0;  // positive
-};
+using DeleteFailure = Failure;
 
 // False (with *failure set) when the socket cannot be opened or the kernel refuses a dump; DELETE
 // errors are counted in stats instead, since the other deletes still happened.

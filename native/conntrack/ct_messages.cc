@@ -1,10 +1,12 @@
 #include "ct_messages.h"
 
+#include <linux/netfilter/nf_conntrack_common.h>
 #include <linux/netfilter/nfnetlink.h>
 #include <linux/netfilter/nfnetlink_conntrack.h>
 #include <linux/netlink.h>
 #include <sys/socket.h>
 
+#include <cerrno>
 #include <cstring>
 
 #include "ct_attrs.h"
@@ -62,7 +64,7 @@ bool ParseIp(const Attr& nest, uint8_t family, Tuple* t) {
     bool v4 = a.type == CTA_IP_V4_SRC || a.type == CTA_IP_V4_DST;
     bool v6 = a.type == CTA_IP_V6_SRC || a.type == CTA_IP_V6_DST;
     if (!v4 && !v6) continue;
-    if ((v6 != (family == AF_INET6)) || a.len < want) return false;
+    if ((v6 != (family == AF_INET6)) || a.len != want) return false;
     bool src = a.type == CTA_IP_V4_SRC || a.type == CTA_IP_V6_SRC;
     std::memcpy(src ? t->src : t->dst, a.data, want);
     (src ? t->hasSrc : t->hasDst) = true;
@@ -123,6 +125,19 @@ void AppendDumpRequest(NlBuilder& b, const Filter& f, uint32_t seq) {
   b.EndMsg(msg);
 }
 
+void AppendListRequest(NlBuilder& b, uint8_t family, uint8_t proto, uint32_t seq) {
+  size_t msg = b.BeginMsg(MsgType(IPCTNL_MSG_CT_GET), NLM_F_REQUEST | NLM_F_DUMP, seq, family, 0);
+  uint32_t origFlags = PutFilterTuple(b, CTA_TUPLE_ORIG, family, proto, nullptr, false, false, 0, false, false);
+  size_t filter = b.BeginNest(CTA_FILTER);
+  PutHostU32(b, CTA_FILTER_ORIG_FLAGS, origFlags);
+  b.EndNest(filter);
+  // (status & mask) == status: only DNATed entries (Linux 6.0+; older kernels ignore it and the
+  // status is checked again on each entry).
+  b.PutBe32(CTA_STATUS, IPS_DST_NAT);
+  b.PutBe32(CTA_STATUS_MASK, IPS_DST_NAT);
+  b.EndMsg(msg);
+}
+
 void AppendDelete(NlBuilder& b, const Entry& e, uint32_t seq) {
   size_t msg = b.BeginMsg(MsgType(IPCTNL_MSG_CT_DELETE), NLM_F_REQUEST | NLM_F_ACK, seq, e.family, 0);
   size_t tuple = b.BeginNest(CTA_TUPLE_ORIG);
@@ -162,11 +177,58 @@ bool ParseEntry(const uint8_t* body, size_t len, Entry* out) {
         if (!ReadBe32(a, &out->id)) return false;
         out->hasId = true;
         break;
+      case CTA_STATUS:
+        if (!ReadBe32(a, &out->status)) return false;
+        out->hasStatus = true;
+        break;
       default:
         break;
     }
   }
   return !it.malformed() && haveOrig && out->orig.hasProto;
+}
+
+FlowKind ParseDnatFlow(const uint8_t* body, size_t len, uint8_t family, uint8_t proto, DnatFlow* out) {
+  Entry e;
+  if (!ParseEntry(body, len, &e)) return FlowKind::kMalformed;
+  if (e.family != family || e.orig.proto != proto) return FlowKind::kOther;
+  if (!e.hasStatus || !(e.status & IPS_DST_NAT)) return FlowKind::kOther;
+  // A DNATed UDP/SCTP entry always carries both full tuples; one without them is corrupt.
+  const Tuple& o = e.orig;
+  const Tuple& r = e.reply;
+  if (!o.hasSrc || !o.hasDst || !o.hasSrcPort || !o.hasDstPort || !r.hasSrc || !r.hasSrcPort) {
+    return FlowKind::kMalformed;
+  }
+  size_t n = AddrLen(family);
+  std::memcpy(out->origSrc, o.src, n);
+  std::memcpy(out->origDst, o.dst, n);
+  std::memcpy(out->replySrc, r.src, n);
+  out->origSrcPort = o.srcPort;
+  out->origDstPort = o.dstPort;
+  out->replySrcPort = r.srcPort;
+  return FlowKind::kDnat;
+}
+
+int64_t ParseStatsEntries(const uint8_t* body, size_t len) {
+  constexpr size_t kGenLen = NLMSG_ALIGN(sizeof(nfgenmsg));
+  if (len < kGenLen) return -1;
+  AttrIter it(body + kGenLen, len - kGenLen);
+  Attr a;
+  int64_t entries = -1;
+  uint32_t v;
+  while (it.Next(&a)) {
+    if (a.type == CTA_STATS_GLOBAL_ENTRIES && ReadBe32(a, &v)) entries = v;
+  }
+  return it.malformed() ? -1 : entries;
+}
+
+int ReplyErrorCode(const uint8_t* body, size_t len) {
+  int32_t err = 0;
+  if (len >= sizeof err) std::memcpy(&err, body, sizeof err);
+  // The kernel sends 0 or -errno; anything else (INT_MIN, whose negation overflows, included)
+  // is a corrupt reply.
+  if (err > 0 || err < -4095) return -EPROTO;
+  return err;
 }
 
 bool Matches(const Filter& f, const Entry& e) {

@@ -51,7 +51,8 @@ Filter OrigPart(const Filter& f) {
 std::vector<Query> GroupByOrig(const std::vector<Filter>& filters) {
   std::vector<Query> out;
   std::unordered_map<std::string, size_t> byKey;
-  for (const Filter& f : filters) {
+  for (uint32_t index = 0; index < filters.size(); index++) {
+    const Filter& f = filters[index];
     bool mergeable = f.hasOrigDst || f.hasOrigDstPort;
     if (mergeable) {
       auto [it, fresh] = byKey.emplace(FamilyProto(f) + OrigKeyOf(f), out.size());
@@ -59,12 +60,14 @@ std::vector<Query> GroupByOrig(const std::vector<Filter>& filters) {
         Query& q = out[it->second];
         q.kernel = OrigPart(q.kernel);
         q.members.push_back(f);
+        q.memberIndex.push_back(index);
         continue;
       }
     }
     Query q;
     q.kernel = f;
     q.members.push_back(f);
+    q.memberIndex.push_back(index);
     out.push_back(std::move(q));
   }
   return out;
@@ -85,6 +88,7 @@ std::vector<Query> Collapse(std::vector<Query> queries, int64_t tableEntries, ui
     for (size_t i : idx) {
       absorbed[i] = true;
       for (Filter& f : queries[i].members) q.members.push_back(f);
+      for (uint32_t m : queries[i].memberIndex) q.memberIndex.push_back(m);
     }
     merged.push_back(std::move(q));
   }
@@ -105,7 +109,7 @@ std::vector<Query> PlanQueries(const std::vector<Filter>& filters, int64_t table
   return queries;
 }
 
-bool MatchesAny(const Query& q, const Entry& e) {
+int64_t FirstMatch(const Query& q, const Entry& e) {
   size_t n = AddrLen(e.family);
   // The four ways a filter can name the original direction: dst+port, dst, port, neither.
   const std::string keys[4] = {
@@ -118,10 +122,10 @@ bool MatchesAny(const Query& q, const Entry& e) {
     auto it = q.byOrig.find(k);
     if (it == q.byOrig.end()) continue;
     for (uint32_t i : it->second) {
-      if (Matches(q.members[i], e)) return true;
+      if (Matches(q.members[i], e)) return q.memberIndex[i];
     }
   }
-  return false;
+  return -1;
 }
 
 }  // namespace kpn::ct

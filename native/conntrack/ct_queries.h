@@ -19,6 +19,7 @@ namespace kpn::ct {
 struct Query {
   Filter kernel;                // what the kernel filters on
   std::vector<Filter> members;  // a returned entry is kept if it matches one of these
+  std::vector<uint32_t> memberIndex;  // each member's index in the caller's filters
   // members by the original-direction fields they name (see ct_queries.cc), for O(1) matching
   std::unordered_map<std::string, std::vector<uint32_t>> byOrig;
 };
@@ -29,6 +30,7 @@ struct Query {
 std::vector<Query> PlanQueries(const std::vector<Filter>& filters, int64_t tableEntries,
                                uint32_t dumpCostEntries);
 
-bool MatchesAny(const Query& q, const Entry& e);
+// The caller's index of the first member the entry matches, or -1 when none.
+int64_t FirstMatch(const Query& q, const Entry& e);
 
 }  // namespace kpn::ct

@@ -1,7 +1,8 @@
-// Plain data for the conntrack delete: what the caller asks for (Filter) and what the kernel
-// reports (Entry). Addresses are kept in network byte order, 4 or 16 bytes used.
+// Plain data for the conntrack calls: what the caller asks for (Filter, ListRequest) and what the
+// kernel reports (Entry, DnatFlow). Addresses are kept in network byte order, 4 or 16 bytes used.
 #pragma once
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace kpn::ct {
@@ -33,6 +34,8 @@ struct Entry {
   uint16_t zone = 0;
   bool hasId = false;
   uint32_t id = 0;
+  bool hasStatus = false;
+  uint32_t status = 0;  // IPS_* bits (CTA_STATUS)
 };
 
 struct DeleteOptions {
@@ -50,6 +53,34 @@ struct DeleteStats {
   uint32_t notFound = 0;   // DELETE answered ENOENT: the entry went away on its own meanwhile
   uint32_t failed = 0;     // DELETE answered with another error
   int firstFailErrno = 0;  // positive errno of the first failure, 0 when none
+  // Indices (into the caller's filters) of the filters whose matched entries got a failed DELETE,
+  // ascending, without duplicates. An entry matching several filters counts for the first.
+  std::vector<uint32_t> failedFilters;
+};
+
+// A kernel-filtered dump of one family and protocol, keeping the flows with IPS_DST_NAT.
+struct ListRequest {
+  uint8_t family = 0;  // AF_INET or AF_INET6
+  uint8_t proto = 0;   // IPPROTO_UDP or IPPROTO_SCTP
+  uint32_t max = 0;    // stop after this many flows (then ListResult.truncated)
+};
+
+// One DNATed flow: who sent to which address, and where the DNAT sent it (the reply's source).
+struct DnatFlow {
+  uint8_t origSrc[16] = {}, origDst[16] = {}, replySrc[16] = {};
+  uint16_t origSrcPort = 0, origDstPort = 0, replySrcPort = 0;
+};
+
+struct ListResult {
+  std::vector<DnatFlow> flows;
+  bool truncated = false;  // more DNATed flows existed than ListRequest.max
+  uint32_t received = 0;   // entries the kernel returned (its filters applied)
+};
+
+// Why a conntrack call failed as a whole.
+struct Failure {
+  std::string message;
+  int errnum = 0;  // positive
 };
 
 }  // namespace kpn::ct

@@ -53,7 +53,7 @@ seeds = {
                 op(13, hdr(2, 't') + s('c') + struct.pack('<Q', 5))),
 }
 
-out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), 'seeds')
+out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), 'seeds', 'txn_decoder')
 os.makedirs(out, exist_ok=True)
 for name, data in seeds.items():
     with open(os.path.join(out, name + '.bin'), 'wb') as f:

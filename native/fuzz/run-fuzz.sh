@@ -1,29 +1,55 @@
 #!/usr/bin/env bash
-# Builds a fuzz target with clang-14 (libFuzzer + ASan + UBSan) and runs it for N seconds (default
-# 60) from its committed seed corpus. Usage: run-fuzz.sh [seconds] [target]
-#   txn_decoder (default)  the transaction decoder + nftables batch encoder   (seeds/)
-#   notify                 the change-notification parser + per-commit grouper (seeds-notify/)
+# Builds one libFuzzer target with clang-14 (libFuzzer + ASan + UBSan) and runs it for N seconds
+# from its committed seed corpus (seeds/<target>/).
+# Usage: run-fuzz.sh [target] [seconds] [jobs]    target default txn_decoder, seconds 60, jobs 1
+#        run-fuzz.sh [seconds] [jobs]             (the txn_decoder target, as before)
+#        run-fuzz.sh --list
+# Output under $FUZZ_OUT (default /tmp/kpn-fuzz): the <target> binary, corpus-<target>/ (grows
+# from the seeds), crashes-<target>/ (reproducers: run the binary with one as its argument).
 set -euo pipefail
 cd "$(dirname "$0")"
+
+# The nftables batch encoder, for targets that build a batch.
+ENCODER="../nl_builder.cc ../nl_attr.cc ../nft/batch.cc ../nft/data.cc ../nft/table.cc ../nft/chain.cc \
+  ../nft/rule.cc ../nft/set.cc ../nft/elements.cc $(echo ../nft/expr*.cc)"
+# Each target: its sources, relative to native/fuzz. A new target is one more line here plus
+# its seeds/<target>/ directory.
+declare -A SOURCES=(
+  [txn_decoder]="fuzz_txn_decoder.cc ../txn_decoder.cc ../txn_expr_decoder.cc ../wire_reader.cc $ENCODER"
+  [notify]="fuzz_notify.cc ../nft/notify.cc ../nft/notify_commits.cc ../nl_attr.cc"
+  [nft_dump]="fuzz_nft_dump.cc ../nft/dump_parse.cc ../nl_attr.cc"
+  [nl_acks]="fuzz_nl_acks.cc ../nl_request.cc ../netlink_socket.cc ../nft/commit_replies.cc $ENCODER"
+  [ct_messages]="fuzz_ct_messages.cc ../conntrack/ct_messages.cc ../conntrack/ct_attrs.cc ../conntrack/ct_queries.cc \
+    ../nl_builder.cc ../nl_attr.cc"
+)
+
+if [[ "${1:-}" == "--list" ]]; then
+  printf '%s\n' "${!SOURCES[@]}" | sort
+  exit 0
+fi
+target=txn_decoder
+if [[ $# -gt 0 && ! "$1" =~ ^[0-9]+$ ]]; then
+  target="$1"
+  shift
+fi
+if [[ -z "${SOURCES[$target]:-}" ]]; then
+  echo "unknown fuzz target '$target'; known: $(printf '%s ' "${!SOURCES[@]}")" >&2
+  exit 2
+fi
 secs="${1:-60}"
-target="${2:-txn_decoder}"
-case "$target" in
-  txn_decoder)
-    sources=(fuzz_txn_decoder.cc ../txn_decoder.cc ../txn_expr_decoder.cc ../wire_reader.cc ../nl_builder.cc ../nl_attr.cc
-      ../nft/batch.cc ../nft/data.cc ../nft/table.cc ../nft/chain.cc ../nft/rule.cc ../nft/set.cc ../nft/elements.cc ../nft/expr*.cc)
-    seeds=seeds; maxlen=65536 ;;
-  notify)
-    sources=(fuzz_notify.cc ../nft/notify.cc ../nft/notify_commits.cc ../nl_attr.cc)
-    seeds=seeds-notify; maxlen=16384 ;;
-  *) echo "unknown fuzz target '$target' (txn_decoder or notify)" >&2; exit 2 ;;
-esac
+jobs="${2:-1}"
 if ! command -v clang++-14 >/dev/null; then
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq clang-14 libclang-rt-14-dev >/dev/null
 fi
-out="${FUZZ_OUT:-/tmp/kpn-fuzz}/$target"
-mkdir -p "$out/corpus" "$out/crashes"
-clang++-14 -std=c++17 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-  -o "$out/fuzz_$target" "${sources[@]}"
-cp -n "$seeds"/* "$out/corpus/" 2>/dev/null || true
-exec "$out/fuzz_$target" "$out/corpus" -max_total_time="$secs" -max_len="$maxlen" \
-  -artifact_prefix="$out/crashes/" -print_final_stats=1
+out="${FUZZ_OUT:-/tmp/kpn-fuzz}"
+corpus="$out/corpus-$target"
+crashes="$out/crashes-$target"
+mkdir -p "$corpus" "$crashes"
+# shellcheck disable=SC2086 # the source lists are meant to split
+clang++-14 -std=c++17 -g -O1 -pthread -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+  -o "$out/$target" ${SOURCES[$target]}
+cp -n "seeds/$target"/* "$corpus/" 2>/dev/null || true
+parallel=()
+if [[ "$jobs" -gt 1 ]]; then parallel=(-jobs="$jobs" -workers="$jobs"); fi
+exec "$out/$target" "$corpus" -max_total_time="$secs" -max_len=65536 -artifact_prefix="$crashes/" \
+  -print_final_stats=1 "${parallel[@]}"

@@ -10,6 +10,7 @@
 
 #include "../nl_attr.h"
 #include "../nl_builder.h"
+#include "dump_parse.h"
 #include "encode.h"
 
 namespace kpn {
@@ -18,17 +19,6 @@ namespace nft {
 namespace {
 
 constexpr int kDumpRetries = 5;
-
-// Payload after nfgenmsg, plus the family it carries.
-bool NftBody(const uint8_t* p, size_t n, uint8_t* family, const uint8_t** attrs, size_t* len) {
-  if (n < NLMSG_ALIGN(sizeof(nfgenmsg))) return false;
-  nfgenmsg g;
-  std::memcpy(&g, p, sizeof g);
-  *family = g.nfgen_family;
-  *attrs = p + NLMSG_ALIGN(sizeof(nfgenmsg));
-  *len = n - NLMSG_ALIGN(sizeof(nfgenmsg));
-  return true;
-}
 
 // Builds a one-message request; `attrs` adds the attributes.
 template <typename F>
@@ -60,94 +50,6 @@ RequestError Dump(NetlinkSocket& sock, uint8_t msg, uint8_t family, const std::f
     return err;
   }
   return err;
-}
-
-void ParseTable(std::vector<TableId>* out, uint8_t family, const uint8_t* p, size_t n) {
-  AttrView tb[NFTA_TABLE_MAX + 1];
-  if (!ParseAttrs(p, n, tb, NFTA_TABLE_MAX) || !tb[NFTA_TABLE_NAME].present()) return;
-  out->push_back(TableId{family, AttrStr(tb[NFTA_TABLE_NAME])});
-}
-
-void ParseChain(TableDump* out, const uint8_t* p, size_t n) {
-  AttrView tb[NFTA_CHAIN_MAX + 1];
-  if (!ParseAttrs(p, n, tb, NFTA_CHAIN_MAX)) return;
-  ChainInfo c;
-  c.name = AttrStr(tb[NFTA_CHAIN_NAME]);
-  c.handle = AttrBe64(tb[NFTA_CHAIN_HANDLE]);
-  AttrView hook[NFTA_HOOK_MAX + 1];
-  const AttrView& h = tb[NFTA_CHAIN_HOOK];
-  if (h.present() && ParseAttrs(h.data, h.len, hook, NFTA_HOOK_MAX) && hook[NFTA_HOOK_HOOKNUM].present()) {
-    c.hasHook = true;
-    c.hook = AttrBe32(hook[NFTA_HOOK_HOOKNUM]);
-    c.priority = int32_t(AttrBe32(hook[NFTA_HOOK_PRIORITY]));
-  }
-  c.type = AttrStr(tb[NFTA_CHAIN_TYPE]);
-  c.hasPolicy = tb[NFTA_CHAIN_POLICY].present();
-  c.policy = AttrBe32(tb[NFTA_CHAIN_POLICY]);
-  out->chains.push_back(std::move(c));
-}
-
-void ParseRule(TableDump* out, const uint8_t* p, size_t n) {
-  AttrView tb[NFTA_RULE_MAX + 1];
-  if (!ParseAttrs(p, n, tb, NFTA_RULE_MAX)) return;
-  RuleInfo r;
-  r.chain = AttrStr(tb[NFTA_RULE_CHAIN]);
-  r.handle = AttrBe64(tb[NFTA_RULE_HANDLE]);
-  const AttrView& list = tb[NFTA_RULE_EXPRESSIONS];
-  ForEachAttr(list.data, list.present() ? list.len : 0, [&](uint16_t, AttrView el) {
-    AttrView e[NFTA_EXPR_MAX + 1];
-    if (ParseAttrs(el.data, el.len, e, NFTA_EXPR_MAX)) r.exprs.push_back(AttrStr(e[NFTA_EXPR_NAME]));
-  });
-  out->rules.push_back(std::move(r));
-}
-
-void ParseSet(TableDump* out, const uint8_t* p, size_t n) {
-  AttrView tb[NFTA_SET_MAX + 1];
-  if (!ParseAttrs(p, n, tb, NFTA_SET_MAX)) return;
-  SetInfo s;
-  s.name = AttrStr(tb[NFTA_SET_NAME]);
-  s.flags = AttrBe32(tb[NFTA_SET_FLAGS]);
-  s.keyType = AttrBe32(tb[NFTA_SET_KEY_TYPE]);
-  s.keyLen = AttrBe32(tb[NFTA_SET_KEY_LEN]);
-  s.dataType = AttrBe32(tb[NFTA_SET_DATA_TYPE]);
-  s.dataLen = AttrBe32(tb[NFTA_SET_DATA_LEN]);
-  out->sets.push_back(std::move(s));
-}
-
-Bytes DataValue(const AttrView& nest) {
-  AttrView d[NFTA_DATA_MAX + 1];
-  if (!nest.present() || !ParseAttrs(nest.data, nest.len, d, NFTA_DATA_MAX)) return Bytes();
-  const AttrView& v = d[NFTA_DATA_VALUE];
-  return v.present() ? Bytes(v.data, v.data + v.len) : Bytes();
-}
-
-void ParseElemData(const AttrView& nest, ElemInfo* e) {
-  AttrView d[NFTA_DATA_MAX + 1];
-  if (!nest.present() || !ParseAttrs(nest.data, nest.len, d, NFTA_DATA_MAX)) return;
-  if (d[NFTA_DATA_VALUE].present()) e->data = DataValue(nest);
-  AttrView v[NFTA_VERDICT_MAX + 1];
-  const AttrView& vn = d[NFTA_DATA_VERDICT];
-  if (vn.present() && ParseAttrs(vn.data, vn.len, v, NFTA_VERDICT_MAX)) {
-    e->hasVerdict = true;
-    e->verdict.code = int32_t(AttrBe32(v[NFTA_VERDICT_CODE]));
-    e->verdict.chain = AttrStr(v[NFTA_VERDICT_CHAIN]);
-  }
-}
-
-void ParseElems(SetInfo* s, const uint8_t* p, size_t n) {
-  AttrView tb[NFTA_SET_ELEM_LIST_MAX + 1];
-  if (!ParseAttrs(p, n, tb, NFTA_SET_ELEM_LIST_MAX)) return;
-  const AttrView& list = tb[NFTA_SET_ELEM_LIST_ELEMENTS];
-  ForEachAttr(list.data, list.present() ? list.len : 0, [&](uint16_t, AttrView el) {
-    AttrView a[NFTA_SET_ELEM_MAX + 1];
-    if (!ParseAttrs(el.data, el.len, a, NFTA_SET_ELEM_MAX)) return;
-    ElemInfo e;
-    e.key = DataValue(a[NFTA_SET_ELEM_KEY]);
-    e.keyEnd = DataValue(a[NFTA_SET_ELEM_KEY_END]);
-    e.flags = AttrBe32(a[NFTA_SET_ELEM_FLAGS]);
-    ParseElemData(a[NFTA_SET_ELEM_DATA], &e);
-    s->elements.push_back(std::move(e));
-  });
 }
 
 RequestError CheckTableExists(NetlinkSocket& sock, uint8_t family, const std::string& table) {

@@ -1,5 +1,5 @@
-// The addon's conntrack function, loaded through src/native/addon-loader (the addon's
-// AddonModule type does not declare it, so it is checked and typed here).
+// The addon's conntrack functions, loaded through src/native/addon-loader (the addon's
+// AddonModule type does not declare them, so they are checked and typed here).
 import { loadAddon } from '../native/addon-loader';
 import type { ConntrackFilter } from './filter';
 
@@ -19,6 +19,33 @@ export interface NativeConntrackResult {
   /** The namespace's conntrack entry count if it was asked for (to plan the dumps), else -1. */
   tableEntries: number;
   firstFailErrno?: number;
+  /** Indices (into the filters given) whose matched entries got a failed DELETE; present when failed > 0. */
+  failedFilters?: number[];
+}
+
+/** What conntrackList dumps: one family and protocol; at most `max` (1..1048576) flows. */
+export interface ConntrackListQuery {
+  family: 4 | 6;
+  protocol: 'udp' | 'sctp';
+  max: number;
+}
+
+/** A flow with IPS_DST_NAT: the client sent to origDst:origDstPort, the DNAT sent it to replySrc:replySrcPort. */
+export interface DnatFlow {
+  origSrc: string;
+  origSrcPort: number;
+  origDst: string;
+  origDstPort: number;
+  replySrc: string;
+  replySrcPort: number;
+}
+
+export interface DnatFlowList {
+  flows: DnatFlow[];
+  /** More DNATed flows existed than `max`; the dump was stopped there. */
+  truncated: boolean;
+  /** Entries the kernel returned (after its own family/protocol/status filter). */
+  received: number;
 }
 
 export interface ConntrackDeleteOptions {
@@ -33,6 +60,7 @@ export interface ConntrackDeleteOptions {
 
 export interface ConntrackAddon {
   conntrackDelete(netnsPath: string | null, filters: ConntrackFilter[], options?: ConntrackDeleteOptions): Promise<NativeConntrackResult>;
+  conntrackList(netnsPath: string | null, query: ConntrackListQuery): Promise<DnatFlowList>;
 }
 
 let cached: ConntrackAddon | undefined;
@@ -40,9 +68,9 @@ let cached: ConntrackAddon | undefined;
 export function loadConntrackAddon(): ConntrackAddon {
   if (cached) return cached;
   const mod = loadAddon() as unknown as Partial<ConntrackAddon>;
-  if (typeof mod.conntrackDelete !== 'function') {
-    throw new Error('the native addon has no conntrackDelete (built without native/conntrack?)');
+  if (typeof mod.conntrackDelete !== 'function' || typeof mod.conntrackList !== 'function') {
+    throw new Error('the native addon has no conntrackDelete/conntrackList (built without native/conntrack?)');
   }
-  cached = { conntrackDelete: mod.conntrackDelete.bind(mod) };
+  cached = { conntrackDelete: mod.conntrackDelete.bind(mod), conntrackList: mod.conntrackList.bind(mod) };
   return cached;
 }

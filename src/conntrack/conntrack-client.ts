@@ -1,6 +1,7 @@
-// Deletes conntrack flows through the addon (ctnetlink, kernel-side filters). One call = one
-// netlink socket: a filtered dump per filter, then all matching entries deleted in batches.
-import { loadConntrackAddon, type ConntrackAddon, type ConntrackDeleteOptions, type NativeConntrackResult } from './addon';
+// Lists and deletes conntrack flows through the addon (ctnetlink, kernel-side filters). One call =
+// one netlink socket: a delete is a filtered dump per filter group, then all matching entries
+// deleted in batches; a list is one dump of the DNATed flows of one family and protocol.
+import { loadConntrackAddon, type ConntrackAddon, type ConntrackDeleteOptions, type ConntrackListQuery, type DnatFlowList, type NativeConntrackResult } from './addon';
 import type { ConntrackFilter } from './filter';
 
 export type ConntrackDeleteResult = NativeConntrackResult;
@@ -33,5 +34,14 @@ export class ConntrackClient {
   async deleteFlows(filters: readonly ConntrackFilter[]): Promise<ConntrackDeleteResult> {
     if (filters.length === 0) return { deleted: 0, notFound: 0, failed: 0, received: 0, matched: 0, dumps: 0, tableEntries: -1 };
     return this.addon.conntrackDelete(this.netns, [...filters], this.options);
+  }
+
+  /**
+   * The flows of one family and protocol that were DNATed (IPS_DST_NAT), at most `query.max`
+   * (`truncated` then says more existed). Rejects (Error with errno) when the socket cannot be
+   * opened, the kernel refuses the dump or sends an entry that cannot be decoded.
+   */
+  async listDnatFlows(query: ConntrackListQuery): Promise<DnatFlowList> {
+    return this.addon.conntrackList(this.netns, { ...query });
   }
 }

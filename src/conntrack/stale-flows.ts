@@ -76,7 +76,7 @@ export function staleFlowFilters(snapshot: Pick<ProxySnapshot, 'services'>, chan
 }
 
 /** A filter with reply fields is redundant next to the same one without them (it deletes a subset). */
-function dropCovered(filters: ConntrackFilter[]): ConntrackFilter[] {
+export function dropCovered(filters: ConntrackFilter[]): ConntrackFilter[] {
   const broad = new Set(filters.filter((f) => f.replySrc === undefined && f.replySrcPort === undefined).map(filterKey));
   return filters.filter((f) => {
     if (f.replySrc === undefined && f.replySrcPort === undefined) return true;

@@ -83,6 +83,7 @@ for (const c of cases) {
       // The kernel applied the filter: it sent back only the matching entries, not all 12.
       assert.equal(r.received, expectedGone.length);
       assert.equal(r.failed, 0);
+      assert.equal(r.failedFilters, undefined, 'only present when a DELETE failed');
     }, 'kpnct');
   });
 }

@@ -73,3 +73,14 @@ export function insertSctp(ns: TestNetns, e: { src: string; sport: number; dst: 
     '--reply-src', e.replySrc, '--reply-dst', e.src, '--reply-port-src', String(e.replySport), '--reply-port-dst', String(e.sport),
     '--state', 'ESTABLISHED', '--orig-vtag', '1', '--reply-vtag', '2', '-t', '120', '-u', 'ASSURED']);
 }
+
+/**
+ * A synthetic DNATed SCTP entry: conntrack -I with the plain inverse as reply and --dst-nat, so
+ * the kernel rewrites the reply and sets IPS_DST_NAT as a real DNAT would. (The tool only moves
+ * the address: the endpoint port stays the Service port.)
+ */
+export function insertDnatSctp(ns: TestNetns, e: { src: string; sport: number; dst: string; dport: number; to: string }): void {
+  ns.exec('conntrack', ['-I', '-p', 'sctp', '-s', e.src, '-d', e.dst, '--sport', String(e.sport), '--dport', String(e.dport),
+    '--reply-src', e.dst, '--reply-dst', e.src, '--reply-port-src', String(e.dport), '--reply-port-dst', String(e.sport),
+    '--state', 'ESTABLISHED', '--orig-vtag', '1', '--reply-vtag', '2', '-t', '120', '-u', 'ASSURED', '--dst-nat', e.to]);
+}

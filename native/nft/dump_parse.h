@@ -1,0 +1,64 @@
+// Decoding of the nftables objects a dump returns (tables, chains, rules, sets, elements): pure
+// functions over one message body, shared by dump.cc and the fuzz target
+// (native/fuzz/fuzz_nft_dump.cc). Nothing read from the kernel is trusted: a malformed message or
+// attribute is skipped, never read past.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "../txn_types.h"
+
+namespace kpn {
+namespace nft {
+
+struct TableId { uint8_t family = 0; std::string name; };
+
+struct ChainInfo {
+  std::string name;
+  uint64_t handle = 0;
+  bool hasHook = false;
+  uint32_t hook = 0;
+  int32_t priority = 0;
+  std::string type;
+  bool hasPolicy = false;
+  uint32_t policy = 0;
+};
+
+struct RuleInfo { std::string chain; uint64_t handle = 0; std::vector<std::string> exprs; };
+
+struct ElemInfo {
+  Bytes key, keyEnd;
+  uint32_t flags = 0;
+  bool hasVerdict = false;
+  Verdict verdict;
+  Bytes data;  // empty = none
+};
+
+struct SetInfo {
+  std::string name;
+  uint32_t flags = 0, keyType = 0, keyLen = 0, dataType = 0, dataLen = 0;
+  std::vector<ElemInfo> elements;
+};
+
+struct TableDump {
+  std::vector<ChainInfo> chains;
+  std::vector<RuleInfo> rules;
+  std::vector<SetInfo> sets;
+};
+
+// The payload after the nfgenmsg of an nftables message, and the family it carries. False when
+// the payload is too short to hold one.
+bool NftBody(const uint8_t* p, size_t n, uint8_t* family, const uint8_t** attrs, size_t* len);
+
+// Each appends what one NEW* message body (attributes after nfgenmsg) describes; a message that
+// is malformed appends nothing (ParseElems: elements up to the malformed one).
+void ParseTable(std::vector<TableId>* out, uint8_t family, const uint8_t* p, size_t n);
+void ParseChain(TableDump* out, const uint8_t* p, size_t n);
+void ParseRule(TableDump* out, const uint8_t* p, size_t n);
+void ParseSet(TableDump* out, const uint8_t* p, size_t n);
+void ParseElems(SetInfo* s, const uint8_t* p, size_t n);
+
+}  // namespace nft
+}  // namespace kpn
