@@ -93,6 +93,13 @@ bool ParseFilter(Napi::Env env, const Napi::Value& v, const std::string& name, F
   if (!ParsePort(env, o, name, "origDstPort", &f->origDstPort, &f->hasOrigDstPort)) return false;
   if (!ParseAddr(env, o, name, "replySrc", f->family, f->replySrc, &f->hasReplySrc)) return false;
   if (!ParsePort(env, o, name, "replySrcPort", &f->replySrcPort, &f->hasReplySrcPort)) return false;
+  Napi::Value dnat;
+  bool hasDnat = false;
+  if (!GetField(env, o, "dnat", &dnat, &hasDnat)) return false;
+  if (hasDnat) {
+    if (!dnat.IsBoolean()) return ThrowType(env, name + ".dnat must be a boolean");
+    f->dnat = dnat.As<Napi::Boolean>().Value() ? 1 : 0;
+  }
   // A filter naming only family and protocol would delete every flow of that protocol.
   if (!f->hasOrigDst && !f->hasOrigDstPort && !f->hasReplySrc && !f->hasReplySrcPort) {
     return ThrowRange(env, name + " must name at least one of origDst, origDstPort, replySrc, replySrcPort");

@@ -122,6 +122,11 @@ void AppendDumpRequest(NlBuilder& b, const Filter& f, uint32_t seq) {
   PutHostU32(b, CTA_FILTER_ORIG_FLAGS, origFlags);
   if (replyFlags) PutHostU32(b, CTA_FILTER_REPLY_FLAGS, replyFlags);
   b.EndNest(filter);
+  // Translated or not: status & mask == value (checked again in user space by Matches).
+  if (f.dnat >= 0) {
+    b.PutBe32(CTA_STATUS, f.dnat == 1 ? IPS_DST_NAT : 0);
+    b.PutBe32(CTA_STATUS_MASK, IPS_DST_NAT);
+  }
   b.EndMsg(msg);
 }
 
@@ -238,6 +243,7 @@ bool Matches(const Filter& f, const Entry& e) {
   if (f.hasOrigDstPort && (!e.orig.hasDstPort || e.orig.dstPort != f.origDstPort)) return false;
   if (f.hasReplySrc && (!e.reply.hasSrc || std::memcmp(e.reply.src, f.replySrc, n) != 0)) return false;
   if (f.hasReplySrcPort && (!e.reply.hasSrcPort || e.reply.srcPort != f.replySrcPort)) return false;
+  if (f.dnat >= 0 && (!e.hasStatus || ((e.status & IPS_DST_NAT) != 0) != (f.dnat == 1))) return false;
   return true;
 }
 

@@ -44,6 +44,7 @@ Filter OnlyFamilyProto(const Filter& f) {
 Filter OrigPart(const Filter& f) {
   Filter o = f;
   o.hasReplySrc = o.hasReplySrcPort = false;
+  o.dnat = -1;  // matched per member in user space, like the reply part
   return o;
 }
 

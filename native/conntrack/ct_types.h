@@ -15,6 +15,7 @@ struct Filter {
   uint16_t origDstPort = 0;
   uint8_t replySrc[16] = {};
   uint16_t replySrcPort = 0;
+  int8_t dnat = -1;  // -1: any flow; 0: only flows that were not DNATed; 1: only DNATed ones
 };
 
 struct Tuple {

@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import { Registry } from 'prom-client';
 import type { KubeProxyConfiguration } from '../config';
 import { effectiveMode } from '../config';
-import { applyConntrackSysctls, ConntrackClient } from '../conntrack';
+import { applyConntrackSysctls, ConntrackCleanup, ConntrackClient } from '../conntrack';
 import { ProxyState } from '../core';
 import type { SyncResult } from '../core/types';
 import { startHealthServer } from '../health/health-server';
@@ -88,7 +88,7 @@ export async function startProxy(o: ProxyAppOptions): Promise<RunningProxy> {
   });
   const loop = new SyncLoop({
     state, proxier, families, metrics, health, serviceHealth, log,
-    conntrack: new ConntrackClient({ netns: o.netns ?? null }),
+    conntrack: new ConntrackCleanup(new ConntrackClient({ netns: o.netns ?? null })),
   });
   const runner = new BoundedFrequencyRunner({
     clock: systemClock, run: loop.run, minIntervalMs: config.minSyncPeriod, maxIntervalMs: config.syncPeriod,

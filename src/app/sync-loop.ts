@@ -3,8 +3,9 @@
 // sync made stale. A failed sync puts its changes back and tells the runner to retry.
 import type { ProxyState, TakenChanges } from '../core';
 import type { IPFamily, Proxier, SyncResult } from '../core/types';
-import type { FlowDeleter } from '../conntrack';
-import { cleanupStaleFlows } from '../conntrack';
+import type { StaleFlowCleanup } from '../conntrack';
+import type { StartupCleanupOptions, StartupFlowCleanup } from '../conntrack/startup-cleanup';
+import type { StartupSnapshot } from '../conntrack/startup-stale';
 import type { ProxyHealth } from '../health/proxy-health';
 import type { ServiceHealthServer } from '../health/service-health';
 import { observeNetworkProgramming, observeSync, type ProxyMetrics } from '../metrics/proxy-metrics';
@@ -21,6 +22,12 @@ export interface SyncLog {
   debug(obj: object, msg: string): void;
 }
 
+/** The conntrack steps after syncs (src/conntrack ConntrackCleanup). */
+export interface ConntrackSteps {
+  afterSync(snapshot: TakenChanges['snapshot'], changes: TakenChanges['changes']): Promise<StaleFlowCleanup>;
+  atStartup(snapshot: StartupSnapshot, opts?: StartupCleanupOptions): Promise<StartupFlowCleanup>;
+}
+
 export interface SyncLoopDeps {
   state: ProxyState;
   proxier: Proxier;
@@ -28,13 +35,15 @@ export interface SyncLoopDeps {
   metrics: ProxyMetrics;
   health: ProxyHealth;
   serviceHealth?: ServiceHealthServer;
-  conntrack?: FlowDeleter;
+  conntrack?: ConntrackSteps;
   log: SyncLog;
   now?: () => number;
 }
 
 export class SyncLoop {
   private lastFullAt: number | undefined;
+  /** The start-up conntrack pass runs once, after the first successful sync. */
+  private startupPassDone = false;
   private readonly local = new LocalTrafficTracker();
   private readonly now: () => number;
   /** Resolves after each finished sync, for tests and the demo. */
@@ -107,16 +116,34 @@ export class SyncLoop {
   }
 
   private async cleanConntrack(taken: TakenChanges): Promise<void> {
-    const c = await cleanupStaleFlows(this.d.conntrack!, taken.snapshot, taken.changes);
+    const ct = this.d.conntrack!;
+    if (!this.startupPassDone) {
+      this.startupPassDone = true;
+      await this.startupPass(ct, taken);
+    }
+    const c = await ct.afterSync(taken.snapshot, taken.changes);
     if (c.filters === 0) return;
     const family = this.d.families[0];
     this.d.metrics.conntrackReconcilerSyncDuration.observe({ ip_family: family }, c.durationSeconds);
-    if (c.error) {
-      this.d.log.warn({ err: c.error.message, filters: c.filters }, 'Failed to delete stale conntrack entries; they will age out');
+    this.d.metrics.conntrackReconcilerDeletedEntriesTotal.inc({ ip_family: family }, c.result?.deleted ?? 0);
+    if (c.error || c.pending) {
+      this.d.log.warn({ err: c.error?.message, filters: c.filters, pending: c.pending, dropped: c.dropped },
+        'Some stale conntrack entries could not be deleted; retrying after the next sync');
       return;
     }
-    this.d.metrics.conntrackReconcilerDeletedEntriesTotal.inc({ ip_family: family }, c.result?.deleted ?? 0);
-    this.d.log.debug({ filters: c.filters, deleted: c.result?.deleted }, 'Deleted stale conntrack entries');
+    this.d.log.debug({ filters: c.filters, retried: c.retried, deleted: c.result?.deleted }, 'Deleted stale conntrack entries');
+  }
+
+  /** Flows DNATed to endpoints that went away while no proxy ran (a crash, an upgrade). */
+  private async startupPass(ct: ConntrackSteps, taken: TakenChanges): Promise<void> {
+    const s = await ct.atStartup(taken.snapshot, { families: this.d.families });
+    const family = this.d.families[0];
+    const deleted = s.delete?.result?.deleted ?? 0;
+    this.d.metrics.conntrackReconcilerDeletedEntriesTotal.inc({ ip_family: family }, deleted);
+    const failed = s.lists.filter((l) => l.error).map((l) => `IPv${l.family}/${l.protocol}: ${l.error!.message}`);
+    const fields = { ...s.report, deleted, seconds: Number(s.durationSeconds.toFixed(3)), ...(failed.length ? { listFailures: failed } : {}) };
+    if (failed.length > 0 || s.delete?.error) this.d.log.warn({ ...fields, err: s.delete?.error?.message }, 'Start-up conntrack pass incomplete; remaining stale flows age out');
+    else this.d.log.info(fields, 'Start-up conntrack pass: removed flows to endpoints that went away while no proxy ran');
   }
 
   private setPendingGauges(): void {

@@ -13,9 +13,15 @@ export interface ConntrackFilter {
   /** Reply-direction source: the endpoint the flow was DNATed to. */
   replySrc?: string;
   replySrcPort?: number;
+  /**
+   * true: only flows that were DNATed; false: only flows that were not (sent where no rule
+   * translated them, e.g. before the Service's rules existed); absent: both.
+   */
+  dnat?: boolean;
 }
 
 /** A stable text form, for de-duplication and logs. */
 export function filterKey(f: ConntrackFilter): string {
-  return [f.family, f.protocol, f.origDst ?? '*', f.origDstPort ?? '*', f.replySrc ?? '*', f.replySrcPort ?? '*'].join(' ');
+  const dnat = f.dnat === undefined ? '*' : f.dnat ? 'dnat' : 'no-dnat';
+  return [f.family, f.protocol, f.origDst ?? '*', f.origDstPort ?? '*', f.replySrc ?? '*', f.replySrcPort ?? '*', dnat].join(' ');
 }

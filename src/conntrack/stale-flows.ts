@@ -3,8 +3,11 @@
 //   LoadBalancer IPs with the Service port; any address with the NodePort) that were DNATed to
 //   that endpoint. Without this, a client keeps sending to the dead endpoint for as long as it
 //   keeps the flow alive (the classic DNS-pod-restart outage, kubernetes#19029).
-// - the ServicePort went from no endpoints to some: every flow to its addresses; they hold the
-//   reject the kernel cached while it had none.
+// - the ServicePort went from no endpoints to some: the flows to its addresses that were not
+//   DNATed; they were sent where no rule translated them (before the Service's rules existed, or
+//   while our rules were gone) and would keep going there. DNATed flows to its current endpoints
+//   are left alone: the first sync of a restarted proxy finds every ServicePort "newly active",
+//   and its live flows must survive (the start-up pass deletes the DNATed ones that went stale).
 // - the ServicePort was removed: every flow to its addresses, which still DNAT to old endpoints.
 // TCP is left alone: its flows end with the connection, and the endpoint's RST ends them sooner.
 import type { ChangeSet, Endpoint, ProxySnapshot, ServicePort } from '../core/types';
@@ -33,10 +36,10 @@ function serviceIPs(sp: ServicePort): string[] {
   return [...new Set(ips)];
 }
 
-/** Flows to the ServicePort, optionally only those DNATed to one endpoint. */
-function flowsTo(sp: ServicePort, proto: FlowProtocol, ep?: Endpoint): ConntrackFilter[] {
+/** Flows to the ServicePort, optionally only those DNATed to one endpoint, or only those not DNATed. */
+function flowsTo(sp: ServicePort, proto: FlowProtocol, ep?: Endpoint, onlyUntranslated = false): ConntrackFilter[] {
   const family = familyOf(sp);
-  const reply = ep ? { replySrc: ep.ip, replySrcPort: ep.port } : {};
+  const reply = ep ? { replySrc: ep.ip, replySrcPort: ep.port } : onlyUntranslated ? { dnat: false } : {};
   const out: ConntrackFilter[] = serviceIPs(sp).map((ip) => ({ family, protocol: proto, origDst: ip, origDstPort: sp.port, ...reply }));
   if (sp.nodePort > 0) out.push({ family, protocol: proto, origDstPort: sp.nodePort, ...reply });
   return out;
@@ -66,7 +69,7 @@ export function staleFlowFilters(snapshot: Pick<ProxySnapshot, 'services'>, chan
   for (const key of changes.newlyActive ?? []) {
     const sp = snapshot.services.get(key);
     const proto = sp && flowProtocol(sp);
-    if (sp && proto) add(flowsTo(sp, proto));
+    if (sp && proto) add(flowsTo(sp, proto, undefined, true));
   }
   for (const [key, sp] of changes.removedServices ?? []) {
     const proto = flowProtocol(sp);

@@ -54,6 +54,21 @@ const cases: Array<{ name: string; filters: ConntrackFilter[]; gone: (f: Flow) =
     gone: (f) => f.origDst === SVC_A && f.dport === 53,
   },
   {
+    name: 'dnat: false keeps the DNATed flows to the IP and port (a restarted proxy\'s "newly active" Services)',
+    filters: [{ family: 4, protocol: 'udp', origDst: SVC_A, origDstPort: 53, dnat: false }],
+    gone: () => false,
+  },
+  {
+    name: 'dnat: false deletes a flow no rule translated',
+    filters: [{ family: 4, protocol: 'udp', origDst: SVC_A, origDstPort: 54, dnat: false }],
+    gone: (f) => f.origDst === SVC_A && f.dport === 54,
+  },
+  {
+    name: 'dnat: true deletes only translated flows',
+    filters: [{ family: 4, protocol: 'udp', origDst: SVC_A, dnat: true }],
+    gone: (f) => f.origDst === SVC_A && f.dport === 53,
+  },
+  {
     name: 'reply source alone: every flow answered by that endpoint',
     filters: [{ family: 4, protocol: 'udp', replySrc: EP1 }],
     gone: (f) => f.replySrc === EP1,
@@ -245,6 +260,8 @@ test('conntrackDelete: bad arguments throw TypeError/RangeError naming them', ()
     [null, [{ ...ok, replySrcPort: 1.5 }], RangeError, /^filters\[0\]\.replySrcPort must be an integer/],
     [null, [{ ...ok, replySrcPort: '53' }], TypeError, /^filters\[0\]\.replySrcPort must be an integer port number/],
     [null, [{ family: 4, protocol: 'udp' }], RangeError, /^filters\[0\] must name at least one of origDst/],
+    [null, [{ ...ok, dnat: 'no' }], TypeError, /^filters\[0\]\.dnat must be a boolean/],
+    [null, [{ family: 4, protocol: 'udp', dnat: false }], RangeError, /^filters\[0\] must name at least one of origDst/],
   ];
   for (const [netns, filters, type, msg] of rows) {
     assert.throws(() => call(netns, filters), (e: Error) => e instanceof type && msg.test(e.message), `${JSON.stringify([netns, filters])}`);

@@ -80,21 +80,24 @@ const cases: Array<{ name: string; services: ServicePort[]; changes: ChangeSet; 
     want: [{ family: 6, protocol: 'udp', origDst: 'fd00::10', origDstPort: 53, replySrc: 'fd00:1::5', replySrcPort: 5353 }],
   },
   {
-    name: '0 -> N endpoints: every flow to the service addresses (cached rejects)',
+    name: '0 -> N endpoints: the flows to the service addresses that no rule translated',
     services: [dnsNodePort],
     changes: changes({ newlyActive: new Set([dnsNodePort.key]) }),
     want: [
-      { family: 4, protocol: 'udp', origDst: '10.96.0.20', origDstPort: 80 },
-      { family: 4, protocol: 'udp', origDst: '192.0.2.1', origDstPort: 80 },
-      { family: 4, protocol: 'udp', origDst: '198.51.100.7', origDstPort: 80 },
-      { family: 4, protocol: 'udp', origDstPort: 30080 },
+      { family: 4, protocol: 'udp', origDst: '10.96.0.20', origDstPort: 80, dnat: false },
+      { family: 4, protocol: 'udp', origDst: '192.0.2.1', origDstPort: 80, dnat: false },
+      { family: 4, protocol: 'udp', origDst: '198.51.100.7', origDstPort: 80, dnat: false },
+      { family: 4, protocol: 'udp', origDstPort: 30080, dnat: false },
     ],
   },
   {
-    name: 'newly active and a removed endpoint: the broad filter covers the narrow one',
+    name: 'newly active and a removed endpoint: both, neither covers the other',
     services: [dns],
     changes: changes({ newlyActive: new Set([dns.key]), removedEndpoints: new Map([[dns.key, [ep('10.0.1.1')]]]) }),
-    want: [{ family: 4, protocol: 'udp', origDst: '10.96.0.10', origDstPort: 53 }],
+    want: [
+      { family: 4, protocol: 'udp', origDst: '10.96.0.10', origDstPort: 53, replySrc: '10.0.1.1', replySrcPort: 5353 },
+      { family: 4, protocol: 'udp', origDst: '10.96.0.10', origDstPort: 53, dnat: false },
+    ],
   },
   {
     name: 'removed ServicePort: every flow to its addresses, using its previous state',

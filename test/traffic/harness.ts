@@ -16,8 +16,11 @@ export interface Cluster {
   topo: Topology;
   /** The running proxy (a new one after restartProxy). */
   proxy: RunningProxy;
-  /** Stops the proxy (which leaves the kernel as it is) and starts a new one with the same config. */
-  restartProxy(): Promise<void>;
+  /**
+   * Stops the proxy (which leaves the kernel as it is) and starts a new one with the same config;
+   * `meanwhile` runs while no proxy runs.
+   */
+  restartProxy(meanwhile?: () => void | Promise<void>): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -89,8 +92,9 @@ export async function startCluster(o: ClusterOptions = {}): Promise<Cluster> {
   const cfg = config;
   const cluster: Cluster = {
     api, topo, proxy,
-    async restartProxy() {
+    async restartProxy(meanwhile) {
       await cluster.proxy.stop();
+      await meanwhile?.();
       cluster.proxy = await launch(cfg, topo, o.logLines);
     },
     async stop() {
