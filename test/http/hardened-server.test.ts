@@ -2,7 +2,7 @@
 // with the stack, never the process; bad limits are refused at start-up.
 import { afterEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { DEFAULT_HTTP_LIMITS, resolveLimits, RunningServer, serveHardened, RequestHandler } from '../../src/http';
+import { createHardenedServer, DEFAULT_HTTP_LIMITS, listen, resolveLimits, RunningServer, serveHardened, RequestHandler } from '../../src/http';
 import { clientErrorStatus, rawResponse } from '../../src/http/client-error';
 import { bodyOf, exchange } from '../helpers/raw-http';
 
@@ -84,6 +84,18 @@ describe('hardened server', { timeout: 60_000 }, () => {
     assert.equal((await get(port, '/%')).status, 400);
     assert.equal((await get(port, 'relative')).status, 400);
     assert.equal(calls, 0);
+  });
+
+  it('logs an error the listening server meets (EMFILE on accept) instead of dying of it', async () => {
+    const lines: Line[] = [];
+    const log = { warn: () => undefined, error: (obj: object, msg: string) => lines.push({ level: 'error', obj: obj as Record<string, unknown>, msg }) };
+    const h = createHardenedServer({ name: 'emfile', log }, (_req, res) => void res.end('fine'));
+    server = await listen(h.server, '127.0.0.1', 0, 'test', h.onServerError, h.flushLogs);
+    const emfile = Object.assign(new Error('accept EMFILE'), { code: 'EMFILE' });
+    assert.doesNotThrow(() => h.server.emit('error', emfile));
+    assert.equal(lines.length, 1);
+    assert.equal((lines[0].obj.kinds as Record<string, number>)['server error'], 1);
+    assert.equal(bodyOf((await get(server.port, '/')).data), 'fine');
   });
 
   it('reports a failing listen by the setting it serves', async () => {

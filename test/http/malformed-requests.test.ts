@@ -162,6 +162,7 @@ const CASES: Case[] = [
   expectStatus('NUL byte in a header', () => req('/', 'X-A: a\0b\r\n'), () => 400),
   expectStatus('non-HTTP garbage (a TLS ClientHello)', () => TLS_HELLO, () => 400),
   expectStatus('unknown method', () => 'BREW /livez HTTP/1.1\r\nHost: x\r\n\r\n', () => 400),
+  expectStatus('10 KiB path (under the header limit, over the target limit)', () => req(`/${'a'.repeat(10 * 1024)}`), () => 400),
   expectStatus('100 KiB request line', () => req(`/${'a'.repeat(100 * 1024)}`), () => 431),
   expectStatus('1000 headers (within the size limit: answered)', (s) => req(s.path, Array.from({ length: 1000 }, (_, i) => `X-${i}: v\r\n`).join('')), () => 200),
   expectStatus('one 64 KiB header', () => req('/', `X-Big: ${'b'.repeat(64 * 1024)}\r\n`), () => 431),
