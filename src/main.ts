@@ -3,7 +3,7 @@
 import { writeFileSync } from 'node:fs';
 import { parseCommandLine, startupWarnings, type CommandLine } from './config';
 import { runCleanup } from './cleanup';
-import { createLogger, type Logger } from './log';
+import { createLogger, installLastResort, type Logger } from './log';
 import { startProxy } from './app/proxy-app';
 import { applyOomScoreAdj } from './app/oom-score';
 
@@ -58,6 +58,8 @@ export async function main(argv: string[]): Promise<number> {
   }
   if (cl.action === 'version') return printVersion(cl);
   const log = createLogger({ format: cl.config.logging.format, verbosity: cl.config.logging.verbosity });
+  // From here on an error nothing handled is logged with its stack and exits 1 (see src/log/last-resort.ts).
+  installLastResort(log);
   for (const w of cl.warnings) log.warn({}, w);
   if (cl.errors.length > 0) {
     for (const e of cl.errors) log.error({}, e);

@@ -1,9 +1,13 @@
 // The proxy's own health, as upstream's ProxyHealthServer computes it (pkg/proxy/healthcheck/proxy_health.go):
 // unhealthy once an update has been queued for an IP family and none applied within healthTimeout;
 // the node is ineligible while it is being deleted or tainted ToBeDeletedByClusterAutoscaler.
+// /healthz (healthzReport) adds two checks of ours, with a reason for each failure: no sync has
+// succeeded within healthTimeout of start, and an API resource has had no current view for healthTimeout.
 import type { V1Node } from '@kubernetes/client-node';
+import { nodeIneligibility, queuedUpdateReason, type StaleResource, staleReasons, startupReason } from './health-reasons';
 
-export const TO_BE_DELETED_TAINT = 'ToBeDeletedByClusterAutoscaler';
+export { TO_BE_DELETED_TAINT } from './health-reasons';
+export type { StaleResource } from './health-reasons';
 
 export type IPFamily = 'IPv4' | 'IPv6';
 
@@ -18,31 +22,49 @@ export interface ProxierHealth {
   healthy: boolean;
 }
 
+/** Upstream's proxier health (what /livez and the health-check node ports judge by). */
 export interface HealthReport {
   healthy: boolean;
   currentTime: Date;
   /** Latest successful update of any family; undefined before the first. */
   lastUpdated: Date | undefined;
   status: Partial<Record<IPFamily, ProxierHealth>>;
+  /** Why healthy is false; empty when it is true. */
+  reasons: string[];
+}
+
+/** What /healthz answers: the proxier's health, the Node's eligibility and our two checks. */
+export interface HealthzReport extends HealthReport {
+  nodeEligible: boolean;
+  /** 200 when true, 503 otherwise. */
+  ok: boolean;
+  /** Every reason ok is false (the proxier's first); empty when it is true. */
+  reasons: string[];
+}
+
+export interface HealthInputs {
+  /** Resources the API watchers have no current view of, and since when. */
+  staleResources?: () => readonly StaleResource[];
 }
 
 export function nodeEligible(node: V1Node | undefined): boolean {
-  if (!node) return false;
-  if (node.metadata?.deletionTimestamp) return false;
-  return !(node.spec?.taints ?? []).some((t) => t.key === TO_BE_DELETED_TAINT);
+  return nodeIneligibility(node) === undefined;
 }
 
 export class ProxyHealth {
   private readonly lastUpdated = new Map<IPFamily, Date>();
   private readonly oldestPending = new Map<IPFamily, Date>();
   /** Eligible while starting up, until a Node event says otherwise (as upstream before NodeManager). */
-  private eligible = true;
+  private ineligibility: string | undefined;
+  private readonly startedAt: Date;
 
   constructor(
     private readonly healthTimeoutMs: number,
     readonly clock: Clock = systemClock,
+    private readonly inputs: HealthInputs = {},
   ) {
     if (!(healthTimeoutMs > 0)) throw new Error(`healthTimeoutMs: must be > 0, got ${healthTimeoutMs}`);
+    this.startedAt = clock.now();
   }
 
   /** A Service or EndpointSlice change reached the proxier for this family and awaits a sync. */
@@ -58,27 +80,37 @@ export class ProxyHealth {
 
   /** Feed this node's Node object (undefined once deleted). */
   syncNode(node: V1Node | undefined): void {
-    this.eligible = nodeEligible(node);
+    this.ineligibility = nodeIneligibility(node);
   }
 
   nodeEligible(): boolean {
-    return this.eligible;
+    return this.ineligibility === undefined;
   }
 
   report(): HealthReport {
     const currentTime = this.clock.now();
     const status: Partial<Record<IPFamily, ProxierHealth>> = {};
-    let healthy = true;
+    const reasons: string[] = [];
     let lastUpdated: Date | undefined;
     for (const [family, updated] of this.lastUpdated) {
       if (!lastUpdated || updated > lastUpdated) lastUpdated = updated;
       const pending = this.oldestPending.get(family);
       // Upstream only judges a family once it has synced at least once.
       const late = pending !== undefined && currentTime.getTime() - pending.getTime() >= this.healthTimeoutMs;
-      if (late) healthy = false;
+      if (late) reasons.push(queuedUpdateReason(family, pending, currentTime, this.healthTimeoutMs));
       status[family] = { lastUpdated: updated, healthy: !late };
     }
-    return { healthy, currentTime, lastUpdated, status };
+    return { healthy: reasons.length === 0, currentTime, lastUpdated, status, reasons };
+  }
+
+  healthzReport(): HealthzReport {
+    const r = this.report();
+    const reasons = [...r.reasons];
+    if (this.ineligibility) reasons.push(this.ineligibility);
+    const startup = startupReason(this.startedAt, r.lastUpdated, r.currentTime, this.healthTimeoutMs);
+    if (startup) reasons.push(startup);
+    reasons.push(...staleReasons(this.inputs.staleResources?.() ?? [], r.currentTime, this.healthTimeoutMs));
+    return { ...r, nodeEligible: this.nodeEligible(), ok: reasons.length === 0, reasons };
   }
 
   isHealthy(): boolean {

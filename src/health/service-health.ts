@@ -1,14 +1,16 @@
 // Health-check node ports for externalTrafficPolicy: Local Services (upstream service_health.go):
 // one HTTP server per Service on its healthCheckNodePort, 200 only while the Service has local
-// endpoints and the proxy is healthy, so external load balancers skip nodes without them.
-import * as http from 'node:http';
-import { listen, RunningServer } from '../metrics/server';
+// endpoints and the proxy is healthy, so external load balancers skip nodes without them. As upstream's
+// hcHandler, every path and method gets the same answer; the hardening of src/http applies.
+import { type HttpLimits, type HttpLog, type RunningServer, serveHardened } from '../http';
 
 export interface ServiceHealthOptions {
   /** Addresses to listen on (upstream: the node IPs from nodePortAddresses, or every address). */
   addresses?: string[];
   proxyHealthy: () => boolean;
-  log?: { info(o: object, m: string): void; error(o: object, m: string): void };
+  /** Opening/closing servers, and (rate-limited) bad requests and failed handlers. */
+  log?: HttpLog & { info(o: object, m: string): void };
+  limits?: Partial<HttpLimits>;
 }
 
 interface Instance {
@@ -78,17 +80,19 @@ export class ServiceHealthServer {
   }
 
   private serve(nsName: string, address: string, port: number): Promise<RunningServer> {
-    const server = http.createServer((_req, res) => {
+    const name = `healthCheckNodePort ${nsName}`;
+    return serveHardened({ name, log: this.o.log, limits: this.o.limits, host: address, port, what: `healthCheckNodePort of ${nsName}` }, (_req, res) => {
       const inst = this.services.get(nsName);
       const count = inst?.localEndpoints ?? 0;
       const healthy = this.o.proxyHealthy();
+      const body = JSON.stringify({ service: splitName(nsName), localEndpoints: count, serviceProxyHealthy: healthy }, null, '\t');
       res.writeHead(count !== 0 && healthy ? 200 : 503, {
         'Content-Type': 'application/json',
         'X-Content-Type-Options': 'nosniff',
         'X-Load-Balancing-Endpoint-Weight': String(count),
+        'Content-Length': String(Buffer.byteLength(body)),
       });
-      res.end(JSON.stringify({ service: splitName(nsName), localEndpoints: count, serviceProxyHealthy: healthy }, null, '\t'));
+      res.end(body);
     });
-    return listen(server, address, port, `healthCheckNodePort of ${nsName}`);
   }
 }

@@ -7,6 +7,8 @@ import { textDestination } from './text-format';
 export type Logger = pino.Logger;
 export { levelForVerbosity } from './levels';
 export { formatTextLine } from './text-format';
+export { installLastResort, describeThrown, LAST_RESORT_EXIT_CODE } from './last-resort';
+export type { FatalLog, FatalKind } from './last-resort';
 
 export interface LogOptions {
   format: string;

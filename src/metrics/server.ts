@@ -1,9 +1,12 @@
 // The metrics HTTP server on metricsBindAddress (default 127.0.0.1:10249): /metrics, plus the small
-// endpoints upstream serves beside it (/healthz, /proxyMode, /configz).
-import * as http from 'node:http';
-import { AddressInfo } from 'node:net';
+// endpoints upstream serves beside it (/healthz, /healthz/ping, /proxyMode, /configz). Routed like
+// upstream's PathRecorderMux: the exact decoded path, any method, 404 otherwise (no redirects).
+import type * as http from 'node:http';
 import { Registry } from 'prom-client';
+import { type HttpLimits, type HttpLog, notFound, type RequestTarget, type RunningServer, sendText, serveHardened } from '../http';
 import { parseBindAddress } from './bind-address';
+
+export type { RunningServer } from '../http';
 
 export interface MetricsServerOptions {
   bindAddress: string;
@@ -12,60 +15,36 @@ export interface MetricsServerOptions {
   proxyMode?: string;
   /** Serialised at /configz. */
   config?: () => unknown;
-}
-
-export interface RunningServer {
-  port: number;
-  close(): Promise<void>;
+  /** Receives rate-limited lines about bad requests and failed handlers. */
+  log?: HttpLog;
+  limits?: Partial<HttpLimits>;
 }
 
 export async function startMetricsServer(o: MetricsServerOptions): Promise<RunningServer> {
   const { host, port } = parseBindAddress(o.bindAddress, 'metricsBindAddress');
-  const server = http.createServer((req, res) => {
-    void handle(o, req, res).catch((err: Error) => {
-      res.writeHead(500, { 'Content-Type': 'text/plain' });
-      res.end(`metrics collection failed: ${err.message}\n`);
-    });
-  });
-  return listen(server, host, port, 'metricsBindAddress');
+  return serveHardened({ name: 'metrics', log: o.log, limits: o.limits, host, port, what: 'metricsBindAddress' }, (_req, res, target) => handle(o, res, target));
 }
 
-async function handle(o: MetricsServerOptions, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-  const path = new URL(req.url ?? '/', 'http://x').pathname;
+async function handle(o: MetricsServerOptions, res: http.ServerResponse, { path }: RequestTarget): Promise<void> {
   if (path === '/metrics') {
-    const body = await o.registry.metrics();
+    let body: string;
+    try {
+      body = await o.registry.metrics();
+    } catch (err) {
+      // As promhttp: the scraper learns why (the failure is ours, not an attacker's input).
+      sendText(res, 500, `metrics collection failed: ${(err as Error).message}\n`);
+      return;
+    }
     res.writeHead(200, { 'Content-Type': o.registry.contentType });
     res.end(body);
-  } else if (path === '/healthz') {
-    res.writeHead(200, { 'Content-Type': 'text/plain' });
-    res.end('ok');
+  } else if (path === '/healthz' || path === '/healthz/ping') {
+    sendText(res, 200, 'ok');
   } else if (path === '/proxyMode' && o.proxyMode) {
-    res.writeHead(200, { 'Content-Type': 'text/plain' });
-    res.end(o.proxyMode);
+    sendText(res, 200, o.proxyMode);
   } else if (path === '/configz' && o.config) {
     res.writeHead(200, { 'Content-Type': 'application/json' });
     res.end(JSON.stringify({ kubeproxy: o.config() }));
   } else {
-    res.writeHead(404, { 'Content-Type': 'text/plain' });
-    res.end('404 page not found\n');
+    notFound(res);
   }
-}
-
-/** Listens, naming `what` (the setting or Service it serves) in the error when the port can't be had. */
-export function listen(server: http.Server, host: string, port: number, what: string): Promise<RunningServer> {
-  return new Promise((resolve, reject) => {
-    const fail = (err: NodeJS.ErrnoException): void => reject(new Error(`${what}: cannot listen on ${host}:${port}: ${err.code ?? err.message}`));
-    server.once('error', fail);
-    server.listen(port, host, () => {
-      server.off('error', fail);
-      resolve({
-        port: (server.address() as AddressInfo).port,
-        close: () =>
-          new Promise<void>((r) => {
-            server.close(() => r());
-            server.closeAllConnections();
-          }),
-      });
-    });
-  });
 }

@@ -66,7 +66,8 @@ describe('proxy health', { timeout: 60_000 }, () => {
     assert.equal(bad.body.healthy, false);
     assert.equal(bad.body.lastUpdated, '2026-01-01T00:00:00.000Z');
     assert.deepEqual(bad.body.status, { IPv4: { lastUpdated: '2026-01-01T00:00:00.000Z', healthy: false } });
-    assert.deepEqual(Object.keys(bad.body), ['lastUpdated', 'currentTime', 'nodeEligible', 'healthy', 'status'], "upstream's key order");
+    assert.deepEqual(Object.keys(bad.body), ['lastUpdated', 'currentTime', 'nodeEligible', 'healthy', 'status', 'reasons'], "upstream's key order, then ours");
+    assert.deepEqual(bad.body.reasons, ['IPv4: changes queued 60s ago are not applied yet (limit 60s)']);
     assert.equal((await get('/livez')).status, 503);
     health.updated('IPv4');
     const good = await get('/healthz');

@@ -1,0 +1,12 @@
+// Public face of the hardened HTTP serving shared by src/health and src/metrics.
+export { createHardenedServer, serveHardened } from './hardened-server';
+export type { HardenedServer, HardenedServerOptions, HttpLog, RequestHandler } from './hardened-server';
+export { DEFAULT_HTTP_LIMITS, resolveLimits } from './limits';
+export type { HttpLimits } from './limits';
+export { listen } from './listen';
+export type { RunningServer } from './listen';
+export { cleanPath, escapePath, parseRequestTarget, percentDecode } from './request-target';
+export type { RequestTarget, TargetResult } from './request-target';
+export { notFound, sendText } from './respond';
+export { LogLimiter } from './log-limiter';
+export type { LimitedLine, Scheduler } from './log-limiter';
