@@ -71,7 +71,9 @@ export async function startProxy(o: ProxyAppOptions): Promise<RunningProxy> {
   const families = servedFamilies(config);
   const registry = o.registry ?? new Registry();
   const metrics = createProxyMetrics(registry);
-  const health = new ProxyHealth(2 * config.syncPeriod);
+  // The watcher is made below; its staleness is read only when /healthz is asked.
+  let watcher: ClusterWatcher | undefined;
+  const health = new ProxyHealth(2 * config.syncPeriod, undefined, { staleResources: () => watcher?.staleResources() ?? [] });
   applySysctls(o);
 
   const nft = Nft.open(o.netns ? { netns: o.netns } : undefined);
@@ -107,7 +109,7 @@ export async function startProxy(o: ProxyAppOptions): Promise<RunningProxy> {
     loop.queued();
     runner.run();
   };
-  const watcher = new ClusterWatcher({
+  watcher = new ClusterWatcher({
     kubeConfig: loadKubeConfig({ kubeconfig: config.clientConnection.kubeconfig || undefined, master: o.master }),
     nodeName,
     log,
@@ -132,10 +134,10 @@ export async function startProxy(o: ProxyAppOptions): Promise<RunningProxy> {
   const servers: RunningServer[] = [];
   try {
     servers.push(await startHealthServer({
-      bindAddress: config.healthzBindAddress, health, healthzTotal: metrics.proxyHealthzTotal, livezTotal: metrics.proxyLivezTotal,
-      apiServer: () => watcher.status(),
+      bindAddress: config.healthzBindAddress, health, healthzTotal: metrics.proxyHealthzTotal, livezTotal: metrics.proxyLivezTotal, log,
+      apiServer: () => watcher!.status(),
     }));
-    servers.push(await startMetricsServer({ bindAddress: config.metricsBindAddress, registry, proxyMode: mode, config: () => config }));
+    servers.push(await startMetricsServer({ bindAddress: config.metricsBindAddress, registry, proxyMode: mode, config: () => config, log }));
   } catch (e) {
     await Promise.all(servers.map((s) => s.close()));
     guard.stop();

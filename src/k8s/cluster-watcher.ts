@@ -183,6 +183,12 @@ export class ClusterWatcher {
     return this.flips;
   }
 
+  /** Each view the proxy relies on (see WatcherStatus.staleSince) that is stale now, and since when. */
+  staleResources(): { resource: string; since: Date }[] {
+    return this.reflectors().map((r) => r.status).filter(counts)
+      .filter((r) => r.staleSince !== undefined).map((r) => ({ resource: r.resource, since: r.staleSince! }));
+  }
+
   status(): WatcherStatus {
     const resources = this.reflectors().map((r) => r.status);
     const watched = resources.filter((r) => !r.notServed);
