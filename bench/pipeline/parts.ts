@@ -74,7 +74,13 @@ export async function makeParts(netnsPath: string, n: number, state: ProxyState)
 
   const registry = new PromRegistry();
   const metrics = createProxyMetrics(registry, { processMetrics: false });
-  const { nft, commits } = recordingNft(native.Nft.open({ netns: netnsPath }));
+  const raw = native.Nft.open({ netns: netnsPath });
+  const { nft, commits } = recordingNft(raw);
+  // As in production (src/app/ruleset-guard.ts): a change monitor on the nftables event group makes the
+  // kernel build a notification per changed object of every commit, ours included. KPN_BENCH_MONITOR=0
+  // leaves it out, to measure what it costs.
+  const monitor = process.env.KPN_BENCH_MONITOR === '0' ? undefined
+    : native.NftMonitor.open({ netns: netnsPath, interest: [{ family: 'ip', table: 'kube-proxy' }], ownPortIds: [raw.portId] }, () => undefined);
   const errors: string[] = [];
   const log = collectingLog(errors);
   const proxier = new NftablesProxier({
@@ -92,13 +98,13 @@ export async function makeParts(netnsPath: string, n: number, state: ProxyState)
   let first = true;
   return {
     n, registry, commits, errors,
-    description: 'src/app SyncLoop -> src/proxier/nftables NftablesProxier -> addon',
+    description: `src/app SyncLoop -> src/proxier/nftables NftablesProxier -> addon${monitor ? ', with an NftMonitor open' : ''}`,
     async sync(full) {
       if (full && !first) offsetMs += FULL_SYNC_PERIOD_MS;
       const reason: RunReason = full ? 'periodic' : 'requested';
       first = false;
       return loop.run(reason);
     },
-    close: () => nft.close(),
+    close: () => { monitor?.close(); nft.close(); },
   };
 }
