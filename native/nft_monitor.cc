@@ -19,6 +19,7 @@ constexpr size_t kMaxQueuedBatches = 64;
 void NftMonitor::Init(Napi::Env env, Napi::Object exports) {
   Napi::Function cls = DefineClass(env, "NftMonitor", {
     InstanceMethod<&NftMonitor::SetOwnPortIds>("setOwnPortIds"),
+    InstanceMethod<&NftMonitor::SetSubscribed>("setSubscribed"),
     InstanceMethod<&NftMonitor::Close>("close"),
     InstanceMethod<&NftMonitor::Stats>("stats"),
     InstanceAccessor<&NftMonitor::PortId>("portId"),
@@ -116,6 +117,24 @@ Napi::Value NftMonitor::SetOwnPortIds(const Napi::CallbackInfo& info) {
   }
   if (int e = reader_->SetOwnPortIds(std::move(ids))) {
     ErrnoError(env, e, std::string("NftMonitor.setOwnPortIds: SO_ATTACH_FILTER: ") + std::strerror(e)).ThrowAsJavaScriptException();
+  }
+  return env.Undefined();
+}
+
+Napi::Value NftMonitor::SetSubscribed(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 1 || !info[0].IsBoolean()) {
+    Napi::TypeError::New(env, "NftMonitor.setSubscribed: expected a boolean").ThrowAsJavaScriptException();
+    return env.Undefined();
+  }
+  if (!reader_) {
+    Napi::Error::New(env, "NftMonitor.setSubscribed: the monitor is closed").ThrowAsJavaScriptException();
+    return env.Undefined();
+  }
+  bool on = info[0].As<Napi::Boolean>().Value();
+  if (int e = reader_->SetSubscribed(on)) {
+    ErrnoError(env, e, std::string("NftMonitor.setSubscribed: ") + (on ? "NETLINK_ADD_MEMBERSHIP: " : "NETLINK_DROP_MEMBERSHIP: ") +
+                           std::strerror(e)).ThrowAsJavaScriptException();
   }
   return env.Undefined();
 }

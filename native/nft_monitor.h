@@ -29,6 +29,7 @@ class NftMonitor : public Napi::ObjectWrap<NftMonitor> {
   static void OnEnvTeardown(void* self);
 
   Napi::Value SetOwnPortIds(const Napi::CallbackInfo& info);
+  Napi::Value SetSubscribed(const Napi::CallbackInfo& info);
   Napi::Value Close(const Napi::CallbackInfo& info);
   Napi::Value PortId(const Napi::CallbackInfo& info);
   Napi::Value Stats(const Napi::CallbackInfo& info);

@@ -16,6 +16,7 @@ void NftSocket::Init(Napi::Env env, Napi::Object exports) {
     InstanceMethod<&NftSocket::Commit>("commit"),
     InstanceMethod<&NftSocket::ListTables>("listTables"),
     InstanceMethod<&NftSocket::DumpTable>("dumpTable"),
+    InstanceMethod<&NftSocket::Generation>("generation"),
     InstanceMethod<&NftSocket::Close>("close"),
     InstanceAccessor<&NftSocket::PortId>("portId"),
   });
@@ -71,6 +72,15 @@ Napi::Value NftSocket::ListTables(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (!Acquire(env, "listTables")) return env.Undefined();
   auto* w = new ListTablesWorker(env, this, sock_.get());
+  Napi::Promise p = w->Promise();
+  w->Queue();
+  return p;
+}
+
+Napi::Value NftSocket::Generation(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (!Acquire(env, "generation")) return env.Undefined();
+  auto* w = new GenerationWorker(env, this, sock_.get());
   Napi::Promise p = w->Promise();
   w->Queue();
   return p;

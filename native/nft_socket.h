@@ -21,6 +21,7 @@ class NftSocket : public Napi::ObjectWrap<NftSocket> {
   Napi::Value Commit(const Napi::CallbackInfo& info);
   Napi::Value ListTables(const Napi::CallbackInfo& info);
   Napi::Value DumpTable(const Napi::CallbackInfo& info);
+  Napi::Value Generation(const Napi::CallbackInfo& info);
   Napi::Value Close(const Napi::CallbackInfo& info);
   // The socket's netlink port id: the nlmsg_pid of the change notifications its commits cause
   // (kept after close, so a monitor can still recognise late notifications).

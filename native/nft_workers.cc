@@ -48,6 +48,18 @@ void ListTablesWorker::OnOK() {
   deferred_.Resolve(TablesToJs(env, tables_));
 }
 
+void GenerationWorker::Execute() { err_ = nft::GetGeneration(*sock_, &gen_); }
+
+void GenerationWorker::OnOK() {
+  Napi::Env env = Env();
+  Finish();
+  if (err_.errnum) {
+    deferred_.Reject(ErrnoError(env, err_.errnum, "reading the nftables ruleset generation: " + err_.message).Value());
+    return;
+  }
+  deferred_.Resolve(Napi::Number::New(env, gen_));
+}
+
 DumpTableWorker::DumpTableWorker(Napi::Env env, NftSocket* owner, NetlinkSocket* sock, uint8_t family, std::string table,
                                  bool withElements)
     : NftWorker(env, owner, sock), family_(family), table_(std::move(table)), withElements_(withElements) {}

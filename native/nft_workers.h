@@ -46,6 +46,17 @@ class ListTablesWorker : public NftWorker {
   RequestError err_;
 };
 
+class GenerationWorker : public NftWorker {
+ public:
+  using NftWorker::NftWorker;
+  void Execute() override;
+  void OnOK() override;
+
+ private:
+  uint32_t gen_ = 0;
+  RequestError err_;
+};
+
 class DumpTableWorker : public NftWorker {
  public:
   DumpTableWorker(Napi::Env env, NftSocket* owner, NetlinkSocket* sock, uint8_t family, std::string table, bool withElements);

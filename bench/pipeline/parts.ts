@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Registry } from 'prom-client';
 import type { ProxyState } from '../../src/core/proxy-state';
-import { loadNative, nativeMissing } from '../lib/native';
+import { loadNative, nativeMissing, type Transaction } from '../lib/native';
 import { CommitRecord, recordingNft } from './recording-nft';
 import { CLUSTER_CIDR } from '../shapes/cluster';
 
@@ -34,6 +34,7 @@ const MODULES = {
   metrics: join(DIST, 'metrics', 'proxy-metrics.js'),
   syncLoop: join(DIST, 'app', 'sync-loop.js'),
   health: join(DIST, 'health', 'proxy-health.js'),
+  guard: join(DIST, 'app', 'ruleset-guard.js'),
 };
 
 /** What is missing for the pipeline bench, or undefined when everything is there. */
@@ -61,6 +62,7 @@ function collectingLog(errors: string[]) {
 }
 
 interface SyncLoopLike { run(reason: RunReason): Promise<boolean> }
+interface GuardLike { start(): void; stop(): void; commitQuietly(nft: unknown, tx: Transaction): Promise<unknown> }
 
 export async function makeParts(netnsPath: string, n: number, state: ProxyState): Promise<PipelineParts> {
   const why = pipelineMissing();
@@ -75,12 +77,21 @@ export async function makeParts(netnsPath: string, n: number, state: ProxyState)
   const registry = new PromRegistry();
   const metrics = createProxyMetrics(registry, { processMetrics: false });
   const raw = native.Nft.open({ netns: netnsPath });
-  const { nft, commits } = recordingNft(raw);
-  // As in production (src/app/ruleset-guard.ts): a change monitor on the nftables event group makes the
-  // kernel build a notification per changed object of every commit, ours included. KPN_BENCH_MONITOR=0
-  // leaves it out, to measure what it costs.
-  const monitor = process.env.KPN_BENCH_MONITOR === '0' ? undefined
-    : native.NftMonitor.open({ netns: netnsPath, interest: [{ family: 'ip', table: 'kube-proxy' }], ownPortIds: [raw.portId] }, () => undefined);
+  const { nft: recording, commits } = recordingNft(raw);
+  // As in production (src/app/proxy-app.ts): a RulesetGuard watches the nftables event group and
+  // makes large commits with its monitor off the group. KPN_BENCH_MONITOR=0 leaves the guard out;
+  // KPN_BENCH_MONITOR=listening keeps the monitor on the group through every commit.
+  const mode = process.env.KPN_BENCH_MONITOR ?? 'production';
+  const RulesetGuard = requireExport<new (o: object) => GuardLike>(MODULES.guard, 'RulesetGuard');
+  const guardedTables = requireExport<(f: string[]) => object>(MODULES.proxier, 'guardedTables');
+  const guard = mode === '0' ? undefined : new RulesetGuard({
+    netns: netnsPath, tables: guardedTables(['ip']), ownPortIds: () => [raw.portId], repair: () => undefined,
+    clock: { now: () => performance.now(), setTimer: setTimeout, clearTimer: clearTimeout }, log: collectingLog([]),
+  });
+  guard?.start();
+  const nft = guard && mode !== 'listening'
+    ? { commit: (tx: Transaction) => guard.commitQuietly(recording, tx), dumpTable: recording.dumpTable.bind(recording), listTables: recording.listTables.bind(recording) }
+    : recording;
   const errors: string[] = [];
   const log = collectingLog(errors);
   const proxier = new NftablesProxier({
@@ -98,13 +109,13 @@ export async function makeParts(netnsPath: string, n: number, state: ProxyState)
   let first = true;
   return {
     n, registry, commits, errors,
-    description: `src/app SyncLoop -> src/proxier/nftables NftablesProxier -> addon${monitor ? ', with an NftMonitor open' : ''}`,
+    description: `src/app SyncLoop -> src/proxier/nftables NftablesProxier -> addon${guard ? `, RulesetGuard watching (${mode})` : ''}`,
     async sync(full) {
       if (full && !first) offsetMs += FULL_SYNC_PERIOD_MS;
       const reason: RunReason = full ? 'periodic' : 'requested';
       first = false;
       return loop.run(reason);
     },
-    close: () => { monitor?.close(); nft.close(); },
+    close: () => { guard?.stop(); raw.close(); },
   };
 }

@@ -89,6 +89,11 @@ int MonitorReader::SetOwnPortIds(std::vector<uint32_t> ids) {
   return 0;
 }
 
+int MonitorReader::SetSubscribed(bool on) {
+  if (!sock_.is_open()) return EBADF;
+  return SetIntOpt(sock_.fd(), SOL_NETLINK, on ? NETLINK_ADD_MEMBERSHIP : NETLINK_DROP_MEMBERSHIP, NFNLGRP_NFTABLES);
+}
+
 void MonitorReader::Stop() {
   if (wakeFd_ >= 0) {
     uint64_t one = 1;

@@ -48,6 +48,10 @@ class MonitorReader {
   // Replaces the own port ids: re-attaches the filter, and the reader drops their messages too
   // (datagrams queued before the new filter). Returns 0 or an errno.
   int SetOwnPortIds(std::vector<uint32_t> ids);
+  // Leaves (false) or rejoins (true) NFNLGRP_NFTABLES. While nobody in the namespace listens, the
+  // kernel builds no notifications at all: a large commit of ours costs several times less then.
+  // Returns 0 or an errno.
+  int SetSubscribed(bool on);
   // Wakes and joins the thread, closes the socket. Idempotent. The sink must not block forever
   // (the N-API layer aborts its queue before calling this).
   void Stop();

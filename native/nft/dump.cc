@@ -66,6 +66,19 @@ RequestError ListTables(NetlinkSocket& sock, std::vector<TableId>* out) {
               [&](uint8_t fam, const uint8_t* p, size_t n) { ParseTable(out, fam, p, n); });
 }
 
+RequestError GetGeneration(NetlinkSocket& sock, uint32_t* out) {
+  uint32_t seq;
+  auto req = Request(sock, NFT_MSG_GETGEN, NLM_F_ACK, NFPROTO_UNSPEC, &seq, [](NlBuilder&) {});
+  bool found = false;
+  RequestError err = RunRequest(sock, req, seq, [&](const nlmsghdr& h, const uint8_t* p, size_t n) {
+    uint8_t fam; const uint8_t* a; size_t len;
+    if (h.nlmsg_type != ((NFNL_SUBSYS_NFTABLES << 8) | NFT_MSG_NEWGEN) || !NftBody(p, n, &fam, &a, &len)) return;
+    found = found || ParseGenId(a, len, out);
+  });
+  if (err.errnum == 0 && !found) err = RequestError{EPROTO, "the kernel's answer to GETGEN carries no generation id"};
+  return err;
+}
+
 RequestError DumpTable(NetlinkSocket& sock, uint8_t family, const std::string& table, bool withElements, TableDump* out) {
   RequestError err = CheckTableExists(sock, family, table);
   if (err.errnum) return err;

@@ -12,6 +12,8 @@ namespace kpn {
 namespace nft {
 
 RequestError ListTables(NetlinkSocket& sock, std::vector<TableId>* out);
+// The ruleset generation (NFT_MSG_GETGEN): every committed batch, ours or anyone's, adds one.
+RequestError GetGeneration(NetlinkSocket& sock, uint32_t* out);
 // ENOENT if the table does not exist. Retries dumps the kernel flags as interrupted.
 // withElements false: sets are listed without their elements (start-up adoption needs only names and kinds).
 RequestError DumpTable(NetlinkSocket& sock, uint8_t family, const std::string& table, bool withElements, TableDump* out);

@@ -45,6 +45,13 @@ bool NftBody(const uint8_t* p, size_t n, uint8_t* family, const uint8_t** attrs,
   return true;
 }
 
+bool ParseGenId(const uint8_t* p, size_t n, uint32_t* out) {
+  AttrView tb[NFTA_GEN_MAX + 1];
+  if (!ParseAttrs(p, n, tb, NFTA_GEN_MAX) || !tb[NFTA_GEN_ID].present() || tb[NFTA_GEN_ID].len != 4) return false;
+  *out = AttrBe32(tb[NFTA_GEN_ID]);
+  return true;
+}
+
 void ParseTable(std::vector<TableId>* out, uint8_t family, const uint8_t* p, size_t n) {
   AttrView tb[NFTA_TABLE_MAX + 1];
   if (!ParseAttrs(p, n, tb, NFTA_TABLE_MAX) || !tb[NFTA_TABLE_NAME].present()) return;

@@ -59,6 +59,8 @@ void ParseChain(TableDump* out, const uint8_t* p, size_t n);
 void ParseRule(TableDump* out, const uint8_t* p, size_t n);
 void ParseSet(TableDump* out, const uint8_t* p, size_t n);
 void ParseElems(SetInfo* s, const uint8_t* p, size_t n);
+// NFTA_GEN_ID of a NEWGEN message body; false when it is missing or not 4 bytes.
+bool ParseGenId(const uint8_t* p, size_t n, uint32_t* out);
 
 }  // namespace nft
 }  // namespace kpn

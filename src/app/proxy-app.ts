@@ -15,7 +15,7 @@ import { loadKubeConfig } from '../k8s/kubeconfig';
 import type { Logger } from '../log';
 import { apiServerStatusObserver, createProxyMetrics, type ProxyMetrics } from '../metrics/proxy-metrics';
 import { startMetricsServer, type RunningServer } from '../metrics/server';
-import { Nft } from '../native';
+import { Nft, type Transaction } from '../native';
 import { guardedTables, NftablesProxier } from '../proxier/nftables';
 import { BoundedFrequencyRunner } from '../runner/bounded-frequency-runner';
 import { systemClock } from '../runner/clock';
@@ -77,8 +77,14 @@ export async function startProxy(o: ProxyAppOptions): Promise<RunningProxy> {
   applySysctls(o);
 
   const nft = Nft.open(o.netns ? { netns: o.netns } : undefined);
+  // Large commits go through the guard, which keeps the kernel from building notifications for them.
+  const quietNft = {
+    commit: (tx: Transaction) => guard.commitQuietly(nft, tx),
+    dumpTable: nft.dumpTable.bind(nft),
+    listTables: nft.listTables.bind(nft),
+  };
   const proxier = new NftablesProxier(nftablesOptionsFrom(config, families, {
-    nft, log, metrics: {
+    nft: quietNft, log, metrics: {
       syncFailures: { inc: (v) => metrics.nftablesSyncFailuresTotal.inc({ ip_family: families[0] }, v ?? 1) },
       refusedServicePorts: { inc: (v) => metrics.nftablesRefusedServicePortsTotal.inc({ ip_family: families[0] }, v ?? 1) },
       repairs: { inc: ({ reason }) => metrics.rulesetRepairsTotal.inc({ reason }) },

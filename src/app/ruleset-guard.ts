@@ -2,7 +2,7 @@
 // touched our tables; the proxy mode says which of them change its rules; a repair limiter
 // decides when the full sync that undoes them may run. Changes are logged (who, what) at most once
 // a second, with a count of those not logged.
-import { NftMonitor, type Family, type MonitorChange, type MonitorEvent } from '../native';
+import { NftMonitor, type Family, type MonitorChange, type MonitorEvent, type Transaction } from '../native';
 import type { Clock } from '../runner/clock';
 
 /** Why a repair runs: another process changed our rules, or the monitor may have missed that. */
@@ -43,6 +43,18 @@ export interface RulesetGuardOptions {
 }
 
 const LOG_INTERVAL_MS = 1000;
+/**
+ * Commits larger than this are made with the monitor off the event group: while anyone listens, the
+ * kernel allocates a notification per changed object, which made a 50,000-Service full sync about
+ * four times slower (docs/benchmarks.md). A partial sync is a few hundred bytes.
+ */
+export const QUIET_COMMIT_BYTES = 64 * 1024;
+
+/** The part of Nft a quiet committer needs. */
+export interface GenerationNft {
+  commit(tx: Transaction): Promise<unknown>;
+  generation(): Promise<number>;
+}
 
 export class RulesetGuard {
   private monitor?: NftMonitor;
@@ -74,6 +86,56 @@ export class RulesetGuard {
     if (this.reopenTimer !== undefined) this.o.clock.clearTimer(this.reopenTimer);
     this.monitor?.close();
     this.monitor = undefined;
+  }
+
+  /**
+   * Commits through `nft`, large ones with the monitor off the event group. The ruleset generation
+   * before and after tells whether another process committed while we were not listening; if so,
+   * its changes are unknown and a repair is requested, as for lost events.
+   */
+  async commitQuietly(nft: GenerationNft, tx: Transaction): Promise<unknown> {
+    const monitor = this.monitor;
+    if (!monitor || tx.serialize().length <= QUIET_COMMIT_BYTES) return nft.commit(tx);
+    let before: number;
+    try {
+      before = await nft.generation();
+    } catch {
+      return nft.commit(tx);
+    }
+    let applied: boolean | undefined;
+    monitor.setSubscribed(false);
+    try {
+      const stats = await nft.commit(tx);
+      applied = true;
+      return stats;
+    } catch (e) {
+      // Refused by the kernel (an op named): nothing applied. Otherwise the outcome is unknown.
+      applied = typeof (e as { opIndex?: unknown }).opIndex === 'number' && (e as { opIndex: number }).opIndex >= 0 ? false : undefined;
+      throw e;
+    } finally {
+      await this.afterQuiet(monitor, nft, before, applied);
+    }
+  }
+
+  private async afterQuiet(monitor: NftMonitor, nft: GenerationNft, before: number, applied: boolean | undefined): Promise<void> {
+    try {
+      monitor.setSubscribed(true);
+    } catch (e) {
+      this.onEvent({ type: 'error', error: { errno: 0, code: 'EUNKNOWN', message: String(e) } });
+      return;
+    }
+    let after: number;
+    try {
+      after = await nft.generation();
+    } catch {
+      this.request('events_lost');
+      return;
+    }
+    const commits = (after - before) >>> 0;
+    const ours = applied === true ? 1 : applied === false ? 0 : Math.min(1, commits);
+    if (commits - ours <= 0) return;
+    this.o.log.info({ commits: commits - ours }, 'Other processes committed nftables changes while a large commit of ours was not listening; repairing our rules in case they were touched');
+    this.request('events_lost');
   }
 
   /** Milliseconds before a repair requested now may run (0 = at once). */

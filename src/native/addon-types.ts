@@ -16,6 +16,7 @@ export interface NftSocketHandle {
   commit(buf: Buffer): Promise<{ messages: number; sends: number; bytes: number }>;
   listTables(): Promise<{ family: number; name: string }[]>;
   dumpTable(family: number, name: string, withElements?: boolean): Promise<RawTableDump>;
+  generation(): Promise<number>;
   close(): void;
   /** The socket's netlink port id (the nlmsg_pid of the notifications its commits cause). */
   readonly portId: number;
@@ -36,6 +37,7 @@ export interface MonitorStats { datagrams: number; bytes: number; overflows: num
 
 export interface NftMonitorHandle {
   setOwnPortIds(ids: number[]): void;
+  setSubscribed(on: boolean): void;
   close(): void;
   stats(): MonitorStats;
   /** The monitor socket's own port id. */

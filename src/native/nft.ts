@@ -110,6 +110,17 @@ export class Nft {
     });
   }
 
+  /** The ruleset generation: every committed batch in the namespace, ours or another process's, adds one. */
+  generation(): Promise<number> {
+    return this.enqueue(async () => {
+      try {
+        return await this.sock.generation();
+      } catch (e) {
+        throw toNetlinkError(e, () => '', 'get generation');
+      }
+    });
+  }
+
   /** `elements: false` lists sets without their elements: much faster on large tables. */
   dumpTable(family: Family, name: string, opts: { elements?: boolean } = {}): Promise<TableDump> {
     const code = FAMILY_CODE[family];
