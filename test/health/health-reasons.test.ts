@@ -5,18 +5,10 @@ import { afterEach, beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { formatDuration, nodeIneligibility, staleReasons, startupReason } from '../../src/health/health-reasons';
 import { startHealthServer } from '../../src/health/health-server';
-import { Clock, ProxyHealth, StaleResource } from '../../src/health/proxy-health';
+import { ProxyHealth, StaleResource } from '../../src/health/proxy-health';
 import { RunningServer } from '../../src/http';
+import { FakeClock } from './health-clock';
 
-class FakeClock implements Clock {
-  t = Date.parse('2026-01-01T00:00:00Z');
-  now(): Date {
-    return new Date(this.t);
-  }
-  advance(ms: number): void {
-    this.t += ms;
-  }
-}
 
 const TIMEOUT = 60_000;
 let clock: FakeClock;

@@ -4,20 +4,12 @@ import assert from 'node:assert/strict';
 import type { V1Node } from '@kubernetes/client-node';
 import { Registry } from 'prom-client';
 import { startHealthServer } from '../../src/health/health-server';
-import { Clock, nodeEligible, ProxyHealth } from '../../src/health/proxy-health';
+import { nodeEligible, ProxyHealth } from '../../src/health/proxy-health';
 import { createProxyMetrics, ProxyMetrics } from '../../src/metrics/proxy-metrics';
 import { RunningServer } from '../../src/metrics/server';
 import { parsePrometheusText, sample } from '../metrics/prom-text';
+import { FakeClock } from './health-clock';
 
-class FakeClock implements Clock {
-  t = Date.parse('2026-01-01T00:00:00Z');
-  now(): Date {
-    return new Date(this.t);
-  }
-  advance(ms: number): void {
-    this.t += ms;
-  }
-}
 
 const TIMEOUT = 60_000;
 let clock: FakeClock;
