@@ -4,7 +4,7 @@
 # Usage: run-fuzz.sh [target] [seconds] [jobs]    target default txn_decoder, seconds 60, jobs 1
 #        run-fuzz.sh [seconds] [jobs]             (the txn_decoder target, as before)
 #        run-fuzz.sh --list
-# Output under $FUZZ_OUT (default /tmp/kpn-fuzz): the <target> binary, corpus-<target>/ (grows
+# Output under $FUZZ_OUT (default /tmp/kpn-fuzz): the fuzz-<target> binary, corpus-<target>/ (grows
 # from the seeds), crashes-<target>/ (reproducers: run the binary with one as its argument).
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -47,9 +47,9 @@ crashes="$out/crashes-$target"
 mkdir -p "$corpus" "$crashes"
 # shellcheck disable=SC2086 # the source lists are meant to split
 clang++-14 -std=c++17 -g -O1 -pthread -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-  -o "$out/$target" ${SOURCES[$target]}
+  -o "$out/fuzz-$target" ${SOURCES[$target]}
 cp -n "seeds/$target"/* "$corpus/" 2>/dev/null || true
 parallel=()
 if [[ "$jobs" -gt 1 ]]; then parallel=(-jobs="$jobs" -workers="$jobs"); fi
-exec "$out/$target" "$corpus" -max_total_time="$secs" -max_len=65536 -artifact_prefix="$crashes/" \
+exec "$out/fuzz-$target" "$corpus" -max_total_time="$secs" -max_len=65536 -artifact_prefix="$crashes/" \
   -print_final_stats=1 "${parallel[@]}"
