@@ -3,36 +3,29 @@
 // toNftScript() describe the same rule.
 import { IpVersion, parseCidr, parseIp, prefixMask } from './addresses';
 import { checkPort, checkU32, hostU32, protoNumber, verdictText } from './elements';
-import { Bytes, Expr, REG_1, REG_2, REG_VERDICT, registerForWord } from './expressions';
-import { checkIfname, checkSetName } from './names';
+import { Expr, REG_1, REG_2, REG_VERDICT, registerForWord } from './expressions';
+import { checkIfname, checkName, checkSetName } from './names';
 import {
   CMP_OP, CT_KEY, CT_STATE_BIT, CT_STATUS_DNAT, CtState, DYNSET_OP, FAMILY_CODE, FIB_F_DADDR, FIB_F_SADDR, FIB_RESULT_ADDRTYPE,
-  ICMP_PORT_UNREACH, ICMPV6_PORT_UNREACH, ICMPX_PORT_UNREACH, L4Proto, L4PROTO_CODE, META, NAT_RANGE, NAT_TYPE,
-  NFT_TYPES, NftType, NUMGEN_RANDOM, PAYLOAD_BASE, REJECT_TYPE, RTN_LOCAL, Verdict, VERDICT_CODE, wordAlign,
+  ICMP_PORT_UNREACH, ICMPV6_PORT_UNREACH, ICMPX_PORT_UNREACH, L4Proto, META, NAT_RANGE, NAT_TYPE,
+  NFT_TYPES, NUMGEN_RANDOM, PAYLOAD_BASE, REJECT_TYPE, RTN_LOCAL, Verdict, VERDICT_CODE, wordAlign,
 } from './nft-types';
 import { checkTimeoutSeconds } from './set-spec';
 import { checkVerdict } from './verdicts';
 
 import { Rule, type AddrField, type KeyExpr, type RuleFamily, type SetRef } from './rule';
+import { ADDR_FIELD, DYNSET_KEY, ipWord, loadKeyParts, MAP_KEY, MATCH_KEY, type KeyAllows, type Loaded } from './rule-key';
 
 export { Rule, natForMapData } from './rule';
 export type { AddrField, KeyExpr, RuleFamily, SetRef } from './rule';
 
-const ADDR_FIELD: Record<IpVersion, Record<AddrField, { offset: number; len: number }>> = {
-  4: { saddr: { offset: 12, len: 4 }, daddr: { offset: 16, len: 4 } },
-  6: { saddr: { offset: 8, len: 16 }, daddr: { offset: 24, len: 16 } },
-};
 const CT_STATES = Object.keys(CT_STATE_BIT) as (keyof typeof CT_STATE_BIT)[];
-const MAX_NUMGEN_MOD = 2 ** 31;
 const UDATA_RULE_COMMENT = 0;
 const MAX_COMMENT = 128;
 
 const hex = (v: number) => `0x${(v >>> 0).toString(16)}`;
-const ipWord = (v: IpVersion) => (v === 4 ? 'ip' : 'ip6');
 const cmpOp = (negate?: boolean) => (negate ? CMP_OP.neq : CMP_OP.eq);
 const bang = (negate?: boolean) => (negate ? '!= ' : '');
-
-interface Loaded { exprs: Expr[]; key: NftType[]; text: string }
 
 export class RuleBuilder {
   private readonly exprs: Expr[] = [];
@@ -214,102 +207,27 @@ export class RuleBuilder {
   markOr(bits: number): this { return this.markSet('or', bits); }
   markXor(bits: number): this { return this.markSet('xor', bits); }
 
-  /**
-   * Loads key parts into consecutive register words, one word-aligned field each, as nft does.
-   * `dynset`: constants allowed, numgen not (nft reads each only there / only elsewhere).
-   */
-  private loadKey(parts: KeyExpr[], arg: string, dynset = false): Loaded {
+  /** Loads key parts into consecutive register words, one word-aligned field each, as nft does. */
+  private loadKey(parts: KeyExpr[], arg: string, allow: KeyAllows): Loaded {
     if (this.built || this.ended) return this.push(arg) as never; // throws the builder's state error
     // A part that fails must not leave the inet version recorded without its dependency emitted.
     const ipv = this.ipv;
     try {
-      return this.loadKeyParts(parts, arg, dynset);
+      const net = { family: this.family, familyVersion: (a: string) => this.familyVersion(a), netVersion: (v: IpVersion, a: string) => this.netVersion(v, a) };
+      return loadKeyParts(net, parts, arg, allow);
     } catch (e) {
       this.ipv = ipv;
       throw e;
     }
   }
 
-  private loadKeyParts(parts: KeyExpr[], arg: string, dynset: boolean): Loaded {
-    if (!Array.isArray(parts) || parts.length === 0) throw new TypeError(`${arg}: expected a non-empty array of key expressions`);
-    if (parts.length > 5) throw new RangeError(`${arg}: at most 5 key parts`);
-    const exprs: Expr[] = [];
-    const key: NftType[] = [];
-    const texts: string[] = [];
-    let word = 0;
-    const loads: Expr[] = [];
-    for (const [i, p] of parts.entries()) {
-      const a = `${arg}[${i}]`;
-      const reg = registerForWord(word);
-      let t: NftType;
-      if (p === 'l4proto') {
-        t = 'inet_proto';
-        texts.push('meta l4proto');
-        loads.push({ type: 'meta', set: false, key: META.l4proto, reg });
-      } else if (p === 'dport' || p === 'sport') {
-        t = 'inet_service';
-        texts.push(`th ${p}`);
-        loads.push({ type: 'payload', base: PAYLOAD_BASE.transport, offset: p === 'dport' ? 2 : 0, len: 2, dreg: reg });
-      } else if (typeof p === 'string' && /^(ip6? )?[sd]addr$/.test(p)) {
-        const field = p.slice(-5) as AddrField;
-        const version: IpVersion = p.startsWith('ip6 ') ? 6 : p.startsWith('ip ') ? 4 : this.familyVersion(a);
-        exprs.push(...this.netVersion(version, a));
-        t = version === 4 ? 'ipv4_addr' : 'ipv6_addr';
-        texts.push(`${ipWord(version)} ${field}`);
-        const { offset, len } = ADDR_FIELD[version][field];
-        loads.push({ type: 'payload', base: PAYLOAD_BASE.network, offset, len, dreg: reg });
-      } else if (typeof p === 'object' && p !== null && 'numgen' in p) {
-        if (dynset) throw new TypeError(`${a}: numgen key parts are only allowed in lookup, vmap and dnatMap`);
-        const mod = this.numgenModulus((p as { numgen: unknown }).numgen, `${a}.numgen`);
-        t = 'integer';
-        texts.push(`numgen random mod ${mod}`);
-        loads.push({ type: 'numgen', dreg: reg, mod, ngType: NUMGEN_RANDOM, offset: 0 });
-      } else if (typeof p === 'object' && p !== null) {
-        // nft parses constants in a concatenation only where the set gives their types (update @set
-        // { ... }), never on the left of a lookup, so only dynset keys may hold them.
-        if (!dynset) throw new TypeError(`${a}: constant key parts are only allowed in dynsetUpdate (nft cannot read them in a lookup)`);
-        const c = this.constantPart(p, a);
-        t = c.type;
-        texts.push(c.text);
-        loads.push({ type: 'immediate', dreg: reg, data: c.data });
-      } else {
-        throw new TypeError(`${a}: '${String(p)}' is not a key expression`);
-      }
-      key.push(t);
-      word += Math.ceil(NFT_TYPES[t].len / 4);
-      if (word > 16) throw new RangeError(`${arg}: the key does not fit the 64-byte register file`);
-    }
-    return { exprs: [...exprs, ...loads], key, text: texts.join(' . ') };
-  }
-
-  private numgenModulus(mod: unknown, arg: string): number {
-    if (typeof mod !== 'number' || !Number.isInteger(mod)) throw new TypeError(`${arg}: expected an integer modulus`);
-    if (mod < 1 || mod > MAX_NUMGEN_MOD) throw new RangeError(`${arg}: ${mod} is outside 1..${MAX_NUMGEN_MOD}`);
-    return mod;
-  }
-
-  private constantPart(p: object, arg: string): { type: NftType; text: string; data: Bytes } {
-    if ('ip' in p) {
-      const want = this.family === 'ip' ? 4 : this.family === 'ip6' ? 6 : undefined;
-      const { version, bytes } = parseIp((p as { ip: unknown }).ip, `${arg}.ip`, want);
-      return { type: version === 4 ? 'ipv4_addr' : 'ipv6_addr', text: (p as { ip: string }).ip, data: bytes };
-    }
-    if ('port' in p) {
-      const port = checkPort((p as { port: unknown }).port, `${arg}.port`);
-      return { type: 'inet_service', text: String(port), data: [port >> 8, port & 0xff] };
-    }
-    if ('proto' in p) {
-      const proto = (p as { proto: unknown }).proto;
-      const n = protoNumber(proto, `${arg}.proto`);
-      if (typeof proto !== 'string') throw new TypeError(`${arg}.proto: expected 'tcp', 'udp' or 'sctp'`);
-      return { type: 'inet_proto', text: proto, data: [n] };
-    }
-    throw new TypeError(`${arg}: expected { ip }, { port } or { proto }`);
-  }
-
+  /**
+   * `<key> @set`. With constant parts the rule's text is what `nft list` would need to print, but
+   * nft 1.0.6 prints those parts as `0x... [invalid type]` and cannot read such text back.
+   */
   lookup(parts: KeyExpr[], set: string, negate?: boolean): this {
     checkSetName(set, 'set'); // before loadKey: a refused call must not change the builder
-    const k = this.loadKey(parts, 'parts');
+    const k = this.loadKey(parts, 'parts', MATCH_KEY);
     this.setRefs.push({ set, key: k.key, use: 'lookup', arg: 'set' });
     return this.push(`${k.text} ${bang(negate)}@${set}`, ...k.exprs,
       { type: 'lookup', sreg: REG_1, set, invert: !!negate });
@@ -317,7 +235,7 @@ export class RuleBuilder {
 
   vmap(parts: KeyExpr[], map: string): this {
     checkSetName(map, 'map');
-    const k = this.loadKey(parts, 'parts');
+    const k = this.loadKey(parts, 'parts', MAP_KEY);
     this.setRefs.push({ set: map, key: k.key, use: 'vmap', arg: 'map' });
     this.push(`${k.text} vmap @${map}`, ...k.exprs, { type: 'lookup', sreg: REG_1, set: map, dreg: REG_VERDICT, invert: false });
     this.ended = 'vmap';
@@ -331,7 +249,7 @@ export class RuleBuilder {
    */
   dnatMap(parts: KeyExpr[], map: string): this {
     checkSetName(map, 'map');
-    const k = this.loadKey(parts, 'parts');
+    const k = this.loadKey(parts, 'parts', MAP_KEY);
     const version = this.familyVersion('parts');
     const addr = version === 4 ? 'ipv4_addr' : 'ipv6_addr';
     this.setRefs.push({ set: map, key: k.key, use: 'dnatMap', arg: 'map', natAddr: addr });
@@ -362,7 +280,7 @@ export class RuleBuilder {
   dynsetUpdate(parts: KeyExpr[], set: string, timeoutSeconds: number): this {
     checkSetName(set, 'set');
     checkTimeoutSeconds(timeoutSeconds, 'timeoutSeconds');
-    const k = this.loadKey(parts, 'parts', true);
+    const k = this.loadKey(parts, 'parts', DYNSET_KEY);
     this.setRefs.push({ set, key: k.key, use: 'dynset', arg: 'set' });
     return this.push(`update @${set} { ${k.text} timeout ${timeoutSeconds}s }`, ...k.exprs,
       { type: 'dynset', op: DYNSET_OP.update, set, sregKey: REG_1, sregData: 0, timeoutMs: timeoutSeconds * 1000, flags: 0 });
@@ -431,6 +349,9 @@ export class RuleBuilder {
     this.ended = v.kind;
     return this;
   }
+
+  jump(chain: string): this { return this.verdict({ kind: 'jump', chain: checkName(chain, 'chain') }); }
+  goto(chain: string): this { return this.verdict({ kind: 'goto', chain: checkName(chain, 'chain') }); }
 
   comment(text: string): this {
     if (typeof text !== 'string') throw new TypeError('text: expected a string');

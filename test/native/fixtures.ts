@@ -58,14 +58,14 @@ export function everyKind(): Transaction {
   tx.addElements(f, T4, SETS.cidrMap.name, [{ key: ['10.0.0.0/16'], verdict: { kind: 'accept' } }, { key: ['128.0.0.0/1'], verdict: { kind: 'drop' } }]);
 
   const r = () => rule(f);
-  tx.addRule(f, T4, 'nat-prerouting', r().verdict({ kind: 'jump', chain: 'services' }).build());
+  tx.addRule(f, T4, 'nat-prerouting', r().jump('services').build());
   tx.addRule(f, T4, 'nat-output', r().fibDaddrLocal().verdict({ kind: 'jump', chain: 'services' }).build());
   tx.addRule(f, T4, 'nat-output', r().fibDaddrLocal(true).verdict({ kind: 'continue' }).build());
   tx.addRule(f, T4, 'services', r().lookup(['daddr', 'l4proto', 'dport'], SETS.noEndpoints.name).reject().build());
   tx.addRule(f, T4, 'services', r().vmap(['daddr', 'l4proto', 'dport'], SETS.services.name).build());
   tx.addRule(f, T4, svc, r().daddr('172.30.0.41').l4proto('tcp').dport(80).saddr('10.0.0.0/8', true)
     .verdict({ kind: 'jump', chain: 'mark-for-masquerade' }).build());
-  tx.addRule(f, T4, svc, r().numgenMod(2, 0).verdict({ kind: 'goto', chain: ep }).build());
+  tx.addRule(f, T4, svc, r().numgenMod(2, 0).goto(ep).build());
   tx.addRule(f, T4, svc, r().numgenMod(2, 1).verdict({ kind: 'goto', chain: 'endpoint-B' }).build());
   tx.addRule(f, T4, svc, r().saddrInSet(SETS.affinity.name).verdict({ kind: 'goto', chain: ep }).build());
   tx.addRule(f, T4, ep, r().saddr('10.180.0.1').verdict({ kind: 'jump', chain: 'mark-for-masquerade' }).build());

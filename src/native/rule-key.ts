@@ -1,0 +1,110 @@
+// Key expressions of lookups, verdict maps, dnat maps and dynsets: each part loaded into its own
+// word-aligned field of the register file, in the registers and byte order nft uses.
+import { IpVersion, parseIp } from './addresses';
+import { checkPort, protoNumber } from './elements';
+import { Bytes, Expr, registerForWord } from './expressions';
+import { META, NFT_TYPES, NftType, NUMGEN_RANDOM, PAYLOAD_BASE } from './nft-types';
+import type { AddrField, KeyExpr, RuleFamily } from './rule';
+
+export const ADDR_FIELD: Record<IpVersion, Record<AddrField, { offset: number; len: number }>> = {
+  4: { saddr: { offset: 12, len: 4 }, daddr: { offset: 16, len: 4 } },
+  6: { saddr: { offset: 8, len: 16 }, daddr: { offset: 24, len: 16 } },
+};
+const MAX_NUMGEN_MOD = 2 ** 31;
+
+export const ipWord = (v: IpVersion) => (v === 4 ? 'ip' : 'ip6');
+
+export interface Loaded { exprs: Expr[]; key: NftType[]; text: string }
+/**
+ * Which key parts a statement takes. Constants ({ip}, {port}, {proto}) go where a key is matched
+ * against or written into a set (the shared affinity set's key holds the Service and endpoint);
+ * numgen where a key is only matched: nft stores no numgen in a dynset.
+ */
+export interface KeyAllows { constants: boolean; numgen: boolean }
+export const MATCH_KEY: KeyAllows = { constants: true, numgen: true };
+export const MAP_KEY: KeyAllows = { constants: false, numgen: true };
+export const DYNSET_KEY: KeyAllows = { constants: true, numgen: false };
+
+/** What a key needs of the rule it is in: its family, and the IP version its address parts match. */
+export interface KeyNet {
+  family: RuleFamily;
+  /** The version of an address part that names none ('saddr'), or a TypeError. */
+  familyVersion(arg: string): IpVersion;
+  /** The expressions that restrict the rule to this version (inet: meta nfproto, once). */
+  netVersion(version: IpVersion, arg: string): Expr[];
+}
+
+export function loadKeyParts(net: KeyNet, parts: KeyExpr[], arg: string, allow: KeyAllows): Loaded {
+  if (!Array.isArray(parts) || parts.length === 0) throw new TypeError(`${arg}: expected a non-empty array of key expressions`);
+  if (parts.length > 5) throw new RangeError(`${arg}: at most 5 key parts`);
+  const exprs: Expr[] = [];
+  const key: NftType[] = [];
+  const texts: string[] = [];
+  let word = 0;
+  const loads: Expr[] = [];
+  for (const [i, p] of parts.entries()) {
+    const a = `${arg}[${i}]`;
+    const reg = registerForWord(word);
+    let t: NftType;
+    if (p === 'l4proto') {
+      t = 'inet_proto';
+      texts.push('meta l4proto');
+      loads.push({ type: 'meta', set: false, key: META.l4proto, reg });
+    } else if (p === 'dport' || p === 'sport') {
+      t = 'inet_service';
+      texts.push(`th ${p}`);
+      loads.push({ type: 'payload', base: PAYLOAD_BASE.transport, offset: p === 'dport' ? 2 : 0, len: 2, dreg: reg });
+    } else if (typeof p === 'string' && /^(ip6? )?[sd]addr$/.test(p)) {
+      const field = p.slice(-5) as AddrField;
+      const version: IpVersion = p.startsWith('ip6 ') ? 6 : p.startsWith('ip ') ? 4 : net.familyVersion(a);
+      exprs.push(...net.netVersion(version, a));
+      t = version === 4 ? 'ipv4_addr' : 'ipv6_addr';
+      texts.push(`${ipWord(version)} ${field}`);
+      const { offset, len } = ADDR_FIELD[version][field];
+      loads.push({ type: 'payload', base: PAYLOAD_BASE.network, offset, len, dreg: reg });
+    } else if (typeof p === 'object' && p !== null && 'numgen' in p) {
+      if (!allow.numgen) throw new TypeError(`${a}: numgen key parts are only allowed in lookup, vmap and dnatMap`);
+      const mod = numgenModulus((p as { numgen: unknown }).numgen, `${a}.numgen`);
+      t = 'integer';
+      texts.push(`numgen random mod ${mod}`);
+      loads.push({ type: 'numgen', dreg: reg, mod, ngType: NUMGEN_RANDOM, offset: 0 });
+    } else if (typeof p === 'object' && p !== null) {
+      if (!allow.constants) throw new TypeError(`${a}: constant key parts are only allowed in lookup and dynsetUpdate`);
+      const c = constantPart(net.family, p, a);
+      t = c.type;
+      texts.push(c.text);
+      loads.push({ type: 'immediate', dreg: reg, data: c.data });
+    } else {
+      throw new TypeError(`${a}: '${String(p)}' is not a key expression`);
+    }
+    key.push(t);
+    word += Math.ceil(NFT_TYPES[t].len / 4);
+    if (word > 16) throw new RangeError(`${arg}: the key does not fit the 64-byte register file`);
+  }
+  return { exprs: [...exprs, ...loads], key, text: texts.join(' . ') };
+}
+
+function numgenModulus(mod: unknown, arg: string): number {
+  if (typeof mod !== 'number' || !Number.isInteger(mod)) throw new TypeError(`${arg}: expected an integer modulus`);
+  if (mod < 1 || mod > MAX_NUMGEN_MOD) throw new RangeError(`${arg}: ${mod} is outside 1..${MAX_NUMGEN_MOD}`);
+  return mod;
+}
+
+function constantPart(family: RuleFamily, p: object, arg: string): { type: NftType; text: string; data: Bytes } {
+  if ('ip' in p) {
+    const want = family === 'ip' ? 4 : family === 'ip6' ? 6 : undefined;
+    const { version, bytes } = parseIp((p as { ip: unknown }).ip, `${arg}.ip`, want);
+    return { type: version === 4 ? 'ipv4_addr' : 'ipv6_addr', text: (p as { ip: string }).ip, data: bytes };
+  }
+  if ('port' in p) {
+    const port = checkPort((p as { port: unknown }).port, `${arg}.port`);
+    return { type: 'inet_service', text: String(port), data: [port >> 8, port & 0xff] };
+  }
+  if ('proto' in p) {
+    const proto = (p as { proto: unknown }).proto;
+    const n = protoNumber(proto, `${arg}.proto`);
+    if (typeof proto !== 'string') throw new TypeError(`${arg}.proto: expected 'tcp', 'udp' or 'sctp'`);
+    return { type: 'inet_proto', text: proto, data: [n] };
+  }
+  throw new TypeError(`${arg}: expected { ip }, { port } or { proto }`);
+}
