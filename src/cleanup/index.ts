@@ -1,26 +1,12 @@
 // --cleanup: removes everything any proxy mode of ours may have created, and nothing else. Start-up
 // never does this; it is the one path that deletes another mode's rules. Today that is the nftables
-// table `kube-proxy` in the ip and ip6 families, and the shard tables `kube-proxy-svc-NN` an
-// earlier version made (IPVS objects will join when that mode creates them).
+// table `kube-proxy` in the ip and ip6 families (IPVS objects will join when that mode creates them).
 import { Family, NetlinkError, Nft, Transaction } from '../native';
-import { isOurTable } from '../proxier/nftables/layout';
 
-/** The main tables: reported as absent when missing. Shard tables are found by listing. */
-export const OWNED_TABLES: ReadonlyArray<{ family: Family; name: string }> = [
+const OWNED_TABLES: ReadonlyArray<{ family: Family; name: string }> = [
   { family: 'ip', name: 'kube-proxy' },
   { family: 'ip6', name: 'kube-proxy' },
 ];
-
-const FAMILIES: ReadonlySet<string> = new Set(OWNED_TABLES.map((t) => t.family));
-
-/** The main tables, then every other listed table of ours (earlier versions' shards) in the ip and ip6 families. */
-async function tablesToDelete(nft: Nft): Promise<{ family: Family; name: string }[]> {
-  const listed = (await nft.listTables()).filter((t) => FAMILIES.has(t.family) && isOurTable(t.name));
-  const key = (t: { family: string; name: string }) => `${t.family} ${t.name}`;
-  const main = new Set(OWNED_TABLES.map(key));
-  const shards = listed.filter((t) => !main.has(key(t))).sort((a, b) => key(a).localeCompare(key(b)));
-  return [...OWNED_TABLES, ...shards];
-}
 
 export interface CleanupLog {
   info(obj: object, msg: string): void;
@@ -41,7 +27,7 @@ export async function runCleanup(opts: { netns?: string; log: CleanupLog }): Pro
   const result: CleanupResult = { deleted: [], absent: [], failed: [] };
   const nft = Nft.open(opts.netns ? { netns: opts.netns } : undefined);
   try {
-    for (const t of await tablesToDelete(nft)) {
+    for (const t of OWNED_TABLES) {
       const table = `${t.family} ${t.name}`;
       try {
         await nft.commit(new Transaction().deleteTable(t.family, t.name));

@@ -55,20 +55,3 @@ test('cleanup with nothing there succeeds', async () => {
     assert.ok(r.entries.every((e) => e.level === 'info'));
   }, 'kpn-cleanup');
 });
-
-test('cleanup deletes the shard tables of any shard count, in both families, and leaves look-alikes', async () => {
-  await withNetns(async (ns) => {
-    ns.exec('nft', ['-f', '-'], [
-      'add table ip kube-proxy', 'add table ip kube-proxy-svc-00', 'add table ip kube-proxy-svc-63',
-      'add chain ip kube-proxy-svc-63 nat-prerouting { type nat hook prerouting priority -100; }',
-      'add table ip6 kube-proxy-svc-127',
-      'add table ip kube-proxy-svc-x', 'add table ip kube-proxy-svcs', 'add table inet kube-proxy-svc-01',
-    ].join('\n') + '\n');
-    const result = await runCleanup({ netns: ns.path, log: recorder().log });
-    assert.deepEqual(result, {
-      deleted: ['ip kube-proxy', 'ip kube-proxy-svc-00', 'ip kube-proxy-svc-63', 'ip6 kube-proxy-svc-127'],
-      absent: ['ip6 kube-proxy'], failed: [],
-    });
-    assert.deepEqual(tables(ns), ['inet kube-proxy-svc-01', 'ip kube-proxy-svc-x', 'ip kube-proxy-svcs']);
-  }, 'kpn-cleanup');
-});
