@@ -2,35 +2,24 @@
 // and the shared maps and sets every ServicePort puts its elements into. Only the endpoint
 // selection chains depend on the Services, and only on which endpoint counts occur (one rule and
 // one map per count in use), never on how many Services there are.
+import { rule, type KeyExpr, type Rule, type RuleBuilder } from '../../native/rule-builder';
 import type { FamilyContext } from './context';
 import type { BaseObjects, ChainDef, ElementDef, NftType, ServiceObjects, SetDef } from './desired';
-import type { KeyExpr, RuleDef, Step } from './rule-steps';
 import { localMatch } from './local-detector';
-import { CHAIN, ENDPOINT_MAPS, SET, TABLE, parseEndpointMapName, type EndpointMapFamily } from './names';
+import { CHAIN, ENDPOINT_MAPS, SET, parseEndpointMapName, type EndpointMapFamily } from './names';
 
 const DSTNAT = -100;
 const SRCNAT = 100;
 
-const jump = (chain: string): Step => ({ op: 'verdict', verdict: { kind: 'jump', chain } });
-const goto = (chain: string): Step => ({ op: 'verdict', verdict: { kind: 'goto', chain } });
-const comment = (text: string): Step => ({ op: 'comment', text });
-const newJump = (chain: string): RuleDef => [{ op: 'ctStateNew' }, jump(chain)];
-const DADDR_PROTO_PORT = ['daddr', 'l4proto', 'dport'] as const;
-const PROTO_PORT = ['l4proto', 'dport'] as const;
+const DADDR_PROTO_PORT: KeyExpr[] = ['daddr', 'l4proto', 'dport'];
+const PROTO_PORT: KeyExpr[] = ['l4proto', 'dport'];
 
-function loopbackExclusion(ctx: FamilyContext): Step {
-  return { op: 'daddr', addr: ctx.family === 'ip' ? '127.0.0.0/8' : '::1', negate: true };
-}
-
-type Chain = Omit<ChainDef, 'table'>;
-type Set_ = Omit<SetDef, 'table'>;
-
-function filterChains(ctx: FamilyContext): Chain[] {
-  const clusterIPsCheck: RuleDef[] = [[
-    { op: 'daddrInSet', set: SET.clusterIPs }, { op: 'reject' }, comment('Reject traffic to invalid ports of ClusterIPs'),
-  ]];
+function filterChains(ctx: FamilyContext): ChainDef[] {
+  const r = () => rule(ctx.family);
+  const newJump = (chain: string) => r().ctState(['new']).jump(chain).build();
+  const clusterIPsCheck = [r().daddrInSet(SET.clusterIPs).reject().comment('Reject traffic to invalid ports of ClusterIPs').build()];
   for (const cidr of ctx.serviceCIDRs) {
-    clusterIPsCheck.push([{ op: 'daddr', addr: cidr }, { op: 'verdict', verdict: { kind: 'drop' } }, comment('Drop traffic to unallocated ClusterIPs')]);
+    clusterIPsCheck.push(r().daddr(cidr).verdict({ kind: 'drop' }).comment('Drop traffic to unallocated ClusterIPs').build());
   }
   return [
     { name: CHAIN.filterPrerouting, base: { type: 'filter', hook: 'prerouting', priority: DSTNAT - 10 },
@@ -46,56 +35,55 @@ function filterChains(ctx: FamilyContext): Chain[] {
     // Plain sets, not upstream's verdict maps: a verdict-map element that jumps makes the kernel
     // re-validate the table through every element of the map (docs/nftables-ruleset.md).
     { name: CHAIN.serviceEndpointsCheck, rules: [
-      [{ op: 'lookup', parts: [...DADDR_PROTO_PORT], set: SET.noEndpointServices }, goto(CHAIN.reject)],
-      [{ op: 'lookup', parts: [...DADDR_PROTO_PORT], set: SET.noLocalEndpointServices }, { op: 'verdict', verdict: { kind: 'drop' } }],
+      r().lookup(DADDR_PROTO_PORT, SET.noEndpointServices).goto(CHAIN.reject).build(),
+      r().lookup(DADDR_PROTO_PORT, SET.noLocalEndpointServices).verdict({ kind: 'drop' }).build(),
     ] },
     // In the input hook the destination is local already: no fib lookup needed.
     { name: CHAIN.nodePortEndpointsCheck, rules: [
-      [{ op: 'lookup', parts: [...PROTO_PORT], set: SET.noEndpointNodePorts }, ...nodePortDestination(ctx, false), goto(CHAIN.reject)],
-      [{ op: 'lookup', parts: [...PROTO_PORT], set: SET.noLocalEndpointNodePorts }, ...nodePortDestination(ctx, false),
-        { op: 'verdict', verdict: { kind: 'drop' } }],
+      nodePortDestination(r().lookup(PROTO_PORT, SET.noEndpointNodePorts), ctx, false).goto(CHAIN.reject).build(),
+      nodePortDestination(r().lookup(PROTO_PORT, SET.noLocalEndpointNodePorts), ctx, false).verdict({ kind: 'drop' }).build(),
     ] },
-    { name: CHAIN.reject, rules: [[{ op: 'reject' }]] },
+    { name: CHAIN.reject, rules: [r().reject().build()] },
     { name: CHAIN.clusterIPsCheck, rules: clusterIPsCheck },
-    { name: CHAIN.firewallCheck, rules: [[{ op: 'vmap', parts: [...DADDR_PROTO_PORT], map: SET.firewallIPs }]] },
+    { name: CHAIN.firewallCheck, rules: [r().vmap(DADDR_PROTO_PORT, SET.firewallIPs).build()] },
   ];
 }
 
-function natChains(ctx: FamilyContext): Chain[] {
+function natChains(ctx: FamilyContext): ChainDef[] {
+  const r = () => rule(ctx.family);
   const mark = ctx.masqueradeMark;
-  const toNodePort = (set: string, chain: string): RuleDef =>
-    [{ op: 'lookup', parts: [...PROTO_PORT], set }, ...nodePortDestination(ctx, true), goto(chain)];
+  const toNodePort = (set: string, chain: string) => nodePortDestination(r().lookup(PROTO_PORT, set), ctx, true).goto(chain).build();
   return [
-    { name: CHAIN.natPrerouting, base: { type: 'nat', hook: 'prerouting', priority: DSTNAT }, rules: [[jump(CHAIN.services)]] },
-    { name: CHAIN.natOutput, base: { type: 'nat', hook: 'output', priority: DSTNAT }, rules: [[jump(CHAIN.services)]] },
+    { name: CHAIN.natPrerouting, base: { type: 'nat', hook: 'prerouting', priority: DSTNAT }, rules: [r().jump(CHAIN.services).build()] },
+    { name: CHAIN.natOutput, base: { type: 'nat', hook: 'output', priority: DSTNAT }, rules: [r().jump(CHAIN.services).build()] },
     { name: CHAIN.natPostrouting, base: { type: 'nat', hook: 'postrouting', priority: SRCNAT }, rules: [
-      [{ op: 'ctStatusDnat' }, { op: 'lookup', parts: ['saddr', 'daddr'], set: SET.hairpin }, jump(CHAIN.markMasq),
-        comment('hairpin: an endpoint reached itself through a Service')],
-      [jump(CHAIN.masquerading)],
+      r().ctStatusDnat().lookup(['saddr', 'daddr'], SET.hairpin).jump(CHAIN.markMasq)
+        .comment('hairpin: an endpoint reached itself through a Service').build(),
+      r().jump(CHAIN.masquerading).build(),
     ] },
     { name: CHAIN.services, rules: [
-      [{ op: 'vmap', parts: [...DADDR_PROTO_PORT], map: SET.serviceIPs }],
-      [{ op: 'lookup', parts: [...DADDR_PROTO_PORT], set: SET.clusterIPPorts }, goto(CHAIN.clusterIPTraffic)],
-      [{ op: 'lookup', parts: [...DADDR_PROTO_PORT], set: SET.externalPorts }, goto(CHAIN.externalTraffic)],
-      [{ op: 'lookup', parts: [...DADDR_PROTO_PORT], set: SET.externalLocalPorts }, goto(CHAIN.externalLocalTraffic)],
-      [...nodePortDestination(ctx, true), { op: 'vmap', parts: [...PROTO_PORT], map: SET.serviceNodePorts }],
+      r().vmap(DADDR_PROTO_PORT, SET.serviceIPs).build(),
+      r().lookup(DADDR_PROTO_PORT, SET.clusterIPPorts).goto(CHAIN.clusterIPTraffic).build(),
+      r().lookup(DADDR_PROTO_PORT, SET.externalPorts).goto(CHAIN.externalTraffic).build(),
+      r().lookup(DADDR_PROTO_PORT, SET.externalLocalPorts).goto(CHAIN.externalLocalTraffic).build(),
+      nodePortDestination(r(), ctx, true).vmap(PROTO_PORT, SET.serviceNodePorts).build(),
       toNodePort(SET.nodePorts, CHAIN.nodePortTraffic),
       toNodePort(SET.nodePortsLocal, CHAIN.nodePortLocalTraffic),
     ] },
-    { name: CHAIN.markMasq, rules: [[{ op: 'markOr', bits: mark }]] },
+    { name: CHAIN.markMasq, rules: [r().markOr(mark).build()] },
     { name: CHAIN.masquerading, rules: [
-      [{ op: 'markAnd', mask: mark, value: 0 }, { op: 'verdict', verdict: { kind: 'return' } }],
-      [{ op: 'markXor', bits: mark }],
-      [{ op: 'masquerade', fullyRandom: true }],
+      r().markAnd(mark, 0).verdict({ kind: 'return' }).build(),
+      r().markXor(mark).build(),
+      r().masquerade(true).build(),
     ] },
   ];
 }
 
 /** Masquerade ClusterIP traffic that did not come from a local pod (all of it with masqueradeAll). */
-function clusterIPMasq(ctx: FamilyContext): RuleDef[] {
-  if (ctx.masqueradeAll) return [[jump(CHAIN.markMasq)]];
+function clusterIPMasq(ctx: FamilyContext): Rule[] {
+  if (ctx.masqueradeAll) return [rule(ctx.family).jump(CHAIN.markMasq).build()];
   const notLocal = localMatch(ctx.detector, true);
-  return notLocal ? [[notLocal, jump(CHAIN.markMasq)]] : [];
+  return notLocal ? [notLocal(rule(ctx.family)).jump(CHAIN.markMasq).build()] : [];
 }
 
 /**
@@ -104,24 +92,27 @@ function clusterIPMasq(ctx: FamilyContext): RuleDef[] {
  * only this node's endpoints, with the source kept. `jump`, not goto: a Service whose endpoints
  * are all local still falls through to the local selection.
  */
-function localPolicyRules(ctx: FamilyContext, cluster: string, local: string): RuleDef[] {
-  const rules: RuleDef[] = [];
+function localPolicyRules(ctx: FamilyContext, cluster: string, local: string): Rule[] {
+  const r = () => rule(ctx.family);
+  const rules: Rule[] = [];
   const fromPod = localMatch(ctx.detector, false);
-  if (fromPod) rules.push([fromPod, jump(cluster), comment('short-circuit pod traffic')]);
-  rules.push([{ op: 'fibSaddrLocal' }, jump(CHAIN.markMasq), comment('masquerade local traffic')]);
-  rules.push([{ op: 'fibSaddrLocal' }, jump(cluster), comment('short-circuit local traffic')]);
-  rules.push([goto(local)]);
+  if (fromPod) rules.push(fromPod(r()).jump(cluster).comment('short-circuit pod traffic').build());
+  rules.push(r().fibSaddrLocal().jump(CHAIN.markMasq).comment('masquerade local traffic').build());
+  rules.push(r().fibSaddrLocal().jump(cluster).comment('short-circuit local traffic').build());
+  rules.push(r().goto(local).build());
   return rules;
 }
 
-function trafficChains(ctx: FamilyContext): Chain[] {
-  const sel = (f: EndpointMapFamily) => ENDPOINT_MAPS[f].select;
+function trafficChains(ctx: FamilyContext): ChainDef[] {
+  const toSelect = (f: EndpointMapFamily) => rule(ctx.family).goto(ENDPOINT_MAPS[f].select).build();
+  const select = (f: EndpointMapFamily) => ENDPOINT_MAPS[f].select;
+  const masquerade = () => rule(ctx.family).jump(CHAIN.markMasq).build();
   return [
-    { name: CHAIN.clusterIPTraffic, rules: [...clusterIPMasq(ctx), [goto(sel('cluster'))]] },
-    { name: CHAIN.externalTraffic, rules: [[jump(CHAIN.markMasq)], [goto(sel('cluster'))]] },
-    { name: CHAIN.externalLocalTraffic, rules: localPolicyRules(ctx, sel('cluster'), sel('local')) },
-    { name: CHAIN.nodePortTraffic, rules: [[jump(CHAIN.markMasq)], [goto(sel('nodePort'))]] },
-    { name: CHAIN.nodePortLocalTraffic, rules: localPolicyRules(ctx, sel('nodePort'), sel('nodePortLocal')) },
+    { name: CHAIN.clusterIPTraffic, rules: [...clusterIPMasq(ctx), toSelect('cluster')] },
+    { name: CHAIN.externalTraffic, rules: [masquerade(), toSelect('cluster')] },
+    { name: CHAIN.externalLocalTraffic, rules: localPolicyRules(ctx, select('cluster'), select('local')) },
+    { name: CHAIN.nodePortTraffic, rules: [masquerade(), toSelect('nodePort')] },
+    { name: CHAIN.nodePortLocalTraffic, rules: localPolicyRules(ctx, select('nodePort'), select('nodePortLocal')) },
   ];
 }
 
@@ -130,28 +121,27 @@ function mapKeyParts(fam: EndpointMapFamily, count: number): KeyExpr[] {
 }
 
 /** One rule per endpoint map of the family, fewest endpoints first: each Service is in one map. */
-function selectChains(maps: readonly { fam: EndpointMapFamily; count: number; name: string }[]): Chain[] {
+function selectChains(ctx: FamilyContext, maps: readonly { fam: EndpointMapFamily; count: number; name: string }[]): ChainDef[] {
   return (Object.keys(ENDPOINT_MAPS) as EndpointMapFamily[]).map((fam) => ({
     name: ENDPOINT_MAPS[fam].select,
-    rules: maps.filter((m) => m.fam === fam).map((m): RuleDef => [{ op: 'dnatMap', parts: mapKeyParts(fam, m.count), map: m.name }]),
+    rules: maps.filter((m) => m.fam === fam).map((m) => rule(ctx.family).dnatMap(mapKeyParts(fam, m.count), m.name).build()),
   }));
 }
 
-/** Matches "addressed to a NodePort address": every local address but loopback, or our CIDR set. */
-function nodePortDestination(ctx: FamilyContext, fib: boolean): Step[] {
-  const steps: Step[] = [loopbackExclusion(ctx)];
-  if (ctx.nodePorts.kind === 'cidrs') steps.push({ op: 'daddrInSet', set: SET.nodePortIPs });
-  if (fib) steps.push({ op: 'fibDaddrLocal' });
-  return steps;
+/** Adds "addressed to a NodePort address": every local address but loopback, or our CIDR set. */
+function nodePortDestination(b: RuleBuilder, ctx: FamilyContext, fib: boolean): RuleBuilder {
+  b.daddr(ctx.family === 'ip' ? '127.0.0.0/8' : '::1', true);
+  if (ctx.nodePorts.kind === 'cidrs') b.daddrInSet(SET.nodePortIPs);
+  return fib ? b.fibDaddrLocal() : b;
 }
 
 const addrType = (ctx: FamilyContext): NftType => (ctx.family === 'ip' ? 'ipv4_addr' : 'ipv6_addr');
 const vipKey = (ctx: FamilyContext): NftType[] => [addrType(ctx), 'inet_proto', 'inet_service'];
 const PORT_KEY: NftType[] = ['inet_proto', 'inet_service'];
 
-function fixedSets(ctx: FamilyContext): Set_[] {
+function fixedSets(ctx: FamilyContext): SetDef[] {
   const addr = addrType(ctx);
-  const sets: Set_[] = [
+  const sets: SetDef[] = [
     { name: SET.clusterIPs, key: [addr], comment: 'Active ClusterIPs' },
     { name: SET.noEndpointServices, key: vipKey(ctx), comment: 'services with no endpoints: rejected' },
     { name: SET.noEndpointNodePorts, key: PORT_KEY, comment: 'service nodeports with no endpoints: rejected' },
@@ -174,29 +164,27 @@ function fixedSets(ctx: FamilyContext): Set_[] {
   return sets;
 }
 
-function endpointMapSet(ctx: FamilyContext, fam: EndpointMapFamily, count: number, name: string): Set_ {
+function endpointMapSet(ctx: FamilyContext, fam: EndpointMapFamily, count: number, name: string): SetDef {
   const addr = addrType(ctx);
-  const ipw = ctx.family;
-  const keyText = ENDPOINT_MAPS[fam].nodePort ? 'meta l4proto . th dport' : `${ipw} daddr . meta l4proto . th dport`;
+  const daddr = `${ctx.family} daddr`;
+  const keyText = ENDPOINT_MAPS[fam].nodePort ? 'meta l4proto . th dport' : `${daddr} . meta l4proto . th dport`;
   return {
     name,
     key: ENDPOINT_MAPS[fam].nodePort ? ['inet_proto', 'inet_service', 'integer'] : [addr, 'inet_proto', 'inet_service', 'integer'],
     map: [addr, 'inet_service'],
-    typeof: `${keyText} . numgen random mod ${count} : ${ipw} daddr . th dport`,
+    typeof: `${keyText} . numgen random mod ${count} : ${daddr} . th dport`,
   };
 }
-
-const inTable = <T>(objs: T[]): (T & { table: string })[] => objs.map((o) => ({ table: TABLE, ...o }));
 
 /** `endpointMaps`: names of the endpoint maps some ServicePort has elements in. */
 export function compileBase(ctx: FamilyContext, endpointMaps: Iterable<string> = []): BaseObjects {
   const maps = [...new Set(endpointMaps)].map((name) => ({ name, ...parseEndpointMapName(name)! }))
     .filter((m) => m.fam !== undefined).sort((a, b) => a.count - b.count);
-  const chains = inTable([...filterChains(ctx), ...natChains(ctx), ...trafficChains(ctx), ...selectChains(maps)]);
-  const sets = inTable([...fixedSets(ctx), ...maps.map((m) => endpointMapSet(ctx, m.fam, m.count, m.name))]);
+  const chains = [...filterChains(ctx), ...natChains(ctx), ...trafficChains(ctx), ...selectChains(ctx, maps)];
+  const sets = [...fixedSets(ctx), ...maps.map((m) => endpointMapSet(ctx, m.fam, m.count, m.name))];
   const elements: ElementDef[] = ctx.nodePorts.kind === 'cidrs'
-    ? ctx.nodePorts.cidrs.map((cidr) => ({ table: TABLE, set: SET.nodePortIPs, key: [cidr] })) : [];
-  return { family: ctx.family, tables: [TABLE], chains, sets, elements };
+    ? ctx.nodePorts.cidrs.map((cidr) => ({ set: SET.nodePortIPs, key: [cidr] })) : [];
+  return { family: ctx.family, chains, sets, elements };
 }
 
 /** Whether a set of the base is an endpoint map (derived from the Services, not fixed). */

@@ -3,18 +3,13 @@
 // syncProxyRules: which endpoints, masquerade, reject or drop) expressed as data in maps, so the
 // kernel's per-commit work does not grow with the number of Services (docs/nftables-ruleset.md).
 import type { Endpoint, SelectedEndpoints, ServicePort } from '../../core/types';
+import type { L4Proto, Verdict } from '../../native';
+import { rule, type KeyExpr, type Rule, type RuleBuilder } from '../../native/rule-builder';
 import type { FamilyContext } from './context';
 import type { ChainDef, ElementDef, KeyPart, ServiceObjects } from './desired';
-
-type Chain = Omit<ChainDef, 'table'>;
-type Element = Omit<ElementDef, 'table'>;
 import { cidrContains, ipFamilyOf, normalizeCidr, parseCidr } from './ip-util';
 import { localMatch } from './local-detector';
-import { CHAIN, SET, TABLE, endpointChainName, endpointMapName, serviceChainNames, type EndpointMapFamily, type ServiceChainNames } from './names';
-import type { KeyExpr, L4, RuleDef, Step, Verdict } from './rule-steps';
-
-const jumpMarkMasq: Step = { op: 'verdict', verdict: { kind: 'jump', chain: CHAIN.markMasq } };
-const goto = (chain: string): Step => ({ op: 'verdict', verdict: { kind: 'goto', chain } });
+import { CHAIN, SET, endpointChainName, endpointMapName, serviceChainNames, type EndpointMapFamily, type ServiceChainNames } from './names';
 
 function sortedUnique(eps: readonly Endpoint[]): Endpoint[] {
   const seen = new Map<string, Endpoint>();
@@ -32,26 +27,24 @@ function affinityKey(sp: ServicePort, ep: Endpoint): KeyExpr[] {
  * rule i picks endpoint i with probability 1/(k-i) among those left, so each of the k endpoints
  * gets 1/k, and no set is created.
  */
-function policyChainRules(sp: ServicePort, eps: Endpoint[], first: RuleDef[]): RuleDef[] {
+function policyChainRules(ctx: FamilyContext, sp: ServicePort, eps: Endpoint[], first: Rule[]): Rule[] {
+  const r = () => rule(ctx.family);
   const rules = [...first];
   if (sp.affinityTimeoutSeconds > 0) {
-    for (const ep of eps) {
-      rules.push([{ op: 'lookup', parts: affinityKey(sp, ep), set: SET.affinity }, goto(endpointChainName(sp, ep))]);
-    }
+    for (const ep of eps) rules.push(r().lookup(affinityKey(sp, ep), SET.affinity).goto(endpointChainName(sp, ep)).build());
   }
   eps.forEach((ep, i) => {
-    const target = goto(endpointChainName(sp, ep));
-    rules.push(i < eps.length - 1 ? [{ op: 'numgenMod', mod: eps.length - i, equals: 0 }, target] : [target]);
+    const pick = i < eps.length - 1 ? r().numgenMod(eps.length - i, 0) : r();
+    rules.push(pick.goto(endpointChainName(sp, ep)).build());
   });
   return rules;
 }
 
-function endpointChain(sp: ServicePort, ep: Endpoint, proto: L4): Chain {
-  const rules: RuleDef[] = [[{ op: 'saddr', addr: ep.ip }, jumpMarkMasq]];
-  if (sp.affinityTimeoutSeconds > 0) {
-    rules.push([{ op: 'dynsetUpdate', parts: affinityKey(sp, ep), set: SET.affinity, timeoutSeconds: sp.affinityTimeoutSeconds }]);
-  }
-  rules.push([{ op: 'l4proto', proto }, { op: 'dnat', addr: ep.ip, port: ep.port }]);
+function endpointChain(ctx: FamilyContext, sp: ServicePort, ep: Endpoint, proto: L4Proto): ChainDef {
+  const r = () => rule(ctx.family);
+  const rules = [r().saddr(ep.ip).jump(CHAIN.markMasq).build()];
+  if (sp.affinityTimeoutSeconds > 0) rules.push(r().dynsetUpdate(affinityKey(sp, ep), SET.affinity, sp.affinityTimeoutSeconds).build());
+  rules.push(r().l4proto(proto).dnat(ep.ip, ep.port).build());
   return { name: endpointChainName(sp, ep), rules };
 }
 
@@ -80,7 +73,7 @@ export class ServicePortError extends Error {
 
 interface Plan {
   sp: ServicePort;
-  proto: L4;
+  proto: L4Proto;
   cluster: Endpoint[];
   local: Endpoint[];
   reachable: Endpoint[];
@@ -100,7 +93,7 @@ function plan(sp: ServicePort, eps: SelectedEndpoints | undefined): Plan {
   const local = usesLocal ? sortedUnique(eps?.local ?? []) : [];
   const hasEndpoints = (eps?.hasAny ?? false) || cluster.length > 0 || local.length > 0;
   return {
-    sp, proto: sp.protocol.toLowerCase() as L4, cluster, local,
+    sp, proto: sp.protocol.toLowerCase() as L4Proto, cluster, local,
     reachable: sortedUnique([...cluster, ...local]),
     hasEndpoints,
     hasInternal: (sp.internalPolicyLocal ? local : cluster).length > 0,
@@ -118,9 +111,9 @@ function externalAddresses(p: Plan, ctx: FamilyContext): string[] {
 }
 
 /** Elements every ServicePort has, whichever path serves it: ClusterIP, no-endpoint verdicts, firewall. */
-function commonElements(p: Plan, ctx: FamilyContext, names: ServiceChainNames, fwRanges: string[]): Element[] {
+function commonElements(p: Plan, ctx: FamilyContext, names: ServiceChainNames, fwRanges: string[]): ElementDef[] {
   const { sp, proto } = p;
-  const out: Element[] = [{ set: SET.clusterIPs, key: [sp.clusterIP] }];
+  const out: ElementDef[] = [{ set: SET.clusterIPs, key: [sp.clusterIP] }];
   // Upstream's verdicts: reject when the Service has no endpoint at all, drop when it has some
   // but none here under a Local policy.
   const drop = (local: boolean) => p.hasEndpoints && local;
@@ -143,9 +136,9 @@ function commonElements(p: Plan, ctx: FamilyContext, names: ServiceChainNames, f
 }
 
 /** Session affinity: upstream's dispatch into this ServicePort's own chains. */
-function chainDispatchElements(p: Plan, ctx: FamilyContext, names: ServiceChainNames): Element[] {
+function chainDispatchElements(p: Plan, ctx: FamilyContext, names: ServiceChainNames): ElementDef[] {
   const { sp, proto } = p;
-  const out: Element[] = [];
+  const out: ElementDef[] = [];
   const internalChain = sp.internalPolicyLocal ? names.local : names.cluster;
   if (p.hasInternal) out.push({ set: SET.serviceIPs, key: vip(p, sp.clusterIP), verdict: { kind: 'goto', chain: internalChain } });
   if (!p.hasEndpoints) return out;
@@ -156,15 +149,15 @@ function chainDispatchElements(p: Plan, ctx: FamilyContext, names: ServiceChainN
 }
 
 /** Endpoint i of the list is picked when `numgen random mod E` gives i. */
-function endpointElements(fam: EndpointMapFamily, key: KeyPart[], eps: readonly Endpoint[]): Element[] {
+function endpointElements(fam: EndpointMapFamily, key: KeyPart[], eps: readonly Endpoint[]): ElementDef[] {
   const set = endpointMapName(fam, eps.length);
   return eps.map((ep, i) => ({ set, key: [...key, i], data: [ep.ip, ep.port] }));
 }
 
 /** Everything else: elements only, in the shared sets and endpoint maps; no chain of its own. */
-function mapDispatchElements(p: Plan, ctx: FamilyContext): Element[] {
+function mapDispatchElements(p: Plan, ctx: FamilyContext): ElementDef[] {
   const { sp, proto } = p;
-  const out: Element[] = [];
+  const out: ElementDef[] = [];
   const internal = sp.internalPolicyLocal ? p.local : p.cluster;
   if (internal.length > 0) {
     out.push({ set: SET.clusterIPPorts, key: vip(p, sp.clusterIP) }, ...endpointElements('cluster', vip(p, sp.clusterIP), internal));
@@ -188,24 +181,24 @@ function mapDispatchElements(p: Plan, ctx: FamilyContext): Element[] {
 }
 
 /** Masquerade traffic to the ClusterIP that did not come from a local pod (or all, masqueradeAll). */
-function internalMasqRule(p: Plan, ctx: FamilyContext): RuleDef | null {
-  const match: Step[] = [{ op: 'daddr', addr: p.sp.clusterIP }, { op: 'l4proto', proto: p.proto }, { op: 'dport', port: p.sp.port }];
-  if (ctx.masqueradeAll) return [...match, jumpMarkMasq];
-  const notLocal = localMatch(ctx.detector, true);
-  return notLocal ? [...match, notLocal, jumpMarkMasq] : null;
+function internalMasqRule(p: Plan, ctx: FamilyContext): Rule | null {
+  const notLocal = ctx.masqueradeAll ? (b: RuleBuilder) => b : localMatch(ctx.detector, true);
+  if (!notLocal) return null;
+  return notLocal(rule(ctx.family).daddr(p.sp.clusterIP).l4proto(p.proto).dport(p.sp.port)).jump(CHAIN.markMasq).build();
 }
 
-function externalChainRules(p: Plan, ctx: FamilyContext, names: ServiceChainNames): RuleDef[] {
-  const rules: RuleDef[] = [];
+function externalChainRules(p: Plan, ctx: FamilyContext, names: ServiceChainNames): Rule[] {
+  const r = () => rule(ctx.family);
+  const rules: Rule[] = [];
   if (!p.sp.externalPolicyLocal) {
-    rules.push([jumpMarkMasq]);
+    rules.push(r().jump(CHAIN.markMasq).build());
   } else if (p.usesClusterChain) {
     const fromPod = localMatch(ctx.detector, false);
-    if (fromPod) rules.push([fromPod, goto(names.cluster), { op: 'comment', text: 'short-circuit pod traffic' }]);
-    rules.push([{ op: 'fibSaddrLocal' }, jumpMarkMasq, { op: 'comment', text: 'masquerade local traffic' }]);
-    rules.push([{ op: 'fibSaddrLocal' }, goto(names.cluster), { op: 'comment', text: 'short-circuit local traffic' }]);
+    if (fromPod) rules.push(fromPod(r()).goto(names.cluster).comment('short-circuit pod traffic').build());
+    rules.push(r().fibSaddrLocal().jump(CHAIN.markMasq).comment('masquerade local traffic').build());
+    rules.push(r().fibSaddrLocal().goto(names.cluster).comment('short-circuit local traffic').build());
   }
-  if (p.hasExternal) rules.push([goto(p.sp.externalPolicyLocal ? names.local : names.cluster)]);
+  if (p.hasExternal) rules.push(r().goto(p.sp.externalPolicyLocal ? names.local : names.cluster).build());
   return rules;
 }
 
@@ -234,40 +227,46 @@ export function compileService(sp: ServicePort, eps: SelectedEndpoints | undefin
   const p = plan(sp, eps);
   const names = serviceChainNames(sp);
   const fwSources = firewallSources(sp, ctx);
-  const chains: Chain[] = [];
-  if (fwSources.length > 0) {
-    const rules: RuleDef[] = fwSources.map((src) => [{ op: 'saddr', addr: src }, { op: 'verdict', verdict: { kind: 'return' } }]);
-    rules.push([{ op: 'verdict', verdict: { kind: 'drop' } }]);
-    chains.push({ name: names.firewall, rules });
+  const elements = commonElements(p, ctx, names, fwSources);
+  const affinity = sp.affinityTimeoutSeconds > 0;
+  elements.push(...(affinity ? chainDispatchElements(p, ctx, names) : mapDispatchElements(p, ctx)));
+  const chains = builtFor(sp.key, () => [
+    ...(fwSources.length > 0 ? [firewallChain(ctx, names, fwSources)] : []),
+    ...(affinity ? serviceChains(p, ctx, names) : []),
+  ]);
+  return { key: sp.key, family: ctx.family, chains, elements };
+}
+
+/** The native builder refuses what the kernel would: that refuses this ServicePort alone. */
+function builtFor<T>(key: string, build: () => T): T {
+  try {
+    return build();
+  } catch (e) {
+    throw new ServicePortError(key, e instanceof Error ? e.message : String(e));
   }
-  const els = commonElements(p, ctx, names, fwSources);
-  if (sp.affinityTimeoutSeconds > 0) {
-    chains.push(...serviceChains(p, ctx, names));
-    els.push(...chainDispatchElements(p, ctx, names));
-  } else {
-    els.push(...mapDispatchElements(p, ctx));
-  }
-  return {
-    key: sp.key, family: ctx.family,
-    chains: chains.map((c) => ({ table: TABLE, ...c })),
-    elements: els.map((e) => ({ table: TABLE, ...e })),
-  };
+}
+
+/** loadBalancerSourceRanges: allowed sources return to the dispatch, everyone else is dropped. */
+function firewallChain(ctx: FamilyContext, names: ServiceChainNames, sources: string[]): ChainDef {
+  const rules = sources.map((src) => rule(ctx.family).saddr(src).verdict({ kind: 'return' }).build());
+  rules.push(rule(ctx.family).verdict({ kind: 'drop' }).build());
+  return { name: names.firewall, rules };
 }
 
 /** Upstream's per-Service chains: service-, local-, external- and one per endpoint. */
-function serviceChains(p: Plan, ctx: FamilyContext, names: ServiceChainNames): Chain[] {
+function serviceChains(p: Plan, ctx: FamilyContext, names: ServiceChainNames): ChainDef[] {
   const { sp } = p;
-  const chains: Chain[] = [];
+  const chains: ChainDef[] = [];
   const masq = p.hasInternal ? internalMasqRule(p, ctx) : null;
   if (p.usesClusterChain) {
     const first = masq && !sp.internalPolicyLocal ? [masq] : [];
-    chains.push({ name: names.cluster, rules: policyChainRules(sp, p.cluster, first) });
+    chains.push({ name: names.cluster, rules: policyChainRules(ctx, sp, p.cluster, first) });
   }
   if (p.usesLocalChain) {
     const first = masq && sp.internalPolicyLocal ? [masq] : [];
-    chains.push({ name: names.local, rules: policyChainRules(sp, p.local, first) });
+    chains.push({ name: names.local, rules: policyChainRules(ctx, sp, p.local, first) });
   }
   if (p.hasEndpoints && p.externallyAccessible) chains.push({ name: names.external, rules: externalChainRules(p, ctx, names) });
-  for (const ep of p.reachable) chains.push(endpointChain(sp, ep, p.proto));
+  for (const ep of p.reachable) chains.push(endpointChain(ctx, sp, ep, p.proto));
   return chains;
 }

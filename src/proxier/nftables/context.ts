@@ -1,7 +1,7 @@
 // Everything the compiler needs to know about one IP family besides the Services themselves.
 // Built from the proxier's options and the snapshot's node; a change in it means a full sync.
 import type { NodeInfo } from '../../core/types';
-import type { IpFamily } from './rule-steps';
+import type { IpFamily } from './desired';
 import { detectorKey, resolveDetector, type LocalDetectorOptions, type ResolvedDetector } from './local-detector';
 import { cidrFamily } from './local-detector';
 import { cidrContains, ipFamilyOf, normalizeCidr, parseCidr } from './ip-util';

@@ -1,29 +1,30 @@
 // The desired kernel state, as plain data. The compiler builds it; the sync diffs it against the
-// mirror of what the kernel holds and writes the difference as one transaction.
+// mirror of what the kernel holds and writes the difference as one transaction. Everything lives
+// in one table per family, `kube-proxy` (names.ts TABLE), so objects are named by name alone.
 import type { SelectedEndpoints, ServicePort } from '../../core/types';
-import type { Hook, KeyPart, NftType, SetSpec } from '../../native';
-import type { IpFamily, RuleDef, Verdict } from './rule-steps';
+import type { Hook, KeyPart, NftType, Rule, SetSpec, Verdict } from '../../native';
 
 export type { Hook, KeyPart, NftType };
+
+/** The families we program: `ip` for IPv4 Services, `ip6` for IPv6. */
+export type IpFamily = 'ip' | 'ip6';
 
 export interface BaseHook { type: 'filter' | 'nat'; hook: Hook; priority: number }
 
 export interface ChainDef {
-  table: string;
   name: string;
   base?: BaseHook;
-  rules: RuleDef[];
+  /** Built by src/native's rule builder; each Rule carries its nft text. */
+  rules: Rule[];
 }
 
-/** A set as the native builder takes it, placed in one of our tables. */
+/** A set as the native builder takes it. */
 export interface SetDef extends SetSpec {
-  table: string;
   /** Elements are written by the packet path (affinity): never flushed by a sync. */
   keepElements?: boolean;
 }
 
 export interface ElementDef {
-  table: string;
   set: string;
   key: KeyPart[];
   verdict?: Verdict;
@@ -31,11 +32,9 @@ export interface ElementDef {
   data?: KeyPart[];
 }
 
-/** Everything in one family's tables that does not belong to a ServicePort. */
+/** Everything in one family's table that does not belong to a ServicePort. */
 export interface BaseObjects {
   family: IpFamily;
-  /** Our one table, `kube-proxy`. */
-  tables: string[];
   chains: ChainDef[];
   sets: SetDef[];
   /** Elements not owned by any ServicePort (nodeport-ips). */

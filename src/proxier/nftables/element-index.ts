@@ -9,7 +9,7 @@
 // own ElementDef (no copy) and, only when others want the element too, a map of them.
 import type { ElementDef, KeyPart } from './desired';
 import { elementKeyString } from './desired';
-import { verdictText } from './rule-steps';
+import { verdictText } from '../../native/elements';
 
 export interface Claims {
   /** The winning claimant and its element; undefined once nobody wants the element. */
@@ -20,8 +20,7 @@ export interface Claims {
 }
 
 export type IndexKey = string;
-export const indexKey = (table: string, set: string, key: readonly KeyPart[]): IndexKey =>
-  `${table}\u0000${set}\u0000${elementKeyString(key)}`;
+export const indexKey = (set: string, key: readonly KeyPart[]): IndexKey => `${set}\u0000${elementKeyString(key)}`;
 
 /** The element the kernel should hold for these claims, or null when nobody wants it. */
 export function winner(c: Claims | undefined): { owner: string; el: ElementDef } | null {
@@ -73,7 +72,7 @@ export function buildIndex(owners: Iterable<{ owner: string; elements: readonly 
   const index = new Map<IndexKey, Claims>();
   for (const { owner, elements } of owners) {
     for (const el of elements) {
-      const k = indexKey(el.table, el.set, el.key);
+      const k = indexKey(el.set, el.key);
       const c = index.get(k);
       if (c) claimIn(c, owner, el); else index.set(k, { owner, el });
     }
@@ -97,7 +96,7 @@ export class IndexEdit {
 
   release(owner: string, els: readonly ElementDef[]): void {
     for (const el of els) {
-      const k = indexKey(el.table, el.set, el.key);
+      const k = indexKey(el.set, el.key);
       releaseIn(this.entry(k, el), owner);
       this.touchedBy.set(k, owner);
     }
@@ -105,7 +104,7 @@ export class IndexEdit {
 
   claim(owner: string, els: readonly ElementDef[]): void {
     for (const el of els) {
-      const k = indexKey(el.table, el.set, el.key);
+      const k = indexKey(el.set, el.key);
       claimIn(this.entry(k, el), owner, el);
       this.touchedBy.set(k, owner);
     }

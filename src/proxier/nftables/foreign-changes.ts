@@ -2,7 +2,7 @@
 // programmed (pure). The packet path fills the session-affinity set itself, so its elements come
 // and go without anyone tampering; everything else in our tables is ours alone.
 import { SET, TABLE } from './names';
-import type { IpFamily } from './rule-steps';
+import type { IpFamily } from './desired';
 
 /** One entry of a change report (src/native NftMonitor), aggregated per object. */
 export interface ObservedChange {

@@ -2,7 +2,7 @@
 // CIDR membership (loadBalancerSourceRanges that contain a node IP). Pure; uses node:net only to
 // classify strings.
 import { isIPv4, isIPv6 } from 'node:net';
-import type { IpFamily } from './rule-steps';
+import type { IpFamily } from './desired';
 
 export function ipFamilyOf(ip: string): IpFamily | null {
   if (isIPv4(ip)) return 'ip';

@@ -1,7 +1,8 @@
 // Detect-local modes (upstream's LocalTrafficDetector): how a rule tells traffic from this node's
 // pods apart from everything else. Resolved per IP family: a CIDR mode without a CIDR of that
 // family detects nothing, exactly as upstream.
-import type { IpFamily, Step } from './rule-steps';
+import type { RuleBuilder } from '../../native/rule-builder';
+import type { IpFamily } from './desired';
 
 export type LocalDetectorOptions =
   | { mode: 'None' }
@@ -36,13 +37,16 @@ export function resolveDetector(opts: LocalDetectorOptions, family: IpFamily, no
   }
 }
 
+/** Adds one match to a rule being built. */
+export type Match = (b: RuleBuilder) => RuleBuilder;
+
 /** The match for "from a local pod" (negate: "not from a local pod"); null when undetectable. */
-export function localMatch(d: ResolvedDetector, negate: boolean): Step | null {
+export function localMatch(d: ResolvedDetector, negate: boolean): Match | null {
   switch (d.kind) {
     case 'none': return null;
-    case 'cidr': return { op: 'saddr', addr: d.cidr, negate };
-    case 'iifname': return { op: 'iifname', name: d.name, negate };
-    case 'iifnamePrefix': return { op: 'iifnamePrefix', name: d.prefix, negate };
+    case 'cidr': return (b) => b.saddr(d.cidr, negate);
+    case 'iifname': return (b) => b.iifname(d.name, negate);
+    case 'iifnamePrefix': return (b) => b.iifnamePrefix(d.prefix, negate);
   }
 }
 

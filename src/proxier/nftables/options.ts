@@ -1,14 +1,13 @@
 // The proxier's constructor options, checked up front so that bad configuration fails with the
 // field's name instead of as a kernel error later.
-import type { IpFamily } from './rule-steps';
+import type { IpFamily } from './desired';
 import type { LocalDetectorOptions } from './local-detector';
 import { ipFamilyOf, parseCidr } from './ip-util';
 
 /** The part of the native Nft handle the proxier uses (src/native Nft satisfies it). */
 export interface NftHandle {
   commit(tx: import('../../native/transaction').Transaction): Promise<unknown>;
-  /** Used once at start-up to find our tables (and earlier versions' shard tables); without it only `kube-proxy` is dumped. */
-  listTables?(): Promise<{ family: string; name: string }[]>;
+  /** Used once at start-up, to adopt what an earlier run left in our table. */
   dumpTable(family: IpFamily, name: string, opts?: { elements?: boolean }): Promise<{
     chains: { name: string }[];
     sets: { name: string; flags: number; keyLen: number; keyType?: number; dataType?: number; dataLen?: number }[];
@@ -97,7 +96,6 @@ export function checkOptions(o: NftablesProxierOptions): void {
   if (o.affinitySetSize !== undefined && (!Number.isInteger(o.affinitySetSize) || o.affinitySetSize < 1 || o.affinitySetSize > 0xffffffff)) {
     fail('affinitySetSize', `${o.affinitySetSize} is not an element count in 1..${0xffffffff}`);
   }
-  if (o.nft.listTables !== undefined && typeof o.nft.listTables !== 'function') fail('nft.listTables', 'expected a function');
   if (!o.log || typeof o.log.warn !== 'function' || typeof o.log.error !== 'function' || typeof o.log.info !== 'function') {
     fail('log', 'expected a logger with info, warn and error');
   }

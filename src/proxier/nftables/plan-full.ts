@@ -1,25 +1,21 @@
 // A full sync: one transaction that makes our table hold exactly the desired state, whatever
 // it held before, with no moment where traffic sees an empty table (the kernel applies the
 // whole batch atomically). It flushes every rule and every map, re-adds everything, keeps the
-// affinity set's elements, and deletes chains, sets and tables we know of (from the mirror, the
+// affinity set's elements, and deletes chains and sets we know of (from the mirror, the
 // start-up dump, or a failed transaction) that are no longer wanted.
 import { setAttrs } from '../../native/set-spec';
 import { NFT_DATA_VERDICT, SET_F } from '../../native/nft-types';
 import type { FamilyContext } from './context';
-import type { BaseObjects, ChainDef, ElementDef, ServiceObjects, SetDef } from './desired';
+import type { BaseObjects, ChainDef, ElementDef, IpFamily, ServiceObjects, SetDef } from './desired';
 import { buildIndex, winner, type Claims, type IndexKey } from './element-index';
 import { BASE_OWNER, MIXED_OWNER, TxWriter, nativeSetSpec } from './tx-writer';
-import { countSetUse, setFingerprint, slim, type FamilyMirror, type FamilyState } from './state';
-import type { IpFamily } from './rule-steps';
-import { qual, unqual } from './layout';
+import { chainFingerprint, countSetUse, setFingerprint, withoutRules, type FamilyMirror, type FamilyState } from './state';
 
-/** What we know exists in the kernel before this sync, beyond what we want. */
+/** What we know exists in our table before this sync, beyond what we want. */
 export interface KnownObjects {
-  /** Tables of ours that exist (start-up listing); those the layout does not want are deleted. */
-  tables: Iterable<string>;
-  /** qual(table, chain) */
+  /** Chain names. */
   chains: Iterable<string>;
-  /** qual(table, set) -> a test whether the existing set can be kept as `want` */
+  /** Set name -> a test whether the existing set can be kept as `want`. */
   sets: Map<string, (want: SetDef) => boolean>;
 }
 
@@ -31,7 +27,7 @@ export interface FullFamilyInput {
   services: ServiceObjects[];
   known: KnownObjects;
   /** Re-create the base chains (once per process): an existing one may have another hook or priority. */
-  resetBaseChains: boolean;
+  recreateBaseChains: boolean;
 }
 
 const SET_COMPARE_FLAGS = 0x4 | 0x8 | 0x10 | 0x20; // interval, map, timeout, dynamic
@@ -61,69 +57,71 @@ export function ownersOf(base: BaseObjects, services: readonly ServiceObjects[])
   return [{ owner: BASE_OWNER, elements: base.elements }, ...services.map((s) => ({ owner: s.key, elements: s.elements }))];
 }
 
-function writeElements(w: TxWriter, family: IpFamily, index: Map<IndexKey, Claims>, fine: boolean): void {
-  const groups = new Map<string, { table: string; set: string; owner: string; els: ElementDef[] }>();
+/**
+ * One op per set; with `opPerOwner`, one per set and ServicePort (slower, but a refused op then
+ * names its ServicePort).
+ */
+function writeElements(w: TxWriter, family: IpFamily, index: Map<IndexKey, Claims>, opPerOwner: boolean): void {
+  const groups = new Map<string, { set: string; owner: string; els: ElementDef[] }>();
   for (const c of index.values()) {
     const win = winner(c);
     if (!win) continue;
-    const g = fine ? qual(win.el.table, `${win.el.set}\u0000${win.owner}`) : qual(win.el.table, win.el.set);
+    const g = opPerOwner ? `${win.el.set}\u0000${win.owner}` : win.el.set;
     let group = groups.get(g);
-    if (!group) groups.set(g, group = { table: win.el.table, set: win.el.set, owner: win.owner, els: [] });
+    if (!group) groups.set(g, group = { set: win.el.set, owner: win.owner, els: [] });
     if (group.owner !== win.owner) group.owner = MIXED_OWNER;
     group.els.push(win.el);
   }
-  for (const g of groups.values()) w.addElements(family, g.table, g.set, g.els, g.owner);
+  for (const g of groups.values()) w.addElements(family, g.set, g.els, g.owner);
 }
 
 /** Writes one family's full sync into `w` and returns the state the kernel will hold after it. */
-export function planFullFamily(w: TxWriter, input: FullFamilyInput, fine: boolean): FamilyState {
+export function planFullFamily(w: TxWriter, input: FullFamilyInput, elementOpPerOwner: boolean): FamilyState {
   const { ctx, base } = input;
   const f = ctx.family;
   const mirror: FamilyMirror = { chains: new Map(), sets: new Map() };
-  const tables = new Set(base.tables);
-  for (const t of base.tables) { w.addTable(f, t); w.flushTable(f, t); }
+  w.addTable(f);
+  w.flushTable(f);
 
-  const wantedSets = new Map(base.sets.map((s) => [qual(s.table, s.name), s]));
-  for (const [q, canKeep] of input.known.sets) {
-    const { table, name } = unqual(q);
-    const want = wantedSets.get(q);
-    if (tables.has(table) && (!want || !canKeep(want))) w.deleteSet(f, table, name);
+  const wantedSets = new Map(base.sets.map((s) => [s.name, s]));
+  for (const [name, canKeep] of input.known.sets) {
+    const want = wantedSets.get(name);
+    if (!want || !canKeep(want)) w.deleteSet(f, name);
   }
   for (const s of base.sets) {
     w.addSet(f, s);
-    if (!s.keepElements) w.flushSet(f, s.table, s.name);
-    mirror.sets.set(qual(s.table, s.name), setFingerprint(s));
+    if (!s.keepElements) w.flushSet(f, s.name);
+    mirror.sets.set(s.name, setFingerprint(s));
   }
 
   const chains: { def: ChainDef; owner: string }[] = [
     ...base.chains.map((def) => ({ def, owner: BASE_OWNER })),
     ...input.services.flatMap((s) => s.chains.map((def) => ({ def, owner: s.key }))),
   ];
-  if (input.resetBaseChains) {
+  if (input.recreateBaseChains) {
     for (const c of base.chains.filter((c) => c.base)) {
-      w.addChain(f, { table: c.table, name: c.name }, BASE_OWNER);
-      w.deleteChain(f, c.table, c.name, BASE_OWNER);
+      w.addChain(f, { name: c.name }, BASE_OWNER);
+      w.deleteChain(f, c.name, BASE_OWNER);
     }
   }
   for (const { def, owner } of chains) w.addChain(f, def, owner);
-  for (const { def, owner } of chains) mirror.chains.set(qual(def.table, def.name), w.addRules(f, def, owner));
+  for (const { def, owner } of chains) {
+    w.addRules(f, def, owner);
+    mirror.chains.set(def.name, chainFingerprint(def));
+  }
 
   const index = buildIndex(ownersOf(base, input.services));
-  writeElements(w, f, index, fine);
+  writeElements(w, f, index, elementOpPerOwner);
 
-  for (const q of new Set(input.known.chains)) {
-    const { table, name } = unqual(q);
-    if (mirror.chains.has(q) || !tables.has(table)) continue;
+  for (const name of new Set(input.known.chains)) {
+    if (mirror.chains.has(name)) continue;
     // add + delete: correct whether or not the chain still exists.
-    w.addChain(f, { table, name }, BASE_OWNER);
-    w.deleteChain(f, table, name, BASE_OWNER);
+    w.addChain(f, { name }, BASE_OWNER);
+    w.deleteChain(f, name, BASE_OWNER);
   }
-  // Shard tables of an earlier version: their Services are in our table now, in the same
-  // transaction, so traffic never misses them.
-  for (const t of new Set(input.known.tables)) if (!tables.has(t)) w.deleteTable(f, t);
   return {
     family: f, ctx, ctxKey: input.ctxKey, base, mirror, index,
-    services: new Map(input.services.map((s) => [s.key, slim(s)])),
+    services: new Map(input.services.map((s) => [s.key, withoutRules(s)])),
     setUse: countSetUse(index),
   };
 }

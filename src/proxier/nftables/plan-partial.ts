@@ -4,10 +4,8 @@
 import type { BaseObjects, ChainDef, ElementDef, ServiceObjects } from './desired';
 import { IndexEdit, elementValue, isWanted, winner } from './element-index';
 import { BASE_OWNER, TxWriter } from './tx-writer';
-import type { Rule } from '../../native/rule-builder';
 import { compileBase, isEndpointMap } from './compile-base';
-import { qual, unqual } from './layout';
-import { chainFingerprint, setFingerprint, setsInUse, slim, type FamilyState } from './state';
+import { chainFingerprint, setFingerprint, setsInUse, withoutRules, type FamilyState } from './state';
 
 export interface PartialChange {
   key: string;
@@ -32,19 +30,18 @@ export function planPartialFamily(w: TxWriter, state: FamilyState, changes: Part
   const index = new IndexEdit(state.index);
   const chains = new Map<string, string | null>();
   const services = new Map<string, ServiceObjects | null>();
-  // qual(table, chain) -> what we want there (null: the chain goes away)
+  // chain name -> what we want there (null: the chain goes away), and who owned a chain that goes
   const wanted = new Map<string, { def: ChainDef; owner: string } | null>();
-  const dropped = new Map<string, { table: string; name: string; owner: string }>();
+  const droppedBy = new Map<string, string>();
 
   for (const { key, next } of changes) {
     const prev = state.services.get(key);
     if (!prev && !next) continue;
     services.set(key, next);
     for (const c of prev?.chains ?? []) {
-      const q = qual(c.table, c.name);
-      if (!wanted.has(q)) { wanted.set(q, null); dropped.set(q, { table: c.table, name: c.name, owner: key }); }
+      if (!wanted.has(c.name)) { wanted.set(c.name, null); droppedBy.set(c.name, key); }
     }
-    for (const c of next?.chains ?? []) wanted.set(qual(c.table, c.name), { def: c, owner: key });
+    for (const c of next?.chains ?? []) wanted.set(c.name, { def: c, owner: key });
     index.release(key, prev?.elements ?? []);
     if (next) index.claim(key, next.elements);
   }
@@ -56,36 +53,29 @@ export function planPartialFamily(w: TxWriter, state: FamilyState, changes: Part
   const base = sameMaps ? state.base : compileBase(state.ctx, setsInUse(setUse));
   const sets = writeBaseSets(w, state, base);
   if (!sameMaps) writeBaseChains(w, state, base, chains);
-  const fill: { def: ChainDef; owner: string; rules: Rule[] }[] = [];
-  for (const [q, want] of wanted) {
-    const have = state.mirror.chains.get(q);
+  const fill: { def: ChainDef; owner: string }[] = [];
+  for (const [name, want] of wanted) {
+    const have = state.mirror.chains.get(name);
     if (!want) {
-      const d = dropped.get(q)!;
-      if (have !== undefined) w.flushChain(f, d.table, d.name, d.owner);
+      if (have !== undefined) w.flushChain(f, name, droppedBy.get(name)!);
       continue;
     }
-    const rules = w.buildRules(f, want.def, want.owner);
-    const fp = chainFingerprint(want.def, rules);
+    const fp = chainFingerprint(want.def);
     if (have === fp) continue;
-    if (have === undefined) w.addChain(f, want.def, want.owner); else w.flushChain(f, want.def.table, want.def.name, want.owner);
-    fill.push({ ...want, rules });
-    chains.set(q, fp);
+    if (have === undefined) w.addChain(f, want.def, want.owner); else w.flushChain(f, name, want.owner);
+    fill.push(want);
+    chains.set(name, fp);
   }
-  for (const c of fill) w.addRules(f, c.def, c.owner, c.rules);
+  for (const c of fill) w.addRules(f, c.def, c.owner);
 
   writeElementChanges(w, state, index);
 
-  for (const [q, want] of wanted) {
-    if (want || !state.mirror.chains.has(q)) continue;
-    const d = dropped.get(q)!;
-    w.deleteChain(f, d.table, d.name, d.owner);
-    chains.set(q, null);
+  for (const [name, want] of wanted) {
+    if (want || !state.mirror.chains.has(name)) continue;
+    w.deleteChain(f, name, droppedBy.get(name)!);
+    chains.set(name, null);
   }
-  for (const [q, fp] of sets) {
-    if (fp !== null) continue;
-    const { table, name } = unqual(q);
-    w.deleteSet(f, table, name);
-  }
+  for (const [name, fp] of sets) if (fp === null) w.deleteSet(f, name);
   return { state, base, setUse, sets, chains, services, index };
 }
 
@@ -111,16 +101,15 @@ function nextSetUse(state: FamilyState, index: IndexEdit): Map<string, number> {
 function writeBaseSets(w: TxWriter, state: FamilyState, base: BaseObjects): Map<string, string | null> {
   const f = state.family;
   const out = new Map<string, string | null>();
-  const wanted = new Set(base.sets.map((s) => qual(s.table, s.name)));
+  const wanted = new Set(base.sets.map((s) => s.name));
   for (const s of state.base.sets) {
     w.declareSet(f, s);
-    if (!wanted.has(qual(s.table, s.name))) out.set(qual(s.table, s.name), null);
+    if (!wanted.has(s.name)) out.set(s.name, null);
   }
   for (const s of base.sets) {
-    const q = qual(s.table, s.name);
-    if (state.mirror.sets.has(q)) continue;
+    if (state.mirror.sets.has(s.name)) continue;
     w.addSet(f, s);
-    out.set(q, setFingerprint(s));
+    out.set(s.name, setFingerprint(s));
   }
   return out;
 }
@@ -129,13 +118,11 @@ function writeBaseSets(w: TxWriter, state: FamilyState, base: BaseObjects): Map<
 function writeBaseChains(w: TxWriter, state: FamilyState, base: BaseObjects, chains: Map<string, string | null>): void {
   const f = state.family;
   for (const c of base.chains) {
-    const q = qual(c.table, c.name);
-    const rules = w.buildRules(f, c, BASE_OWNER);
-    const fp = chainFingerprint(c, rules);
-    if (state.mirror.chains.get(q) === fp) continue;
-    w.flushChain(f, c.table, c.name, BASE_OWNER);
-    w.addRules(f, c, BASE_OWNER, rules);
-    chains.set(q, fp);
+    const fp = chainFingerprint(c);
+    if (state.mirror.chains.get(c.name) === fp) continue;
+    w.flushChain(f, c.name, BASE_OWNER);
+    w.addRules(f, c, BASE_OWNER);
+    chains.set(c.name, fp);
   }
 }
 
@@ -148,10 +135,10 @@ function writeElementChanges(w: TxWriter, state: FamilyState, index: IndexEdit):
     const win = winner(claims);
     if (have && win && elementValue(have.el) === elementValue(win.el)) continue;
     const blame = win?.owner || index.touchedBy.get(k)!;
-    if (have) w.deleteElements(f, have.el.table, have.el.set, [have.el], blame);
+    if (have) w.deleteElements(f, have.el.set, [have.el], blame);
     if (win) adds.push({ owner: blame, el: win.el });
   }
-  for (const { owner, el } of adds) w.addElements(f, el.table, el.set, [el], owner);
+  for (const { owner, el } of adds) w.addElements(f, el.set, [el], owner);
 }
 
 /** Makes the state describe the kernel after the partial transaction committed. */
@@ -159,14 +146,14 @@ export function applyPartial(r: PartialResult): void {
   const { state } = r;
   state.base = r.base;
   state.setUse = r.setUse;
-  for (const [q, fp] of r.sets) {
-    if (fp === null) state.mirror.sets.delete(q); else state.mirror.sets.set(q, fp);
+  for (const [name, fp] of r.sets) {
+    if (fp === null) state.mirror.sets.delete(name); else state.mirror.sets.set(name, fp);
   }
   for (const [name, fp] of r.chains) {
     if (fp === null) state.mirror.chains.delete(name); else state.mirror.chains.set(name, fp);
   }
   for (const [key, obj] of r.services) {
-    if (obj === null) state.services.delete(key); else state.services.set(key, slim(obj));
+    if (obj === null) state.services.delete(key); else state.services.set(key, withoutRules(obj));
   }
   r.index.applyTo(state.index);
 }

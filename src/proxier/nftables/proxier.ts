@@ -5,13 +5,11 @@ import type { Transaction } from '../../native/transaction';
 import { compileBase, setNamesOf } from './compile-base';
 import { ServicePortError, compileService } from './compile-service';
 import { buildContext, contextKey, type ContextInputs } from './context';
-import type { ServiceObjects } from './desired';
+import type { IpFamily, ServiceObjects } from './desired';
 import { checkOptions, type NftablesProxierOptions } from './options';
-import { isOurTable, qual } from './layout';
 import { TABLE } from './names';
 import { applyPartial, planPartialFamily, type PartialChange, type PartialResult } from './plan-partial';
 import { dumpedSetMatcher, mirrorSetMatcher, planFullFamily, type FullFamilyInput, type KnownObjects } from './plan-full';
-import type { IpFamily } from './rule-steps';
 import type { FamilyState } from './state';
 import { BASE_OWNER, MIXED_OWNER, OwnedBuildError, TxWriter } from './tx-writer';
 
@@ -59,7 +57,7 @@ export class NftablesProxier implements Proxier {
   /** The next full sync first lists what our tables hold: the mirror may be wrong. */
   private needRead = true;
   /** The next full sync re-creates the base chains: their hook, priority or policy may differ. */
-  private needResetBase = true;
+  private needRecreateBaseChains = true;
   private readonly repairReasons = new Set<RepairReason>();
   private running: Promise<unknown> = Promise.resolve();
   private readonly refused = new Map<string, string>();
@@ -88,7 +86,7 @@ export class NftablesProxier implements Proxier {
    * everything, base chains included.
    */
   markDirty(reason: RepairReason): void {
-    this.needFull = this.needRead = this.needResetBase = true;
+    this.needFull = this.needRead = this.needRecreateBaseChains = true;
     this.repairReasons.add(reason);
   }
 
@@ -114,7 +112,7 @@ export class NftablesProxier implements Proxier {
         this.counters.fullSyncs++;
         this.adoption = null;
         this.maybeChains.clear();
-        this.needRead = this.needResetBase = false;
+        this.needRead = this.needRecreateBaseChains = false;
       }
       return { full: doFull, ok: true };
     } catch (e) {
@@ -142,48 +140,35 @@ export class NftablesProxier implements Proxier {
   }
 
   /**
-   * The one listing we ever do: what an earlier run (ours, an earlier version's shard tables, or
-   * upstream's) left in our tables. One listTables(), then one dump per table of ours.
+   * The one listing we ever do: what an earlier run (ours or upstream's) left in our table, one
+   * dump per family, without elements (a 50k-Service table holds ~400k).
    */
   private async dumpExisting(): Promise<Map<IpFamily, KnownObjects>> {
     const out = new Map<IpFamily, KnownObjects>();
-    const candidates = await this.ourTables();
     for (const f of this.opts.families) {
-      const known: KnownObjects = { tables: [], chains: [], sets: new Map() };
-      for (const t of candidates.filter((c) => c.family === f).map((c) => c.name)) {
-        try {
-          const d = await this.opts.nft.dumpTable(f, t, { elements: false });
-          (known.tables as string[]).push(t);
-          for (const c of d.chains) (known.chains as string[]).push(qual(t, c.name));
-          for (const s of d.sets) known.sets.set(qual(t, s.name), dumpedSetMatcher(s));
-        } catch (e) {
-          if ((e as NetlinkErrorLike).code !== 'ENOENT') throw e;
-        }
+      const known: KnownObjects = { chains: [], sets: new Map() };
+      try {
+        const d = await this.opts.nft.dumpTable(f, TABLE, { elements: false });
+        known.chains = d.chains.map((c) => c.name);
+        for (const s of d.sets) known.sets.set(s.name, dumpedSetMatcher(s));
+      } catch (e) {
+        if ((e as NetlinkErrorLike).code !== 'ENOENT') throw e;
       }
       out.set(f, known);
     }
     return out;
   }
 
-  /** Our tables that may exist: listed when the handle can, else just `kube-proxy`. */
-  private async ourTables(): Promise<{ family: IpFamily; name: string }[]> {
-    const fams = new Set<string>(this.opts.families);
-    if (typeof this.opts.nft.listTables === 'function') {
-      const all = await this.opts.nft.listTables();
-      return all.filter((t) => fams.has(t.family) && isOurTable(t.name)) as { family: IpFamily; name: string }[];
-    }
-    return this.opts.families.map((family) => ({ family, name: TABLE }));
-  }
-
   private async runAttempts(full: boolean, snapshot: ProxySnapshot, changes: ChangeSet, ctxs: ReturnType<typeof buildContext>[]): Promise<void> {
     const refusedNow = new Map<string, string>();
     /** Refused ServicePorts whose previous objects the kernel refused too: left out. */
     const noPrevious = new Set<string>();
-    let fine = !full;
+    /** A full sync's elements go in one op per set until the kernel refuses such a mixed op. */
+    let elementOpPerOwner = !full;
     for (let attempt = 1; ; attempt++) {
       let a: Attempt;
       try {
-        a = full ? this.planFull(snapshot, ctxs, refusedNow, noPrevious, fine) : this.planPartial(snapshot, changes, refusedNow);
+        a = full ? this.planFull(snapshot, ctxs, refusedNow, noPrevious, elementOpPerOwner) : this.planPartial(snapshot, changes, refusedNow);
       } catch (e) {
         if (!(e instanceof OwnedBuildError) || attempt >= MAX_ATTEMPTS) throw e;
         refusedNow.set(e.owner, e.message);
@@ -207,7 +192,7 @@ export class NftablesProxier implements Proxier {
         // drift, not a bad Service; the full sync this failure triggers repairs it.
         const drift = (e as NetlinkErrorLike).code === 'ENOENT' || (op !== null && !a.writer.adds[op]);
         if (attempt >= MAX_ATTEMPTS || owner === undefined || owner === BASE_OWNER || drift) throw e;
-        if (owner === MIXED_OWNER) { fine = true; continue; }
+        if (owner === MIXED_OWNER) { elementOpPerOwner = true; continue; }
         if (refusedNow.has(owner)) { noPrevious.add(owner); continue; }
         const why = `${(e as Error).message} (${a.writer.tx.describe(op!)})`;
         refusedNow.set(owner, why);
@@ -252,10 +237,10 @@ export class NftablesProxier implements Proxier {
   }
 
   private rememberMaybeChains(w: TxWriter): void {
-    for (const { family, table, name } of w.addedChains) {
+    for (const { family, name } of w.addedChains) {
       let set = this.maybeChains.get(family);
       if (!set) this.maybeChains.set(family, set = new Set());
-      set.add(qual(table, name));
+      set.add(name);
     }
   }
 
@@ -265,7 +250,7 @@ export class NftablesProxier implements Proxier {
     try {
       const eps = snapshot.endpoints.get(sp.key);
       const obj = compileService(sp, eps, ctx);
-      // Chains are kept without their rules (state.slim): the model they came from lets a later
+      // Chains are kept without their rules (state.withoutRules): the model they came from lets a later
       // full sync write them again if this ServicePort is refused then.
       return obj.chains.length > 0 ? { ...obj, source: { sp, eps } } : obj;
     } catch (e) {
@@ -277,7 +262,7 @@ export class NftablesProxier implements Proxier {
   }
 
   private planFull(snapshot: ProxySnapshot, ctxs: ReturnType<typeof buildContext>[], refusedNow: Map<string, string>,
-    noPrevious: ReadonlySet<string>, fine: boolean): Attempt {
+    noPrevious: ReadonlySet<string>, elementOpPerOwner: boolean): Attempt {
     const writer = new TxWriter();
     const byFamily = new Map<IpFamily, ServiceObjects[]>(ctxs.map((c) => [c.family, []]));
     const ctxOf = new Map(ctxs.map((c) => [c.family, c]));
@@ -291,9 +276,9 @@ export class NftablesProxier implements Proxier {
     const next: FamilyState[] = ctxs.map((ctx) => {
       const input: FullFamilyInput = {
         ctx, ctxKey: contextKey(ctx), base: compileBase(ctx, setNamesOf(byFamily.get(ctx.family)!)), services: byFamily.get(ctx.family)!,
-        known: this.knownObjects(ctx.family), resetBaseChains: this.needResetBase,
+        known: this.knownObjects(ctx.family), recreateBaseChains: this.needRecreateBaseChains,
       };
-      return planFullFamily(writer, input, fine);
+      return planFullFamily(writer, input, elementOpPerOwner);
     });
     return { writer, commit: () => { for (const s of next) this.states.set(s.family, s); } };
   }
@@ -303,8 +288,8 @@ export class NftablesProxier implements Proxier {
     const adopted = this.adoption?.get(f);
     const chains = new Set<string>([...(prior?.mirror.chains.keys() ?? []), ...(adopted?.chains ?? []), ...(this.maybeChains.get(f) ?? [])]);
     const sets = new Map(adopted?.sets ?? []);
-    for (const [q, fp] of prior?.mirror.sets ?? []) sets.set(q, mirrorSetMatcher(fp));
-    return { tables: adopted?.tables ?? [], chains, sets };
+    for (const [name, fp] of prior?.mirror.sets ?? []) sets.set(name, mirrorSetMatcher(fp));
+    return { chains, sets };
   }
 
   private planPartial(snapshot: ProxySnapshot, changes: ChangeSet, refusedNow: Map<string, string>): Attempt {

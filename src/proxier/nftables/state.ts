@@ -1,14 +1,13 @@
-// What we believe one family's tables hold (the mirror), plus what produced it. Syncs read and
+// What we believe one family's table holds (the mirror), plus what produced it. Syncs read and
 // update this instead of listing the kernel.
 import type { FamilyContext } from './context';
-import type { BaseObjects, ChainDef, ServiceObjects, SetDef } from './desired';
+import type { BaseObjects, ChainDef, IpFamily, ServiceObjects, SetDef } from './desired';
 import { isWanted, type Claims, type IndexKey } from './element-index';
-import type { IpFamily } from './rule-steps';
 
 export interface FamilyMirror {
-  /** qual(table, chain name) -> fingerprint of its hook and rules */
+  /** chain name -> fingerprint of its hook and rules */
   chains: Map<string, string>;
-  /** qual(table, set name) -> fingerprint of its spec */
+  /** set name -> fingerprint of its spec */
   sets: Map<string, string>;
 }
 
@@ -39,12 +38,12 @@ export function setsInUse(use: ReadonlyMap<string, number>): string[] {
 }
 
 /**
- * A digest of the chain's hook and rules (as the native builder printed them): enough to tell
- * "unchanged", small enough to keep for 50k Services.
+ * A digest of the chain's hook and rules (their nft text): enough to tell "unchanged", small
+ * enough to keep for 50k Services.
  */
-export function chainFingerprint(c: Pick<ChainDef, 'base'>, rules: readonly { text: string }[]): string {
+export function chainFingerprint(c: Pick<ChainDef, 'base' | 'rules'>): string {
   const hook = c.base ? `${c.base.type}/${c.base.hook}/${c.base.priority}\n` : '';
-  return digest64(hook + rules.map((r) => r.text).join('\n'));
+  return digest64(hook + c.rules.map((r) => r.text).join('\n'));
 }
 
 /** Two independent 32-bit FNV-1a hashes: cheaper than a crypto hash per chain, collisions negligible. */
@@ -60,8 +59,8 @@ function digest64(text: string): string {
 }
 
 /** What the state keeps of a ServicePort once applied: chain names and elements, not the rules. */
-export function slim(s: ServiceObjects): ServiceObjects {
-  const out: ServiceObjects = { key: s.key, family: s.family, chains: s.chains.map((c) => ({ table: c.table, name: c.name, rules: [] })), elements: s.elements };
+export function withoutRules(s: ServiceObjects): ServiceObjects {
+  const out: ServiceObjects = { key: s.key, family: s.family, chains: s.chains.map((c) => ({ name: c.name, rules: [] })), elements: s.elements };
   if (s.source) out.source = s.source;
   return out;
 }

@@ -59,16 +59,16 @@ test('base chains, hooks and the shared dispatch maps', () => {
   has(t, 'add chain ip kube-proxy select-endpoint');
   lacks(t, 'add rule ip kube-proxy select-');
   lacks(t, 'add map ip kube-proxy endpoints-');
-  has(t, 'add rule ip kube-proxy mark-for-masquerade meta mark set meta mark or 0x00004000');
-  has(t, 'add rule ip kube-proxy masquerading meta mark & 0x00004000 == 0x00000000 return');
-  has(t, 'add rule ip kube-proxy masquerading meta mark set meta mark xor 0x00004000');
+  has(t, 'add rule ip kube-proxy mark-for-masquerade meta mark set meta mark or 0x4000');
+  has(t, 'add rule ip kube-proxy masquerading meta mark & 0x4000 == 0x0 return');
+  has(t, 'add rule ip kube-proxy masquerading meta mark set meta mark xor 0x4000');
   has(t, 'add rule ip kube-proxy masquerading masquerade fully-random');
   has(t, 'add rule ip kube-proxy cluster-ips-check ip daddr @cluster-ips reject comment "Reject traffic to invalid ports of ClusterIPs"');
   has(t, 'add rule ip kube-proxy service-endpoints-check ip daddr . meta l4proto . th dport @no-endpoint-services goto reject-chain');
   has(t, 'add rule ip kube-proxy service-endpoints-check ip daddr . meta l4proto . th dport @no-local-endpoint-services drop');
   has(t, 'add map ip kube-proxy firewall-ips { type ipv4_addr . inet_proto . inet_service : verdict; comment "destinations that are subject to LoadBalancerSourceRanges"; }');
   has(t, 'add set ip kube-proxy hairpin { type ipv4_addr . ipv4_addr; comment "endpoint IP . endpoint IP: traffic an endpoint sent to itself"; }');
-  has(t, 'add set ip kube-proxy affinity { type ipv4_addr . ipv4_addr . inet_service . ipv4_addr . inet_service; flags dynamic,timeout; comment "ClientIP session affinity of every Service"; }');
+  has(t, 'add set ip kube-proxy affinity { type ipv4_addr . ipv4_addr . inet_service . ipv4_addr . inet_service; flags timeout,dynamic; size 262144; comment "ClientIP session affinity of every Service"; }');
   lacks(t, 'nodeport-ips');
 });
 
@@ -163,9 +163,12 @@ test("session affinity keeps upstream's per-Service chains: numgen per endpoint,
 test('session affinity, three endpoints: mod 3, then mod 2, then unconditional', () => {
   const eps = ['10.180.0.3', '10.180.0.1', '10.180.0.2'].map((ip) => ep(ip));
   const c = ctx();
-  const obj = compileService(sp('svc1', { affinityTimeoutSeconds: 60 }), selected(eps), c);
-  const lb = obj.chains[0].rules.slice(1 + eps.length).map((r) => r.map((s) => s.op).join(','));
-  assert.deepEqual(lb, ['numgenMod,verdict', 'numgenMod,verdict', 'verdict']);
+  const s = sp('svc1', { affinityTimeoutSeconds: 60 });
+  const obj = compileService(s, selected(eps), c);
+  const lb = obj.chains[0].rules.slice(1 + eps.length).map((r) => r.text);
+  const chain = (ip: string) => endpointChainName(s, { ip, port: 80 });
+  assert.deepEqual(lb, [`numgen random mod 3 == 0 goto ${chain('10.180.0.1')}`, `numgen random mod 2 == 0 goto ${chain('10.180.0.2')}`,
+    `goto ${chain('10.180.0.3')}`]);
 });
 
 test('session affinity with a NodePort goes through its external chain, which masquerades', () => {
@@ -222,7 +225,7 @@ test('Local internal policy: ClusterIP served by local endpoints only, or droppe
 test('masqueradeAll masquerades all ClusterIP traffic; a custom masqueradeBit changes the mark', () => {
   const t = script(sp('svc1'), [ep('10.180.0.1')], { masqueradeAll: true, masqueradeBit: 5 });
   has(t, 'add rule ip kube-proxy cluster-ip-traffic jump mark-for-masquerade');
-  has(t, 'add rule ip kube-proxy mark-for-masquerade meta mark set meta mark or 0x00000020');
+  has(t, 'add rule ip kube-proxy mark-for-masquerade meta mark set meta mark or 0x20');
 });
 
 test('detect-local modes', () => {

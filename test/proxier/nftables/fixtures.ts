@@ -1,7 +1,7 @@
 // Small builders for ServicePorts, endpoints and snapshots used by the nftables proxier tests.
 import type { Endpoint, NodeInfo, ProxySnapshot, SelectedEndpoints, ServicePort } from '../../../src/core/types';
 import { buildContext, type ContextInputs } from '../../../src/proxier/nftables/context';
-import type { IpFamily } from '../../../src/proxier/nftables/rule-steps';
+import type { IpFamily } from '../../../src/proxier/nftables/desired';
 
 export function sp(name: string, over: Partial<ServicePort> = {}): ServicePort {
   const base: ServicePort = {

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { withNetns, type TestNetns } from '../../helpers/netns';
 import { snapshot } from './fixtures';
 import type { ChangeSet, Endpoint, ServicePort } from '../../../src/core/types';
-import { isOurTable } from '../../../src/proxier/nftables/layout';
+import { TABLE } from '../../../src/proxier/nftables/names';
 
 export const quietLog = { info() {}, warn() {}, error() {} };
 
@@ -24,10 +24,9 @@ export function changed(...keys: string[]): ChangeSet {
   return { services: new Set(keys), removedEndpoints: new Map() };
 }
 
-/** `nft list table` of every table of ours in the family, main table first. */
+/** `nft list table` of our table in the family. */
 export function listOurTables(ns: TestNetns, family: 'ip' | 'ip6' = 'ip'): string {
-  const names = ns.nftJson().filter((i) => i.table?.family === family && isOurTable(i.table.name)).map((i) => i.table.name as string);
-  return names.sort().map((t) => ns.nft('list', 'table', family, t)).join('\n');
+  return ns.nft('list', 'table', family, TABLE);
 }
 
 /**
@@ -38,7 +37,7 @@ export function normalizedRuleset(ns: TestNetns): Record<string, unknown> {
   const out: Record<string, any> = {};
   for (const item of ns.nftJson()) {
     const [kind, body] = Object.entries(item)[0] as [string, any];
-    if (kind === 'table' || kind === 'metainfo' || !isOurTable(body.table)) continue;
+    if (kind === 'table' || kind === 'metainfo' || body.table !== TABLE) continue;
     const id = `${body.family} ${body.table} ${kind === 'rule' ? 'chain' : kind} ${kind === 'rule' ? body.chain : body.name}`;
     if (kind === 'chain') {
       out[id] = { hook: body.hook ?? null, prio: body.prio ?? null, type: body.type ?? null, rules: out[id]?.rules ?? [] };
@@ -53,15 +52,15 @@ export function normalizedRuleset(ns: TestNetns): Record<string, unknown> {
   return out;
 }
 
-/** Chain names in all our tables of the family (shared chains appear once per table). */
+/** Chain names in our table of the family. */
 export function chainNames(ns: TestNetns, family: 'ip' | 'ip6' = 'ip'): string[] {
-  return ns.nftJson().filter((i) => i.chain && i.chain.family === family && isOurTable(i.chain.table)).map((i) => i.chain.name).sort();
+  return ns.nftJson().filter((i) => i.chain && i.chain.family === family && i.chain.table === TABLE).map((i) => i.chain.name).sort();
 }
 
-/** Elements of the set or map of this name, across all our tables of the family. */
+/** Elements of the set or map of this name in our table of the family. */
 export function elementsOf(ns: TestNetns, set: string, family: 'ip' | 'ip6' = 'ip'): string[] {
   return ns.nftJson().map((i) => i.set ?? i.map)
-    .filter((s) => s?.name === set && s.family === family && isOurTable(s.table))
+    .filter((s) => s?.name === set && s.family === family && s.table === TABLE)
     .flatMap((s) => (s.elem ?? []).map((e: unknown) => JSON.stringify(e)));
 }
 
