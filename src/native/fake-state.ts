@@ -1,0 +1,158 @@
+// The in-memory nftables of one network namespace that FakeKernel applies transactions to, and
+// the copy-on-write draft a transaction is applied to: a refused batch leaves nothing applied
+// because the draft is dropped, an accepted one is swapped in whole.
+import type { Element } from './elements';
+import { errnoName } from './errno-names';
+import type { ChainSpec } from './ops';
+import type { ChainType, Family, Hook, Verdict } from './nft-types';
+import { NFT_DATA_VERDICT } from './nft-types';
+import type { RuleRef } from './rule-refs';
+import { setAttrs, type SetAttrs, type SetSpec } from './set-spec';
+
+const MAX_ERRNO = 4095;
+
+/** An errno by number, or by name looked up in the one errno table (errno-names.ts). */
+export function errnoNumber(e: number | string): number {
+  if (typeof e === 'number' && Number.isInteger(e) && e > 0 && e <= MAX_ERRNO) return e;
+  if (typeof e === 'string') for (let n = 1; n <= MAX_ERRNO; n++) if (errnoName(n) === e) return n;
+  throw new RangeError(`errno: ${String(e)} is not an errno number (1..${MAX_ERRNO}) or a name errno-names.ts knows`);
+}
+export const ENOENT = errnoNumber('ENOENT');
+export const EEXIST = errnoNumber('EEXIST');
+export const EBUSY = errnoNumber('EBUSY');
+export const EINVAL = errnoNumber('EINVAL');
+export const ENFILE = errnoNumber('ENFILE');
+export const EOPNOTSUPP = errnoNumber('EOPNOTSUPP');
+export const ENOBUFS = errnoNumber('ENOBUFS');
+
+/** What the kernel answers an op with; the reason goes where the kernel's extack would. */
+export class Refusal extends Error {
+  constructor(readonly errno: number, reason: string) {
+    super(reason);
+  }
+
+  /** Read by toNetlinkError, as the addon's error carries the kernel's extack. */
+  get extack(): string {
+    return this.message;
+  }
+}
+
+export function refuse(code: number, reason: string): never {
+  throw new Refusal(code, reason);
+}
+
+/** sizeof(struct nft_verdict) on 64-bit: the data length the kernel gives every verdict map. */
+const VERDICT_DATA_LEN = 16;
+
+export interface FakeBase { type: ChainType; hook: Hook; priority: number; policy: 'accept' | 'drop' }
+export interface FakeRule { handle: number; text: string; exprs: string; refs: readonly RuleRef[] }
+export interface FakeChain { name: string; handle: number; base?: FakeBase; rules: FakeRule[] }
+/** One element as the kernel stores it (an interval is a start and an INTERVAL_END element). */
+export interface FakeElement {
+  key: Uint8Array;
+  keyEnd?: Uint8Array;
+  flags: number;
+  verdict?: Verdict;
+  data?: Uint8Array;
+  /** The API value it was added from; absent on an interval's end element. */
+  value?: Element;
+  /** The set's spec as the adding transaction knew it (element text is written with it). */
+  spec?: SetSpec;
+}
+export interface FakeSet { name: string; handle: number; spec: SetSpec; attrs: SetAttrs; elements: Map<string, FakeElement> }
+export interface FakeTable {
+  family: Family;
+  name: string;
+  chains: Map<string, FakeChain>;
+  sets: Map<string, FakeSet>;
+  /** The table's handle generator: chains, rules and sets draw from it. */
+  nextHandle: number;
+}
+
+export const tableKey = (family: Family, name: string): string => `${family} ${name}`;
+
+/** The attributes the kernel keeps for a set (a verdict map's data length is its own). */
+export function kernelSetAttrs(spec: SetSpec): SetAttrs {
+  const a = setAttrs(spec);
+  return a.dataType === NFT_DATA_VERDICT ? { ...a, dataLen: VERDICT_DATA_LEN } : a;
+}
+
+export function chainSpecOf(c: FakeChain): ChainSpec {
+  return c.base ? { name: c.name, base: { ...c.base } } : { name: c.name };
+}
+
+/**
+ * A transaction's view of the tables: reads see the committed objects until an op changes one,
+ * which then gets its own copy (a table, a chain's rule list, a set's elements).
+ */
+export class Draft {
+  readonly tables: Map<string, FakeTable>;
+  /** Whether an op changed anything (the kernel's generation moves only then). */
+  changed = false;
+  private readonly own = new WeakSet<object>();
+
+  constructor(committed: ReadonlyMap<string, FakeTable>) {
+    this.tables = new Map(committed);
+  }
+
+  table(family: Family, name: string): FakeTable {
+    return this.tables.get(tableKey(family, name)) ?? refuse(ENOENT, `table ${family} ${name} does not exist`);
+  }
+
+  /** The draft's current version of the table `t` (an op may have replaced it with a copy). */
+  current(t: FakeTable): FakeTable {
+    return this.tables.get(tableKey(t.family, t.name)) ?? t;
+  }
+
+  chain(t: FakeTable, name: string): FakeChain {
+    return this.current(t).chains.get(name) ?? refuse(ENOENT, `chain '${name}' does not exist in ${t.family} ${t.name}`);
+  }
+
+  set(t: FakeTable, name: string): FakeSet {
+    return this.current(t).sets.get(name) ?? refuse(ENOENT, `set '${name}' does not exist in ${t.family} ${t.name}`);
+  }
+
+  /** The draft's own copy of the table (`t` may be a committed one the draft has replaced since). */
+  writableTable(t: FakeTable): FakeTable {
+    const key = tableKey(t.family, t.name);
+    const current = this.current(t);
+    this.changed = true;
+    if (this.own.has(current)) return current;
+    const copy: FakeTable = { ...current, chains: new Map(current.chains), sets: new Map(current.sets) };
+    this.own.add(copy);
+    this.tables.set(key, copy);
+    return copy;
+  }
+
+  writableChain(t: FakeTable, name: string): FakeChain {
+    const w = this.writableTable(t);
+    const c = this.chain(w, name);
+    if (this.own.has(c)) return c;
+    const copy: FakeChain = { ...c, base: c.base && { ...c.base }, rules: [...c.rules] };
+    this.own.add(copy);
+    w.chains.set(name, copy);
+    return copy;
+  }
+
+  writableSet(t: FakeTable, name: string): FakeSet {
+    const w = this.writableTable(t);
+    const s = this.set(w, name);
+    if (this.own.has(s)) return s;
+    const copy: FakeSet = { ...s, elements: new Map(s.elements) };
+    this.own.add(copy);
+    w.sets.set(name, copy);
+    return copy;
+  }
+
+  /** Notes a change that needs no copy (the kernel queues a transaction for it, so the generation moves). */
+  touch(): void {
+    this.changed = true;
+  }
+
+  /** Marks a new object as this draft's own (it needs no copy when changed again). */
+  adopt<T extends object>(o: T): T {
+    this.changed = true;
+    this.own.add(o);
+    return o;
+  }
+}
