@@ -129,7 +129,7 @@ function insert(d: Draft, t: FakeTable, name: string, p: Piece, spec: SetSpec): 
   checkOverlap(s, items);
   for (let i = 0; i < items.length; i++) {
     if (have[i]) continue;
-    const size = s.spec.size;
+    const size = s.size;
     // The draft's own copy is taken only now: a batch of elements the set holds changes nothing.
     const w = d.writableSet(t, name);
     if (size !== undefined && w.elements.size >= size) refuse(ENFILE, `set '${name}' is full (size ${size})`);

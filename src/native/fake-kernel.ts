@@ -73,7 +73,7 @@ export class FakeKernel {
       }
     });
     if (errors.length === 0 && d.changed) {
-      this.committed = d.tables;
+      this.committed = d.finish();
       this.gen++;
     }
     return errors;

@@ -133,10 +133,12 @@ export function addSet(d: Draft, op: OpOf<'addSet'>): void {
     if (op.create) refuse(EEXIST, `set '${op.set.name}' exists`);
     if (!sameSet(have.attrs, attrs)) refuse(EEXIST, `set '${op.set.name}' exists with another type or flags`);
     d.touch(); // the kernel queues an update even when nothing changes
+    if (op.set.size !== undefined) d.resizes.push({ table: t, set: op.set.name, size: op.set.size });
     return;
   }
   const w = d.writableTable(t);
-  w.sets.set(op.set.name, d.adopt({ name: op.set.name, handle: w.nextHandle++, spec: op.set, attrs, elements: new Map() }));
+  const set = { name: op.set.name, handle: w.nextHandle++, spec: op.set, attrs, elements: new Map() };
+  w.sets.set(op.set.name, d.adopt(op.set.size === undefined ? set : { ...set, size: op.set.size }));
 }
 
 export function flushSet(d: Draft, op: OpOf<'flushSet'>): void {

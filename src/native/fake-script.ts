@@ -16,7 +16,8 @@ function tableLines(t: FakeTable): string[] {
     for (const r of c.rules) lines.push(describeOp({ op: 'addRule', family, table, chain: c.name, text: r.text, refs: { exprs: r.exprs } }, Infinity));
   }
   for (const s of [...t.sets.values()].sort(byName)) {
-    lines.push(describeOp({ op: 'addSet', family, table, set: s.spec }, Infinity));
+    const { size: _, ...spec } = s.spec;
+    lines.push(describeOp({ op: 'addSet', family, table, set: s.size === undefined ? spec : { ...spec, size: s.size } }, Infinity));
     const elements = [...s.elements.values()].map((e) => [elementId(e), e] as [string, typeof e]).sort(byKey);
     for (const [, e] of elements) {
       if (!e.value || !e.spec) continue; // an interval's end element: its range was printed with the start

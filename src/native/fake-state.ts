@@ -59,7 +59,16 @@ export interface FakeElement {
   /** The set's spec as the adding transaction knew it (element text is written with it). */
   spec?: SetSpec;
 }
-export interface FakeSet { name: string; handle: number; spec: SetSpec; attrs: SetAttrs; elements: Map<string, FakeElement> }
+export interface FakeSet {
+  name: string;
+  handle: number;
+  /** As first added: adding the set again changes neither its type nor its userdata (comment). */
+  spec: SetSpec;
+  attrs: SetAttrs;
+  /** The most elements it takes (NFTA_SET_DESC_SIZE); adding the set again with a size changes it. */
+  size?: number;
+  elements: Map<string, FakeElement>;
+}
 export interface FakeTable {
   family: Family;
   name: string;
@@ -89,6 +98,8 @@ export class Draft {
   readonly tables: Map<string, FakeTable>;
   /** Whether an op changed anything (the kernel's generation moves only then). */
   changed = false;
+  /** New set sizes: the kernel applies them when the batch commits, not to the batch's own elements. */
+  readonly resizes: { table: FakeTable; set: string; size: number }[] = [];
   private readonly own = new WeakSet<object>();
 
   constructor(committed: ReadonlyMap<string, FakeTable>) {
@@ -147,6 +158,12 @@ export class Draft {
   /** Notes a change that needs no copy (the kernel queues a transaction for it, so the generation moves). */
   touch(): void {
     this.changed = true;
+  }
+
+  /** The committed result: the tables with the batch's set sizes applied. */
+  finish(): Map<string, FakeTable> {
+    for (const r of this.resizes) if (this.current(r.table).sets.has(r.set)) this.writableSet(r.table, r.set).size = r.size;
+    return this.tables;
   }
 
   /** Marks a new object as this draft's own (it needs no copy when changed again). */

@@ -164,6 +164,12 @@ export const STEPS: Step[] = [
   { name: 'a full set takes one after one went in the same batch; its elements again cost no room', expect: 'ok',
     build: () => known().addElements('ip', T, SETS.small.name, [{ key: [80] }]).deleteElements('ip', T, SETS.small.name, [{ key: [443] }])
       .addElements('ip', T, SETS.small.name, [{ key: [8080] }]) },
+  { name: 'a set again with a larger size: it applies once the batch commits', expect: 'ENFILE',
+    build: () => known().addSet('ip', T, { ...SETS.small, size: 3 }).addElements('ip', T, SETS.small.name, [{ key: [22] }]) },
+  { name: 'a set again with a larger size', expect: 'ok', build: () => tx().addSet('ip', T, { ...SETS.small, size: 3 }) },
+  { name: 'the larger set takes one more', expect: 'ok', build: () => known().addElements('ip', T, SETS.small.name, [{ key: [22] }]) },
+  { name: 'a set again without a size', expect: 'ok', build: () => tx().addSet('ip', T, { ...SETS.small, size: undefined }) },
+  { name: 'it keeps the size it had', expect: 'ENFILE', build: () => known().addElements('ip', T, SETS.small.name, [{ key: [23] }]) },
   { name: 'dynset update of a set that is not dynamic', expect: 'EOPNOTSUPP',
     build: () => tx().declareSet('ip', T, { ...SETS.ips, timeout: true, dynamic: true }).addRule('ip', T, EP2, r().dynsetUpdate(['saddr'], SETS.ips.name, 60).build()) },
   { name: 'vmap on a plain set', expect: 'EINVAL',
