@@ -1,6 +1,7 @@
 // Small builders for ServicePorts, endpoints and snapshots used by the nftables proxier tests.
-import type { Endpoint, NodeInfo, ProxySnapshot, SelectedEndpoints, ServicePort } from '../../../src/core/types';
+import type { ChangeSet, Endpoint, NodeInfo, ProxySnapshot, SelectedEndpoints, ServicePort } from '../../../src/core/types';
 import { buildContext, type ContextInputs } from '../../../src/proxier/nftables/context';
+import type { NftablesProxierOptions } from '../../../src/proxier/nftables';
 import type { IpFamily } from '../../../src/proxier/nftables/rule-steps';
 
 export function sp(name: string, over: Partial<ServicePort> = {}): ServicePort {
@@ -38,5 +39,20 @@ export function snapshot(entries: [ServicePort, Endpoint[]][], n: NodeInfo = nod
     services: new Map(entries.map(([s]) => [s.key, s])),
     endpoints: new Map(entries.map(([s, e]) => [s.key, selected(e)])),
     node: n,
+  };
+}
+
+export const quietLog = { info() {}, warn() {}, error() {} };
+
+export function changed(...keys: string[]): ChangeSet {
+  return { services: new Set(keys), removedEndpoints: new Map() };
+}
+
+/** The proxier's options in these tests: both families, ClusterCIDR detection, quiet. */
+export function proxierOptions(nft: NftablesProxierOptions['nft'], over: Partial<NftablesProxierOptions> = {}): NftablesProxierOptions {
+  return {
+    nft, families: ['ip', 'ip6'], masqueradeBit: 14, masqueradeAll: false,
+    localDetector: { mode: 'ClusterCIDR', cidrs: ['10.0.0.0/16', 'fd00:10::/48'] },
+    nodePortAddresses: [], nodeIPs: [], log: quietLog, ...over,
   };
 }
