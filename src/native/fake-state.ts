@@ -100,7 +100,7 @@ export class Draft {
   changed = false;
   /** New set sizes: the kernel applies them when the batch commits, not to the batch's own elements. */
   readonly resizes: { table: FakeTable; set: string; size: number }[] = [];
-  private readonly own = new WeakSet<object>();
+  private readonly owned = new WeakSet<object>();
 
   constructor(committed: ReadonlyMap<string, FakeTable>) {
     this.tables = new Map(committed);
@@ -123,36 +123,30 @@ export class Draft {
     return this.current(t).sets.get(name) ?? refuse(ENOENT, `set '${name}' does not exist in ${t.family} ${t.name}`);
   }
 
+  /** The object itself if this draft made it or copied it already, else its copy, put in its place. */
+  private own<T extends object>(o: T, copy: (o: T) => T, put: (c: T) => void): T {
+    if (this.owned.has(o)) return o;
+    const c = copy(o);
+    this.owned.add(c);
+    put(c);
+    return c;
+  }
+
   /** The draft's own copy of the table (`t` may be a committed one the draft has replaced since). */
   writableTable(t: FakeTable): FakeTable {
-    const key = tableKey(t.family, t.name);
-    const current = this.current(t);
     this.changed = true;
-    if (this.own.has(current)) return current;
-    const copy: FakeTable = { ...current, chains: new Map(current.chains), sets: new Map(current.sets) };
-    this.own.add(copy);
-    this.tables.set(key, copy);
-    return copy;
+    return this.own(this.current(t), (c) => ({ ...c, chains: new Map(c.chains), sets: new Map(c.sets) }),
+      (c) => this.tables.set(tableKey(t.family, t.name), c));
   }
 
   writableChain(t: FakeTable, name: string): FakeChain {
     const w = this.writableTable(t);
-    const c = this.chain(w, name);
-    if (this.own.has(c)) return c;
-    const copy: FakeChain = { ...c, base: c.base && { ...c.base }, rules: [...c.rules] };
-    this.own.add(copy);
-    w.chains.set(name, copy);
-    return copy;
+    return this.own(this.chain(w, name), (c) => ({ ...c, base: c.base && { ...c.base }, rules: [...c.rules] }), (c) => w.chains.set(name, c));
   }
 
   writableSet(t: FakeTable, name: string): FakeSet {
     const w = this.writableTable(t);
-    const s = this.set(w, name);
-    if (this.own.has(s)) return s;
-    const copy: FakeSet = { ...s, elements: new Map(s.elements) };
-    this.own.add(copy);
-    w.sets.set(name, copy);
-    return copy;
+    return this.own(this.set(w, name), (s) => ({ ...s, elements: new Map(s.elements) }), (s) => w.sets.set(name, s));
   }
 
   /** Notes a change that needs no copy (the kernel queues a transaction for it, so the generation moves). */
@@ -169,7 +163,7 @@ export class Draft {
   /** Marks a new object as this draft's own (it needs no copy when changed again). */
   adopt<T extends object>(o: T): T {
     this.changed = true;
-    this.own.add(o);
+    this.owned.add(o);
     return o;
   }
 }

@@ -5,20 +5,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { withNetns } from '../../helpers/netns';
-import { ep, snapshot, sp } from './fixtures';
+import { ep, fourServices, snapshot, sp } from './fixtures';
 import { changed, elementsOf, freshFullSync, normalizedRuleset, proxierIn } from './kernel-helpers';
 import type { Endpoint, ServicePort } from '../../../src/core/types';
 
-const svc1 = sp('svc1', { nodePort: 30080 });
-const svc2 = sp('svc2', { clusterIP: '172.30.0.42', loadBalancerIPs: ['5.6.7.8'], loadBalancerSourceRanges: ['203.0.113.0/24'] });
-const svc3 = sp('svc3', { clusterIP: '172.30.0.43', affinityTimeoutSeconds: 600 });
-const svc6 = sp('svc6', { key: 'ns1/svc6:p80/TCP', family: 'IPv6', clusterIP: 'fd00:30::41' });
-const base: [ServicePort, Endpoint[]][] = [
-  [svc1, [ep('10.180.0.1'), ep('10.180.0.2')]],
-  [svc2, [ep('10.180.1.1', 8080)]],
-  [svc3, [ep('10.180.2.1'), ep('10.180.2.2')]],
-  [svc6, [ep('fd00:10::1')]],
-];
+const { svc1, svc2, svc3, svc6, entries: base } = fourServices();
 
 test('start-up adopts a pre-existing table: stale chains and sets go, no cleanup of other tables', async () => {
   const expected = await freshFullSync(base);

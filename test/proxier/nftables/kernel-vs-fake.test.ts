@@ -9,21 +9,14 @@ import { NftablesProxier } from '../../../src/proxier/nftables';
 import { endpointChainName } from '../../../src/proxier/nftables/names';
 import type { ChangeSet, Endpoint, ProxySnapshot, ServicePort } from '../../../src/core/types';
 import { createNetns, type TestNetns } from '../../helpers/netns';
-import { changed, ep, proxierOptions, snapshot, sp } from './fixtures';
+import { changed, ep, fourServices, proxierOptions, snapshot, sp } from './fixtures';
 
 type Handle = Pick<Nft, 'commit' | 'dumpTable' | 'listTables'>;
 const T = 'kube-proxy';
 
-const svc1 = sp('svc1', { nodePort: 30080 });
-const svc2 = sp('svc2', { clusterIP: '172.30.0.42', loadBalancerIPs: ['5.6.7.8'], loadBalancerSourceRanges: ['203.0.113.0/24'] });
-const svc3 = sp('svc3', { clusterIP: '172.30.0.43', affinityTimeoutSeconds: 600 });
-const svc6 = sp('svc6', { key: 'ns1/svc6:p80/TCP', family: 'IPv6', clusterIP: 'fd00:30::41', nodePort: 30086 });
+const { svc1, svc2, svc6, entries: base } = fourServices();
 const bad = sp('bad', { clusterIP: '172.30.0.50', affinityTimeoutSeconds: 60 });
 const good = sp('good', { clusterIP: '172.30.0.51', externalPolicyLocal: true, loadBalancerIPs: ['5.6.7.9'] });
-const base: [ServicePort, Endpoint[]][] = [
-  [svc1, [ep('10.180.0.1'), ep('10.180.0.2')]], [svc2, [ep('10.180.1.1', 8080)]],
-  [svc3, [ep('10.180.2.1'), ep('10.180.2.2')]], [svc6, [ep('fd00:10::1')]],
-];
 const grown: [ServicePort, Endpoint[]][] = base.map(([s, e]) => (s === svc2 ? [s, [...e, ep('10.180.1.2', 8080), ep('10.180.1.3', 8080)]] : [s, e]));
 const withBad: [ServicePort, Endpoint[]][] = [...grown, [bad, [ep('10.180.9.1')]], [good, [ep('10.180.9.2', 80, { isLocal: true })]]];
 const fewer = withBad.filter(([s]) => s !== svc2 && s !== svc6);
