@@ -43,7 +43,7 @@ export class FakeNft implements NftApi {
     return this;
   }
 
-  /** The next commit is applied, and then rejected with ENOBUFS as if its replies were lost. */
+  /** The next commit the kernel accepts is applied, and then rejected with ENOBUFS as if its replies were lost. */
   loseNextReply(): this {
     this.loseReply = true;
     return this;
