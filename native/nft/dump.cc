@@ -83,8 +83,11 @@ RequestError DumpTable(NetlinkSocket& sock, uint8_t family, const std::string& t
   RequestError err = CheckTableExists(sock, family, table);
   if (err.errnum) return err;
   auto byTable = [&](uint16_t attr) { return [&table, attr](NlBuilder& b) { b.PutStr(attr, table); }; };
-  err = Dump(sock, NFT_MSG_GETCHAIN, family, byTable(NFTA_CHAIN_TABLE),
-             [&](uint8_t, const uint8_t* p, size_t n) { ParseChain(out, p, n); });
+  // The kernel's chain dump ignores NFTA_CHAIN_TABLE and lists every chain of the family.
+  err = Dump(sock, NFT_MSG_GETCHAIN, family, byTable(NFTA_CHAIN_TABLE), [&](uint8_t, const uint8_t* p, size_t n) {
+    ParseChain(out, p, n);
+    if (!out->chains.empty() && out->chains.back().table != table) out->chains.pop_back();
+  });
   if (err.errnum) return err;
   err = Dump(sock, NFT_MSG_GETRULE, family, byTable(NFTA_RULE_TABLE),
              [&](uint8_t, const uint8_t* p, size_t n) { ParseRule(out, p, n); });

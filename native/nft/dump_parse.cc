@@ -62,6 +62,7 @@ void ParseChain(TableDump* out, const uint8_t* p, size_t n) {
   AttrView tb[NFTA_CHAIN_MAX + 1];
   if (!ParseAttrs(p, n, tb, NFTA_CHAIN_MAX)) return;
   ChainInfo c;
+  c.table = AttrStr(tb[NFTA_CHAIN_TABLE]);
   c.name = AttrStr(tb[NFTA_CHAIN_NAME]);
   c.handle = AttrBe64(tb[NFTA_CHAIN_HANDLE]);
   AttrView hook[NFTA_HOOK_MAX + 1];

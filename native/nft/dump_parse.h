@@ -16,6 +16,7 @@ namespace nft {
 struct TableId { uint8_t family = 0; std::string name; };
 
 struct ChainInfo {
+  std::string table;
   std::string name;
   uint64_t handle = 0;
   bool hasHook = false;

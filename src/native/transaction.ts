@@ -9,6 +9,7 @@ import { ChainSpec, Op } from './ops';
 import { Family, FAMILY_CODE, HOOK_CODE } from './nft-types';
 import { Expr } from './expressions';
 import { natForMapData, Rule, SetRef } from './rule-builder';
+import { ruleRefs } from './rule-refs';
 import { beginOp, endOp, HEADER_LEN, OP_F_CREATE, OPCODE, writeElement, writeExpr, writeHeader } from './serialize';
 import { checkScriptable, checkSetSpec, mapData, setAttrs, SetSpec } from './set-spec';
 import { setUserdata } from './set-userdata';
@@ -166,7 +167,7 @@ export class Transaction {
     if (rule.family !== family) throw new RangeError(`rule: built for family ${rule.family}, added to a ${family} table`);
     if (rule.exprs.length > MAX_RULE_EXPRS) throw new RangeError(`rule: more than ${MAX_RULE_EXPRS} expressions`);
     for (const ref of rule.setRefs) this.checkSetRef(family, table, ref);
-    return this.record({ op: 'addRule', family, table, chain, text: rule.text }, () => {
+    return this.record({ op: 'addRule', family, table, chain, text: rule.text, refs: ruleRefs(rule.exprs) }, () => {
       const at = this.begin(OPCODE.addRule, family, table);
       this.w.str(chain);
       this.w.blob(rule.userdata ?? NO_BYTES);
@@ -300,12 +301,13 @@ export class Transaction {
     if (elements.length === 0) return this;
     const add = op === 'addElements';
     const spec = known.spec;
-    this.record({ op, family, table, set: spec, elements }, () => {
+    const firstAdd = add && !known.filled;
+    this.record({ op, family, table, set: spec, elements, firstAdd }, () => {
       const at = this.begin(add ? OPCODE.addElems : OPCODE.delElems, family, table);
       this.w.str(set);
       this.w.u32(known.createdHere ? known.id : 0);
       if (spec.interval) {
-        const encoded = encodeElements(spec, elements, 'elements', { firstAdd: add && !known.filled, add });
+        const encoded = encodeElements(spec, elements, 'elements', { firstAdd, add });
         this.w.u32(encoded.length);
         for (const el of encoded) writeElement(this.w, el);
       } else {
@@ -324,6 +326,11 @@ export class Transaction {
 
   deleteElements(family: Family, table: string, set: string, elements: Element[]): this {
     return this.elementsOp('deleteElements', family, table, set, elements);
+  }
+
+  /** @internal The op records in order: FakeNft applies them the way the kernel applies the buffer. */
+  opRecords(): readonly Op[] {
+    return this.ops;
   }
 
   /** The wire buffer. A view into the transaction's storage: use it before adding more ops. */

@@ -1,7 +1,6 @@
 // NftablesProxier: keeps our table `kube-proxy` of the `ip`/`ip6` families equal to the model,
 // one atomic transaction per sync, never listing the kernel's ruleset during normal syncs.
 import type { ChangeSet, Proxier, ProxySnapshot, ServicePort, SyncResult } from '../../core/types';
-import type { Transaction } from '../../native/transaction';
 import { compileBase, setNamesOf } from './compile-base';
 import { ServicePortError, compileService } from './compile-service';
 import { buildContext, contextKey, type ContextInputs } from './context';
@@ -21,9 +20,6 @@ export type RepairReason = 'foreign_change' | 'events_lost' | 'drift' | 'unknown
 
 /** Each refused ServicePort costs one more attempt; past this the sync fails as a whole. */
 const MAX_ATTEMPTS = 20;
-/** A full sync's few ops carry every element (15 MB at 50k Services): keep only small transactions. */
-const KEEP_TRANSACTION_OPS = 10_000;
-const KEEP_TRANSACTION_BYTES = 1 << 20;
 
 const familyOf = (sp: ServicePort): IpFamily => (sp.family === 'IPv6' ? 'ip6' : 'ip');
 
@@ -61,14 +57,6 @@ export class NftablesProxier implements Proxier {
   private readonly repairReasons = new Set<RepairReason>();
   private running: Promise<unknown> = Promise.resolve();
   private readonly refused = new Map<string, string>();
-  /** Totals since start, for tests and metrics. */
-  readonly counters = { syncs: 0, fullSyncs: 0, failures: 0, refusals: 0 };
-  /**
-   * The last transaction committed or attempted, for tests and debugging (its op count and
-   * describe()); kept only when small, so a full sync's large batch can be freed.
-   */
-  lastTransaction: Transaction | undefined;
-  lastOpCount = 0;
 
   constructor(opts: NftablesProxierOptions) {
     checkOptions(opts);
@@ -98,7 +86,6 @@ export class NftablesProxier implements Proxier {
   }
 
   private async syncNow(snapshot: ProxySnapshot, changes: ChangeSet, full: boolean): Promise<SyncResult> {
-    this.counters.syncs++;
     const serviceCIDRs = [...new Set([...(this.opts.serviceCIDRs ?? []), ...(snapshot.serviceCIDRs ?? [])])].sort();
     const inputs: ContextInputs = { ...this.opts, serviceCIDRs };
     const ctxs = this.opts.families.map((f) => buildContext(inputs, f, snapshot.node));
@@ -109,7 +96,6 @@ export class NftablesProxier implements Proxier {
       await this.runAttempts(doFull, snapshot, changes, ctxs);
       this.needFull = false;
       if (doFull) {
-        this.counters.fullSyncs++;
         this.adoption = null;
         this.maybeChains.clear();
         this.needRead = this.needRecreateBaseChains = false;
@@ -122,7 +108,6 @@ export class NftablesProxier implements Proxier {
       this.needFull = this.needRead = true;
       this.adoption = null;
       if (kind) this.repairReasons.add(kind);
-      this.counters.failures++;
       this.opts.metrics?.syncFailures?.inc();
       const outcome = kind === 'unknown_outcome' ? 'the kernel may or may not have applied it; ' : '';
       this.opts.log.error({ err: error, full: doFull }, `nftables sync failed; ${outcome}the next sync re-reads our tables and rewrites them`);
@@ -175,12 +160,10 @@ export class NftablesProxier implements Proxier {
         this.refuse(e.owner, e.message);
         continue;
       }
-      this.lastOpCount = a.writer.tx.opCount;
-      const bytes = a.writer.tx.serialize().length;
-      this.lastTransaction = this.lastOpCount <= KEEP_TRANSACTION_OPS && bytes <= KEEP_TRANSACTION_BYTES ? a.writer.tx : undefined;
-      this.opts.log.debug?.({ full, ops: this.lastOpCount, bytes, attempt }, 'committing nftables transaction');
+      const ops = a.writer.tx.opCount;
+      this.opts.log.debug?.({ full, ops, bytes: a.writer.tx.serialize().length, attempt }, 'committing nftables transaction');
       try {
-        if (a.writer.tx.opCount > 0) await this.opts.nft.commit(a.writer.tx);
+        if (ops > 0) await this.opts.nft.commit(a.writer.tx);
         a.commit();
         this.recordRefusals(full, changes, refusedNow);
         return;
@@ -202,7 +185,6 @@ export class NftablesProxier implements Proxier {
   }
 
   private refuse(key: string, why: string): void {
-    this.counters.refusals++;
     this.opts.metrics?.refusedServicePorts?.inc();
     const kept = this.hasPrevious(key);
     this.opts.log.warn({ servicePort: key, reason: why, keptPreviousRules: kept },

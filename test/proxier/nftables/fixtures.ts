@@ -1,6 +1,7 @@
 // Small builders for ServicePorts, endpoints and snapshots used by the nftables proxier tests.
-import type { Endpoint, NodeInfo, ProxySnapshot, SelectedEndpoints, ServicePort } from '../../../src/core/types';
+import type { ChangeSet, Endpoint, NodeInfo, ProxySnapshot, SelectedEndpoints, ServicePort } from '../../../src/core/types';
 import { buildContext, type ContextInputs } from '../../../src/proxier/nftables/context';
+import type { NftablesProxierOptions } from '../../../src/proxier/nftables';
 import type { IpFamily } from '../../../src/proxier/nftables/desired';
 
 export function sp(name: string, over: Partial<ServicePort> = {}): ServicePort {
@@ -39,4 +40,34 @@ export function snapshot(entries: [ServicePort, Endpoint[]][], n: NodeInfo = nod
     endpoints: new Map(entries.map(([s, e]) => [s.key, selected(e)])),
     node: n,
   };
+}
+
+export const quietLog = { info() {}, warn() {}, error() {} };
+
+export function changed(...keys: string[]): ChangeSet {
+  return { services: new Set(keys), removedEndpoints: new Map() };
+}
+
+/** The proxier's options in these tests: both families, ClusterCIDR detection, quiet. */
+export function proxierOptions(nft: NftablesProxierOptions['nft'], over: Partial<NftablesProxierOptions> = {}): NftablesProxierOptions {
+  return {
+    nft, families: ['ip', 'ip6'], masqueradeBit: 14, masqueradeAll: false,
+    localDetector: { mode: 'ClusterCIDR', cidrs: ['10.0.0.0/16', 'fd00:10::/48'] },
+    nodePortAddresses: [], nodeIPs: [], log: quietLog, ...over,
+  };
+}
+
+/** Four ServicePorts that cover the ruleset's shapes: NodePort, LoadBalancer with source ranges, affinity, IPv6. */
+export function fourServices() {
+  const svc1 = sp('svc1', { nodePort: 30080 });
+  const svc2 = sp('svc2', { clusterIP: '172.30.0.42', loadBalancerIPs: ['5.6.7.8'], loadBalancerSourceRanges: ['203.0.113.0/24'] });
+  const svc3 = sp('svc3', { clusterIP: '172.30.0.43', affinityTimeoutSeconds: 600 });
+  const svc6 = sp('svc6', { key: 'ns1/svc6:p80/TCP', family: 'IPv6', clusterIP: 'fd00:30::41' });
+  const entries: [ServicePort, Endpoint[]][] = [
+    [svc1, [ep('10.180.0.1'), ep('10.180.0.2')]],
+    [svc2, [ep('10.180.1.1', 8080)]],
+    [svc3, [ep('10.180.2.1'), ep('10.180.2.2')]],
+    [svc6, [ep('fd00:10::1')]],
+  ];
+  return { svc1, svc2, svc3, svc6, entries };
 }

@@ -4,24 +4,15 @@ import { NftablesProxier } from '../../../src/proxier/nftables';
 import type { NftablesProxierOptions } from '../../../src/proxier/nftables';
 import assert from 'node:assert/strict';
 import { withNetns, type TestNetns } from '../../helpers/netns';
-import { snapshot } from './fixtures';
-import type { ChangeSet, Endpoint, ServicePort } from '../../../src/core/types';
+import { changed, proxierOptions, snapshot } from './fixtures';
+import type { Endpoint, ServicePort } from '../../../src/core/types';
 import { TABLE } from '../../../src/proxier/nftables/names';
 
-export const quietLog = { info() {}, warn() {}, error() {} };
+export { changed, quietLog } from './fixtures';
 
 export function proxierIn(ns: TestNetns, over: Partial<NftablesProxierOptions> = {}): { proxier: NftablesProxier; nft: Nft } {
   const nft = Nft.open({ netns: ns.path });
-  const proxier = new NftablesProxier({
-    nft, families: ['ip', 'ip6'], masqueradeBit: 14, masqueradeAll: false,
-    localDetector: { mode: 'ClusterCIDR', cidrs: ['10.0.0.0/16', 'fd00:10::/48'] },
-    nodePortAddresses: [], nodeIPs: [], log: quietLog, ...over,
-  });
-  return { proxier, nft };
-}
-
-export function changed(...keys: string[]): ChangeSet {
-  return { services: new Set(keys), removedEndpoints: new Map() };
+  return { proxier: new NftablesProxier(proxierOptions(nft, over)), nft };
 }
 
 /** `nft list table` of our table in the family. */

@@ -26,7 +26,9 @@ async function measure(n: number, repeats: number): Promise<number[]> {
   return withNetns(async (ns) => {
     const { proxier, nft } = proxierIn(ns, { families: ['ip'] });
     const commit = nft.commit.bind(nft);
+    let lastTx: Transaction | undefined;
     (nft as { commit: typeof commit }).commit = async (tx) => {
+      lastTx = tx;
       const c0 = performance.now();
       try { return await commit(tx); } finally { commitMs.push(performance.now() - c0); }
     };
@@ -51,7 +53,7 @@ async function measure(n: number, repeats: number): Promise<number[]> {
         if (!p.ok) throw p.error;
         times.push(performance.now() - t);
         if (process.env.KPN_PROBES && k === 0) {
-          const tx = proxier.lastTransaction!;
+          const tx = lastTx!;
           console.log(Array.from({ length: tx.opCount }, (_, i) => `    op ${tx.describe(i).slice(0, 110)}`).join('\n'));
         }
       }

@@ -1,0 +1,118 @@
+// When the kernel may not hold what the mirror says (someone changed our table, a commit's outcome
+// is unknown) the proxier reads the table and rewrites it; a refused change keeps what worked.
+// On the fake kernel (no root); another handle on it plays the other process.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { NetlinkError, rule, Transaction } from '../../../src/native';
+import { endpointChainName, serviceChainNames } from '../../../src/proxier/nftables/names';
+import { changed, ep, snapshot, sp } from './fixtures';
+import { chainNames, elementsOf, freshFullSync, proxierOnFake, ruleset } from './fake-helpers';
+
+const T = 'kube-proxy';
+const svc1 = sp('svc1');
+const aff = sp('aff', { clusterIP: '172.30.0.44', affinityTimeoutSeconds: 60 });
+const entries: Parameters<typeof snapshot>[0] = [[svc1, [ep('10.180.0.1'), ep('10.180.0.2')]], [aff, [ep('10.180.4.1')]]];
+const svcKey = ['ipv4_addr', 'inet_proto', 'inet_service'] as ['ipv4_addr', 'inet_proto', 'inet_service'];
+
+test('after markDirty, the full sync reads our table and undoes every foreign change', async () => {
+  const repairs: string[] = [];
+  const { proxier, nft, kernel } = proxierOnFake({ metrics: { repairs: { inc: ({ reason }) => repairs.push(reason) } } });
+  await proxier.sync(snapshot(entries), changed(), true);
+  const before = ruleset(kernel);
+  const affChain = serviceChainNames(aff).cluster;
+  const input = (await nft.dumpTable('ip', T)).chains.find((c) => c.name === 'filter-input')!;
+  await kernel.open().commit(new Transaction()
+    .addChain('ip', T, { name: 'intruder', base: { type: 'filter', hook: 'prerouting', priority: -500, policy: 'drop' } })
+    .addSet('ip', T, { name: 'foreign', key: ['ipv4_addr'] })
+    .addChain('ip', T, { name: 'filter-input', base: { type: 'filter', hook: 'input', priority: input.priority!, policy: 'drop' } })
+    .declareSet('ip', T, { name: 'cluster-ip-ports', key: svcKey })
+    .deleteElements('ip', T, 'cluster-ip-ports', [{ key: ['172.30.0.41', 'tcp', 80] }])
+    .declareSet('ip', T, { name: 'service-ips', key: svcKey, map: 'verdict' })
+    .deleteElements('ip', T, 'service-ips', [{ key: ['172.30.0.44', 'tcp', 80], verdict: { kind: 'goto', chain: affChain } }])
+    .flushChain('ip', T, affChain).deleteChain('ip', T, affChain)
+    .addRule('ip', T, 'services', rule('ip').daddr('172.30.0.41').verdict({ kind: 'drop' }).build()));
+  assert.notEqual(ruleset(kernel), before);
+  proxier.markDirty('foreign_change');
+  assert.deepEqual(await proxier.sync(snapshot(entries), changed(), false), { full: true, ok: true });
+  assert.equal(ruleset(kernel), before);
+  assert.equal((await nft.dumpTable('ip', T)).chains.find((c) => c.name === 'filter-input')!.policy, 'accept');
+  assert.deepEqual(repairs, ['foreign_change']);
+});
+
+test('a whole flushed or deleted table is rebuilt by the repair sync', async () => {
+  const { proxier, kernel } = proxierOnFake();
+  await proxier.sync(snapshot(entries), changed(), true);
+  const before = ruleset(kernel);
+  const other = kernel.open();
+  const tampers: [string, () => Transaction][] = [
+    ['flush table', () => new Transaction().flushTable('ip', T)],
+    ['delete table', () => new Transaction().deleteTable('ip', T)],
+    ['flush ruleset', () => new Transaction().deleteTable('ip', T).deleteTable('ip6', T)],
+  ];
+  for (const [what, tamper] of tampers) {
+    await other.commit(tamper());
+    assert.notEqual(ruleset(kernel), before, what);
+    proxier.markDirty('foreign_change');
+    assert.deepEqual(await proxier.sync(snapshot(entries), changed(), false), { full: true, ok: true }, what);
+    assert.equal(ruleset(kernel), before, what);
+  }
+});
+
+test('an unknown commit outcome makes the next sync a full one that reads our table first', async () => {
+  const repairs: string[] = [];
+  const { proxier, nft, kernel } = proxierOnFake({ metrics: { repairs: { inc: ({ reason }) => repairs.push(reason) } } });
+  await proxier.sync(snapshot(entries), changed(), true);
+  const dumpsAfterStart = nft.dumps.length;
+  // The partial sync adds svc2 (and its endpoint map); the kernel applies it, the reply is "lost".
+  const svc2 = sp('svc2', { clusterIP: '172.30.0.42' });
+  const grown: Parameters<typeof snapshot>[0] = [...entries, [svc2, [ep('10.180.1.1'), ep('10.180.1.2'), ep('10.180.1.3')]]];
+  nft.loseNextReply();
+  const r = await proxier.sync(snapshot(grown), changed(svc2.key), false);
+  assert.equal(r.ok, false);
+  assert.equal((r.error as NetlinkError).code, 'ENOBUFS');
+  assert.ok(elementsOf(kernel, 'endpoints-3').length > 0, 'the lost batch was applied');
+  // Shrinking back: a mirror that trusted the failure would think endpoints-3 never existed.
+  assert.deepEqual(await proxier.sync(snapshot(entries), changed(svc2.key), false), { full: true, ok: true });
+  assert.ok(nft.dumps.length > dumpsAfterStart, 'the repair sync listed our table');
+  assert.deepEqual(repairs, ['unknown_outcome']);
+  assert.equal(ruleset(kernel), await freshFullSync(entries));
+  assert.doesNotMatch(ruleset(kernel), /endpoints-3/);
+});
+
+test('a ServicePort whose change fails validation keeps its previous rules, through full syncs too', async () => {
+  const warnings: string[] = [];
+  const log = { info() {}, error() {}, warn: (o: object, m: string) => warnings.push(`${m} ${JSON.stringify(o)}`) };
+  const { proxier, kernel } = proxierOnFake({ log });
+  await proxier.sync(snapshot(entries), changed(), true);
+  const good = ruleset(kernel);
+  const broken: Parameters<typeof snapshot>[0] = [[{ ...svc1, clusterIP: 'fd00::41' }, [ep('10.180.0.9')]], entries[1]];
+  assert.deepEqual(await proxier.sync(snapshot(broken), changed(svc1.key), false), { full: false, ok: true });
+  assert.equal(ruleset(kernel), good);
+  assert.match(proxier.refusedServicePorts().get(svc1.key)!, /clusterIP/);
+  assert.match(warnings.join('\n'), /keeping the rules it had/);
+  assert.deepEqual(await proxier.sync(snapshot(broken), changed(), true), { full: true, ok: true });
+  assert.equal(ruleset(kernel), good);
+  const fixed: Parameters<typeof snapshot>[0] = [[svc1, [ep('10.180.0.9')]], entries[1]];
+  assert.deepEqual(await proxier.sync(snapshot(fixed), changed(svc1.key), false), { full: false, ok: true });
+  assert.match(elementsOf(kernel, 'endpoints-1').join(), /10\.180\.0\.9/);
+  assert.equal(proxier.refusedServicePorts().size, 0);
+});
+
+test('a change the kernel refuses keeps the ServicePort\'s previous chains, also in a later full sync', async () => {
+  const { proxier, kernel } = proxierOnFake();
+  await proxier.sync(snapshot(entries), changed(), true);
+  const good = ruleset(kernel);
+  // A base chain where aff's new endpoint chain would go: the kernel refuses the `goto` to it.
+  const blocked = ep('10.180.4.2');
+  const blockedChain = endpointChainName(aff, blocked);
+  await kernel.open().commit(new Transaction().addChain('ip', T, { name: blockedChain, base: { type: 'filter', hook: 'input', priority: 0 } }));
+  const withBlocked = ruleset(kernel);
+  const grown: Parameters<typeof snapshot>[0] = [entries[0], [aff, [ep('10.180.4.1'), blocked]]];
+  assert.deepEqual(await proxier.sync(snapshot(grown), changed(aff.key), false), { full: false, ok: true });
+  assert.deepEqual([...proxier.refusedServicePorts().keys()], [aff.key]);
+  assert.equal(ruleset(kernel), withBlocked);
+  assert.deepEqual(await proxier.sync(snapshot(grown), changed(), true), { full: true, ok: true });
+  assert.ok(chainNames(kernel).includes(serviceChainNames(aff).cluster));
+  const withoutBlocked = ruleset(kernel).split('\n').filter((l) => !l.startsWith(`add chain ip ${T} ${blockedChain} `)).join('\n');
+  assert.equal(withoutBlocked, good);
+});
