@@ -2,6 +2,5 @@
 export { createProxyMetrics, observeNetworkProgramming, observeSync, parseTriggerTime, apiServerStatusObserver } from './proxy-metrics';
 export type { ProxyMetrics, IPFamilyLabel, CreateMetricsOptions } from './proxy-metrics';
 export { startMetricsServer } from './server';
-export type { MetricsServerOptions, RunningServer } from './server';
-export { parseBindAddress } from './bind-address';
+export type { MetricsServerOptions } from './server';
 export { SYNC_BUCKETS, NETWORK_PROGRAMMING_BUCKETS } from './buckets';
