@@ -1,4 +1,4 @@
-// Public face of the metrics (wired in src/main.ts).
+// Public face of the metrics (wired in src/app).
 export { createProxyMetrics, observeNetworkProgramming, observeSync, parseTriggerTime, apiServerStatusObserver } from './proxy-metrics';
 export type { ProxyMetrics, IPFamilyLabel, CreateMetricsOptions } from './proxy-metrics';
 export { startMetricsServer } from './server';
