@@ -81,6 +81,7 @@ export async function runConnectCost(opts: { quick: boolean; distinct?: number[]
   const distinct = opts.distinct ?? (opts.quick ? [1, 10] : [1, 10, 50]);
   const connections = opts.connections ?? (opts.quick ? 500 : 3000);
   if (distinct.some((d) => d > 254)) throw new RangeError('--distinct: at most 254 (the endpoints are 127.0.0.1..127.0.0.D)');
+  const env = envLine(benchEnv());
   const rows: Row[] = [];
   for (const d of distinct) {
     progress(`connect cost: ${SERVICES} Services, ${d} distinct endpoint counts, ${connections} connections x 5 per figure`);
@@ -90,7 +91,7 @@ export async function runConnectCost(opts: { quick: boolean; distinct?: number[]
     ['distinct endpoint counts (D)', 'no ruleset µs/conn', 'not a Service: extra µs', 'to the Service whose select rule is last: extra µs'],
     rows.map((r): Cell[] => [r.distinct, r.bareUs.toFixed(1), signed(r.missUs - r.bareUs), signed(r.hitUs - r.bareHitUs)]),
   );
-  const body = `# Per-connection cost of the nat chains (${SERVICES} Services, best of 5 x ${connections} connections)\n\n${envLine(benchEnv())}\n\n${table}\n`;
+  const body = `# Per-connection cost of the nat chains (${SERVICES} Services, best of 5 x ${connections} connections)\n\n${env}\n\n${table}\n`;
   process.stdout.write(body);
   writeResult('connect-cost-', timestamp(), 'md', body);
 }
