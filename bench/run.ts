@@ -2,28 +2,43 @@
 import { runShapes } from './shapes/run-shapes';
 import { runProbe } from './probe/commit-floor';
 import { runMonitorCost } from './probe/monitor-cost';
+import { runConnectCost } from './probe/connect-cost';
 import { isScenarioChild, runPipeline, scenarioChild } from './pipeline/run-pipeline';
 
-const USAGE = `usage: npm run bench -- [pipeline|shapes|probe|monitor] [--quick] [--sizes N,N,...] [--repeats R]
+const USAGE = `usage: npm run bench -- [pipeline|shapes|probe|monitor|connect] [--quick] [--sizes N,N,...] [--repeats R]
+                                     [--distinct D,D,...] [--connections C]
   pipeline (default)  synthetic clusters through model -> NftablesProxier -> addon -> kernel,
                       full and partial sync times from sync_proxy_rules_duration_seconds, vs nft -f
   shapes              linear vs upstream ruleset shape, addon vs nft -f
   probe               kernel cost of a one-object transaction as the table grows
   monitor             what an open NftMonitor costs our own big commits (best of --repeats, default 3)
+  connect             what the nat chains add to each new connection, 1,000 Services whose endpoint
+                      counts take D distinct values (--distinct, default 1,10,50; --connections per figure, default 3000)
   --quick             small sizes, finishes in under a minute
   --sizes             override the Service counts (pipeline, probe)
   --repeats           repeats per sync kind (pipeline) or per mode (monitor)`;
 
-export interface CliOptions { command: 'pipeline' | 'shapes' | 'probe' | 'monitor'; quick: boolean; sizes?: number[]; repeats?: number }
+const COMMANDS = ['pipeline', 'shapes', 'probe', 'monitor', 'connect'] as const;
+
+export interface CliOptions {
+  command: (typeof COMMANDS)[number];
+  quick: boolean;
+  sizes?: number[];
+  repeats?: number;
+  distinct?: number[];
+  connections?: number;
+}
 
 export function parseArgs(argv: string[]): CliOptions {
   const opts: CliOptions = { command: 'pipeline', quick: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
-    if (a === 'shapes' || a === 'pipeline' || a === 'probe' || a === 'monitor') opts.command = a;
+    if ((COMMANDS as readonly string[]).includes(a)) opts.command = a as CliOptions['command'];
     else if (a === '--quick') opts.quick = true;
     else if (a === '--sizes') opts.sizes = positiveInts('--sizes', argv[++i]);
     else if (a === '--repeats') opts.repeats = positiveInts('--repeats', argv[++i])[0];
+    else if (a === '--distinct') opts.distinct = positiveInts('--distinct', argv[++i]);
+    else if (a === '--connections') opts.connections = positiveInts('--connections', argv[++i])[0];
     else if (a === '--help' || a === '-h') { process.stdout.write(`${USAGE}\n`); process.exit(0); }
     else throw new RangeError(`unknown argument ${JSON.stringify(a)}\n${USAGE}`);
   }
@@ -45,6 +60,7 @@ async function main(): Promise<void> {
   if (opts.command === 'shapes') await runShapes(opts);
   else if (opts.command === 'probe') await runProbe(opts);
   else if (opts.command === 'monitor') await runMonitorCost(opts);
+  else if (opts.command === 'connect') await runConnectCost(opts);
   else await runPipeline(opts);
 }
 

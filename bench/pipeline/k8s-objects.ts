@@ -1,7 +1,7 @@
 // The synthetic cluster as the API server would send it: one V1Service and one V1EndpointSlice per
 // Service, so the bench exercises the real model (src/core) from its input format.
 import type { V1EndpointSlice, V1Service } from '@kubernetes/client-node';
-import { SynthService } from '../shapes/cluster';
+import { SynthService } from '../lib/cluster';
 
 export const BENCH_NODE = 'bench-node';
 

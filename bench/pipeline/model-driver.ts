@@ -1,7 +1,7 @@
 // Feeds the synthetic cluster to the real model (src/core ProxyState) as the informers would: one
 // V1Service and one V1EndpointSlice event per Service. The sync loop takes the changes from it.
 import { ProxyState } from '../../src/core/proxy-state';
-import { SynthService } from '../shapes/cluster';
+import { SynthService } from '../lib/cluster';
 import { BENCH_NODE, serviceObject, sliceObject } from './k8s-objects';
 
 export class ModelDriver {

@@ -8,7 +8,7 @@ import type { Registry } from 'prom-client';
 import type { ProxyState } from '../../src/core/proxy-state';
 import { loadNative, nativeMissing, type Transaction } from '../lib/native';
 import { CommitRecord, recordingNft } from './recording-nft';
-import { CLUSTER_CIDR } from '../shapes/cluster';
+import { CLUSTER_CIDR } from '../lib/cluster';
 
 export const SYNC_METRIC = 'kubeproxy_sync_proxy_rules_duration_seconds';
 export const FULL_METRIC = 'kubeproxy_sync_full_proxy_rules_duration_seconds';
@@ -90,7 +90,7 @@ export async function makeParts(netnsPath: string, n: number, state: ProxyState)
   });
   guard?.start();
   const nft = guard && mode !== 'listening'
-    ? { commit: (tx: Transaction) => guard.commitQuietly(recording, tx), dumpTable: recording.dumpTable.bind(recording), listTables: recording.listTables.bind(recording) }
+    ? { commit: (tx: Transaction) => guard.commitQuietly(recording, tx), dumpTable: recording.dumpTable.bind(recording) }
     : recording;
   const errors: string[] = [];
   const log = collectingLog(errors);

@@ -3,7 +3,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { endpointIp, syntheticService, SynthService, ClusterSpec } from '../shapes/cluster';
+import { endpointIp, syntheticService, SynthService, ClusterSpec } from '../lib/cluster';
 import { Cost, measureNftFile } from '../lib/measure';
 import { benchNetns, teardown } from '../lib/netns';
 import { progress } from '../report/table';

@@ -3,7 +3,7 @@
 // transaction through the addon. Expressions with a kernel `validate` hook (jump/goto, dnat, a
 // verdict-map element that jumps) make the commit re-validate every chain reachable from the base
 // chains, so their cost follows the table's size: this is the floor under any partial sync.
-import { syntheticCluster } from '../shapes/cluster';
+import { syntheticCluster } from '../lib/cluster';
 import { linearTransaction } from '../shapes/linear-tx';
 import { loadNative, NativeApi, Transaction } from '../lib/native';
 import { benchNetns, teardown } from '../lib/netns';

@@ -1,6 +1,7 @@
 // The linear-shape ruleset (see nft-text.ts) built through the Transaction API: the same objects,
 // in the same order, as the text form, so `tx.toNftScript()` is what `nft -f` is compared with.
-import { CLUSTER_CIDR, SynthService, endpointChain, externalChain, serviceChain } from './cluster';
+import { CLUSTER_CIDR, SynthService } from '../lib/cluster';
+import { endpointChain, externalChain, serviceChain } from './chain-names';
 import type { NativeApi, Transaction } from '../lib/native';
 
 const F = 'ip';

@@ -4,9 +4,8 @@
 //   upstream: one anonymous verdict map per Service, `numgen random mod k vmap { 0 : goto ... }`
 // The linear shape is also built through the Transaction API (linear-tx.ts); this text is what
 // `nft -f` is given for the upstream shape, and for the linear shape when the addon is not built.
-import {
-  CLUSTER_CIDR, SynthService, endpointChain, externalChain, serviceChain,
-} from './cluster';
+import { CLUSTER_CIDR, SynthService } from '../lib/cluster';
+import { endpointChain, externalChain, serviceChain } from './chain-names';
 
 export type Shape = 'linear' | 'upstream';
 const T = 'ip kube-proxy';

@@ -4,7 +4,7 @@
 import { writeFileSync, rmSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { syntheticCluster, SynthService } from './cluster';
+import { syntheticCluster, SynthService } from '../lib/cluster';
 import { rulesetText, Shape } from './nft-text';
 import { linearTransaction, objectCounts } from './linear-tx';
 import { Cost, cpuS, measureInProcess, measureNftFile } from '../lib/measure';

@@ -1,28 +1,27 @@
 // Wires the boxes together for `kube-proxy-native` in a mode: watchers -> model -> runner -> proxier,
 // with metrics, health and conntrack around them. The only place that knows every folder.
+// Start-up order: the model, the kernel socket and the sync parts, the watcher (its kubeconfig is
+// loaded here), the healthz then the metrics server, the guard, the watches; the runner starts on the
+// first complete list. A failure on the way closes what was opened (shutdown.ts), as stop() does.
 import * as os from 'node:os';
 import { Registry } from 'prom-client';
 import type { KubeProxyConfiguration } from '../config';
 import { effectiveMode } from '../config';
-import { applyConntrackSysctls, ConntrackCleanup, ConntrackClient } from '../conntrack';
+import { applyConntrackSysctls } from '../conntrack';
 import { ProxyState } from '../core';
-import type { SyncResult } from '../core/types';
+import type { IPFamily, SyncResult } from '../core/types';
 import { startHealthServer } from '../health/health-server';
-import { ProxyHealth } from '../health/proxy-health';
-import { ServiceHealthServer } from '../health/service-health';
+import { ProxyHealth, type StaleResource } from '../health/proxy-health';
 import { ClusterWatcher } from '../k8s/cluster-watcher';
 import { loadKubeConfig } from '../k8s/kubeconfig';
 import type { Logger } from '../log';
 import { apiServerStatusObserver, createProxyMetrics, type ProxyMetrics } from '../metrics/proxy-metrics';
-import { startMetricsServer, type RunningServer } from '../metrics/server';
-import { Nft, type Transaction } from '../native';
-import { guardedTables, NftablesProxier } from '../proxier/nftables';
-import { BoundedFrequencyRunner } from '../runner/bounded-frequency-runner';
-import { systemClock } from '../runner/clock';
-import { nftFamily, servedFamilies } from './families';
-import { RulesetGuard } from './ruleset-guard';
-import { nftablesOptionsFrom } from './nftables-options';
-import { SyncLoop } from './sync-loop';
+import { startMetricsServer } from '../metrics/server';
+import { Nft } from '../native';
+import { servedFamilies } from './families';
+import { modelSink } from './model-sink';
+import { shutDown, type OpenedParts } from './shutdown';
+import { syncParts, type SyncParts } from './sync-parts';
 
 export interface ProxyAppOptions {
   config: KubeProxyConfiguration;
@@ -52,6 +51,54 @@ export function nodeNameOf(config: Pick<KubeProxyConfiguration, 'hostnameOverrid
   return (config.hostnameOverride || os.hostname()).trim().toLowerCase();
 }
 
+/** Who this proxy is, what it serves, what it counts and judges, and its view of the cluster. */
+interface Model {
+  nodeName: string;
+  families: IPFamily[];
+  registry: Registry;
+  metrics: ProxyMetrics;
+  health: ProxyHealth;
+  state: ProxyState;
+}
+
+/** What start-up has opened so far; the watcher is also asked for its staleness. */
+type Opened = OpenedParts & { watcher?: ClusterWatcher };
+
+export async function startProxy(o: ProxyAppOptions): Promise<RunningProxy> {
+  const mode = nftablesMode(o.config);
+  const opened: Opened = { servers: [] };
+  // The watcher is made later; its staleness is read only when /healthz is asked.
+  const model = buildModel(o, () => opened.watcher?.staleResources() ?? []);
+  applySysctls(o);
+  let proxy: RunningProxy;
+  try {
+    proxy = await openAndStart(o, mode, model, opened);
+  } catch (e) {
+    await shutDown(opened).catch((err) => o.log.warn({ err: String(err) }, 'Closing after a failed start-up failed too'));
+    throw e;
+  }
+  o.log.info({ mode, nodeName: model.nodeName, families: model.families }, 'kube-proxy-native started');
+  return proxy;
+}
+
+function nftablesMode(config: KubeProxyConfiguration): string {
+  const mode = effectiveMode(config);
+  if (mode !== 'nftables') throw new Error(`proxy mode ${JSON.stringify(mode)} is not available in this build; use nftables`);
+  return mode;
+}
+
+function buildModel(o: ProxyAppOptions, staleResources: () => readonly StaleResource[]): Model {
+  const nodeName = nodeNameOf(o.config);
+  const families = servedFamilies(o.config);
+  const registry = o.registry ?? new Registry();
+  return {
+    nodeName, families, registry,
+    metrics: createProxyMetrics(registry),
+    health: new ProxyHealth(2 * o.config.syncPeriod, undefined, { staleResources }),
+    state: new ProxyState({ nodeName, ipFamilies: families, log: o.log }),
+  };
+}
+
 function applySysctls(o: ProxyAppOptions): void {
   if (o.netns) {
     o.log.info({ netns: o.netns }, 'Not applying conntrack sysctls: running against another network namespace');
@@ -63,109 +110,38 @@ function applySysctls(o: ProxyAppOptions): void {
   }
 }
 
-export async function startProxy(o: ProxyAppOptions): Promise<RunningProxy> {
-  const { config, log } = o;
-  const mode = effectiveMode(config);
-  if (mode !== 'nftables') throw new Error(`proxy mode ${JSON.stringify(mode)} is not available in this build; use nftables`);
-  const nodeName = nodeNameOf(config);
-  const families = servedFamilies(config);
-  const registry = o.registry ?? new Registry();
-  const metrics = createProxyMetrics(registry);
-  // The watcher is made below; its staleness is read only when /healthz is asked.
-  let watcher: ClusterWatcher | undefined;
-  const health = new ProxyHealth(2 * config.syncPeriod, undefined, { staleResources: () => watcher?.staleResources() ?? [] });
-  applySysctls(o);
-
-  const nft = Nft.open(o.netns ? { netns: o.netns } : undefined);
-  // Large commits go through the guard, which keeps the kernel from building notifications for them.
-  const quietNft = {
-    commit: (tx: Transaction) => guard.commitQuietly(nft, tx),
-    dumpTable: nft.dumpTable.bind(nft),
-    listTables: nft.listTables.bind(nft),
-  };
-  const proxier = new NftablesProxier(nftablesOptionsFrom(config, families, {
-    nft: quietNft, log, metrics: {
-      syncFailures: { inc: (v) => metrics.nftablesSyncFailuresTotal.inc({ ip_family: families[0] }, v ?? 1) },
-      refusedServicePorts: { inc: (v) => metrics.nftablesRefusedServicePortsTotal.inc({ ip_family: families[0] }, v ?? 1) },
-      repairs: { inc: ({ reason }) => metrics.rulesetRepairsTotal.inc({ reason }) },
-    },
-  }));
-  const state = new ProxyState({ nodeName, ipFamilies: families, log });
-  const serviceHealth = new ServiceHealthServer({
-    addresses: o.healthCheckAddresses, proxyHealthy: () => health.report().healthy, log,
+/** Opens and starts everything in order, recording each part in `opened` as soon as it exists. */
+async function openAndStart(o: ProxyAppOptions, mode: string, model: Model, opened: Opened): Promise<RunningProxy> {
+  const nft = (opened.nft = Nft.open(o.netns ? { netns: o.netns } : undefined));
+  const sync = syncParts({ ...o, ...model, nft });
+  Object.assign(opened, { guard: sync.guard, runner: sync.runner, serviceHealth: sync.serviceHealth });
+  const watcher = (opened.watcher = clusterWatcher(o, model, sync));
+  const healthServer = await startHealthServer({
+    bindAddress: o.config.healthzBindAddress, health: model.health, log: o.log, apiServer: () => watcher.status(),
+    healthzTotal: model.metrics.proxyHealthzTotal, livezTotal: model.metrics.proxyLivezTotal,
   });
-  const loop = new SyncLoop({
-    state, proxier, families, metrics, health, serviceHealth, log,
-    conntrack: new ConntrackCleanup(new ConntrackClient({ netns: o.netns ?? null })),
+  opened.servers.push(healthServer);
+  const metricsServer = await startMetricsServer({
+    bindAddress: o.config.metricsBindAddress, registry: model.registry, proxyMode: mode, config: () => o.config, log: o.log,
   });
-  const runner = new BoundedFrequencyRunner({
-    clock: systemClock, run: loop.run, minIntervalMs: config.minSyncPeriod, maxIntervalMs: config.syncPeriod,
-    onError: (err, n, retryInMs) => log.error({ err: String(err), consecutiveFailures: n, retryInMs }, 'Sync failed; retrying'),
-  });
-  const guard = new RulesetGuard({
-    netns: o.netns, tables: guardedTables(families.map(nftFamily)), ownPortIds: () => [nft.portId], clock: systemClock, log,
-    foreignChange: () => metrics.rulesetForeignChangesTotal.inc(),
-    repair: (reasons) => {
-      for (const r of reasons) proxier.markDirty(r);
-      runner.run();
-    },
-  });
-  const changed = (c: boolean): void => {
-    if (!c) return;
-    loop.queued();
-    runner.run();
-  };
-  watcher = new ClusterWatcher({
-    kubeConfig: loadKubeConfig({ kubeconfig: config.clientConnection.kubeconfig || undefined, master: o.master }),
-    nodeName,
-    log,
-    onStatus: apiServerStatusObserver(metrics),
-    sink: {
-      onService: (kind, svc) => changed(state.onService(kind, svc)),
-      onEndpointSlice: (kind, slice) => changed(state.onEndpointSlice(kind, slice)),
-      onNode: (node) => {
-        health.syncNode(node);
-        changed(state.onNode(node));
-      },
-      onNamespaceDisabledChange: (namespace, disabled) => log.info({ namespace, disabled }, 'Namespace proxying changed'),
-      onServiceCIDRs: (cidrs) => changed(state.onServiceCIDRs(cidrs)),
-      onSynced: () => {
-        log.info({}, 'Services and EndpointSlices listed; starting to sync');
-        runner.start();
-        runner.run();
-      },
-    },
-  });
-
-  const servers: RunningServer[] = [];
-  try {
-    servers.push(await startHealthServer({
-      bindAddress: config.healthzBindAddress, health, healthzTotal: metrics.proxyHealthzTotal, livezTotal: metrics.proxyLivezTotal, log,
-      apiServer: () => watcher!.status(),
-    }));
-    servers.push(await startMetricsServer({ bindAddress: config.metricsBindAddress, registry, proxyMode: mode, config: () => config, log }));
-  } catch (e) {
-    await Promise.all(servers.map((s) => s.close()));
-    guard.stop();
-    nft.close();
-    throw e;
-  }
-  guard.start();
+  opened.servers.push(metricsServer);
+  sync.guard.start();
   watcher.start();
-  log.info({ mode, nodeName, families }, 'kube-proxy-native started');
-
   return {
-    metrics, registry, watcher, health,
-    healthPort: servers[0].port,
-    metricsPort: servers[1].port,
-    nextSync: () => loop.nextSync(),
-    async stop() {
-      guard.stop();
-      watcher.stop();
-      await runner.stop();
-      await serviceHealth.closeAll();
-      await Promise.all(servers.map((s) => s.close()));
-      nft.close();
-    },
+    metrics: model.metrics, registry: model.registry, watcher, health: model.health,
+    healthPort: healthServer.port,
+    metricsPort: metricsServer.port,
+    nextSync: () => sync.loop.nextSync(),
+    stop: () => shutDown(opened),
   };
+}
+
+function clusterWatcher(o: ProxyAppOptions, model: Model, sync: SyncParts): ClusterWatcher {
+  return new ClusterWatcher({
+    kubeConfig: loadKubeConfig({ kubeconfig: o.config.clientConnection.kubeconfig || undefined, master: o.master }),
+    nodeName: model.nodeName,
+    log: o.log,
+    onStatus: apiServerStatusObserver(model.metrics),
+    sink: modelSink({ state: model.state, health: model.health, queued: () => sync.loop.queued(), runner: sync.runner, log: o.log }),
+  });
 }

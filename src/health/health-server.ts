@@ -4,8 +4,7 @@
 // Routed like upstream's Go ServeMux: any method, unclean paths redirected, `*` refused.
 import type * as http from 'node:http';
 import type { Counter } from 'prom-client';
-import { cleanPath, escapePath, type HttpLimits, type HttpLog, notFound, type RequestTarget, type RunningServer, sendText, serveHardened } from '../http';
-import { parseBindAddress } from '../metrics/bind-address';
+import { cleanPath, escapePath, type HttpLimits, type HttpLog, notFound, parseBindAddress, type RequestTarget, type RunningServer, sendText, serveHardened } from '../http';
 import { HealthReport, HealthzReport, ProxyHealth } from './proxy-health';
 
 export interface HealthServerOptions {

@@ -6,9 +6,9 @@ import { ApiConnection } from './api-request';
 import { BackoffOptions } from './backoff';
 import { RequestDeadlines } from './deadlines';
 import { Logger, silentLogger } from './logger';
-import { Reflector, ReflectorStatus } from './reflector';
-import { ResourceClients, resourceClients } from './resources';
-import { ServiceCIDRSet } from './service-cidrs';
+import { Reflector, type ReflectorStatus, type SharedReflectorOptions } from './reflector';
+import { type ResourceClient, type ResourceClients, resourceClients } from './resources';
+import { ServiceCIDRWatch } from './service-cidr-watch';
 import { DISABLED_NAMESPACES_SELECTOR, excludeNamespacesSelector, nodeFieldSelector, SERVICE_LABEL_SELECTOR } from './selectors';
 import { ClusterEventSink, EventKind } from './sink';
 
@@ -53,112 +53,40 @@ export interface WatcherStatus {
 const OPTIONAL_WHEN_FORBIDDEN = new Set(['namespaces', 'servicecidrs']);
 
 /** Does this resource's staleness make the proxy's view stale? */
-function counts(r: ReflectorStatus): boolean {
+function countsForStaleness(r: ReflectorStatus): boolean {
   if (r.notServed) return false;
   return !(OPTIONAL_WHEN_FORBIDDEN.has(r.resource) && !r.connected && r.lastErrorCode === 403);
 }
+
+type Shared = SharedReflectorOptions & { log: Logger };
 
 export class ClusterWatcher {
   private readonly services: Reflector<V1Service>;
   private readonly slices: Reflector<V1EndpointSlice>;
   private readonly node: Reflector<V1Node>;
   private readonly namespaces?: Reflector<V1Namespace>;
-  private readonly serviceCIDRs?: Reflector<V1ServiceCIDR>;
-  private readonly cidrSet: ServiceCIDRSet;
-  /** The ServiceCIDR list is in: from now on every change is delivered. */
-  private cidrsListed = false;
-  /** The first ServiceCIDR list has succeeded or failed: onSynced no longer waits for it. */
-  private cidrsSettled = false;
-  private deliveredCIDRs?: string;
-  private cidrsForbiddenWarned = false;
+  private readonly serviceCIDRs?: ServiceCIDRWatch;
+  /** The first ServiceCIDR list has succeeded or failed (or is not asked for): onSynced no longer waits for it. */
+  private cidrsSettled: boolean;
   private syncedReported = false;
   private readonly disabled = new Set<string>();
-  /** Namespace flips are applied one at a time, in order. */
-  private flips: Promise<void> = Promise.resolve();
+  /** Namespaces that opted back in are merged one at a time, in order. */
+  private merges: Promise<void> = Promise.resolve();
   private servicesStarted = false;
-  private syncedCount = 0;
+  /** How many of Services and EndpointSlices have completed their first list. */
+  private modelListsDone = 0;
   private readonly log: Logger;
 
   constructor(private readonly o: ClusterWatcherOptions) {
     this.log = o.log ?? silentLogger;
-    this.cidrSet = new ServiceCIDRSet(this.log);
     const clients = o.clients ?? resourceClients(new ApiConnection(o.kubeConfig, o.deadlines));
-    const common = {
-      backoff: o.backoff,
-      pageSize: o.pageSize,
-      watchTimeoutSeconds: o.watchTimeoutSeconds,
-      log: this.log,
-      onStatus: o.onStatus,
-    };
-    const enabled = (obj: KubernetesObject): boolean => !this.disabled.has(obj.metadata?.namespace ?? '');
-    this.services = new Reflector<V1Service>({
-      ...common,
-      client: clients.services,
-      labelSelector: SERVICE_LABEL_SELECTOR,
-      accept: enabled,
-      handler: this.forward((k, s) => o.sink.onService(k, s)),
-    });
-    this.slices = new Reflector<V1EndpointSlice>({
-      ...common,
-      client: clients.endpointSlices,
-      labelSelector: SERVICE_LABEL_SELECTOR,
-      accept: enabled,
-      handler: this.forward((k, s) => o.sink.onEndpointSlice(k, s)),
-    });
-    this.node = new Reflector<V1Node>({
-      ...common,
-      client: clients.nodes,
-      fieldSelector: nodeFieldSelector(o.nodeName),
-      handler: {
-        add: (n) => o.sink.onNode(n),
-        update: (n) => o.sink.onNode(n),
-        delete: () => o.sink.onNode(undefined),
-      },
-    });
-    if (o.serviceCIDRs !== false) {
-      this.serviceCIDRs = new Reflector<V1ServiceCIDR>({
-        ...common,
-        client: clients.serviceCIDRs,
-        stopWhenNotServed: true,
-        // Said once, with the reason, by serviceCIDRStatus.
-        quietErrorCodes: [403],
-        onStatus: (s) => this.serviceCIDRStatus(s),
-        handler: {
-          add: (c) => this.cidrObject(c),
-          update: (c) => this.cidrObject(c),
-          delete: (c) => {
-            this.cidrSet.delete(c);
-            if (this.cidrsListed) this.deliverCIDRs();
-          },
-          synced: () => {
-            this.cidrsListed = true;
-            this.deliverCIDRs();
-            this.settleCIDRs();
-          },
-        },
-      });
-    } else {
-      this.cidrsSettled = true;
-    }
-    if (o.namespaceOptOut !== false) {
-      this.namespaces = new Reflector<V1Namespace>({
-        ...common,
-        onStatus: (s) => {
-          o.onStatus?.(s);
-          if (s.lastErrorCode === 403) this.namespacesForbidden();
-        },
-        client: clients.namespaces,
-        labelSelector: DISABLED_NAMESPACES_SELECTOR,
-        handler: {
-          add: (ns) => this.flip(ns.metadata!.name!, true),
-          update: () => undefined,
-          // Label removed (the watch's selector no longer matches) or namespace deleted.
-          delete: (ns) => this.flip(ns.metadata!.name!, false),
-          // Services are requested only once the disabled set is known, so none of theirs is ever asked for.
-          synced: () => this.startServices(),
-        },
-      });
-    }
+    const shared: Shared = { backoff: o.backoff, pageSize: o.pageSize, watchTimeoutSeconds: o.watchTimeoutSeconds, log: this.log, onStatus: o.onStatus };
+    this.services = this.modelReflector(clients.services, shared, (k, s) => o.sink.onService(k, s));
+    this.slices = this.modelReflector(clients.endpointSlices, shared, (k, s) => o.sink.onEndpointSlice(k, s));
+    this.node = this.nodeReflector(clients.nodes, shared);
+    this.serviceCIDRs = o.serviceCIDRs === false ? undefined : this.serviceCIDRWatch(clients.serviceCIDRs, shared);
+    this.cidrsSettled = this.serviceCIDRs === undefined;
+    this.namespaces = o.namespaceOptOut === false ? undefined : this.namespaceReflector(clients.namespaces, shared);
   }
 
   start(): void {
@@ -178,14 +106,14 @@ export class ClusterWatcher {
     return [...this.disabled].sort();
   }
 
-  /** Resolves when pending namespace flips have been applied (for tests and orderly shutdown). */
+  /** Resolves when the namespaces that opted back in so far have been merged (for tests and orderly shutdown). */
   settled(): Promise<void> {
-    return this.flips;
+    return this.merges;
   }
 
   /** Each view the proxy relies on (see WatcherStatus.staleSince) that is stale now, and since when. */
   staleResources(): { resource: string; since: Date }[] {
-    return this.reflectors().map((r) => r.status).filter(counts)
+    return this.reflectors().map((r) => r.status).filter(countsForStaleness)
       .filter((r) => r.staleSince !== undefined).map((r) => ({ resource: r.resource, since: r.staleSince! }));
   }
 
@@ -193,10 +121,10 @@ export class ClusterWatcher {
     const resources = this.reflectors().map((r) => r.status);
     const watched = resources.filter((r) => !r.notServed);
     const failing = watched.filter((r) => r.lastError && !r.connected);
-    const stale = resources.filter(counts).map((r) => r.staleSince).filter((d): d is Date => d !== undefined);
+    const stale = resources.filter(countsForStaleness).map((r) => r.staleSince).filter((d): d is Date => d !== undefined);
     return {
       connected: watched.every((r) => r.connected),
-      synced: this.syncedCount >= 2,
+      synced: this.modelListsDone >= 2,
       lastError: failing[0]?.lastError,
       staleSince: stale.length > 0 ? new Date(Math.min(...stale.map((d) => d.getTime()))) : undefined,
       resources,
@@ -204,20 +132,70 @@ export class ClusterWatcher {
   }
 
   private reflectors(): Reflector<KubernetesObject>[] {
-    const all = [this.services, this.slices, this.node, this.namespaces, this.serviceCIDRs] as Array<Reflector<KubernetesObject> | undefined>;
+    const all = [this.services, this.slices, this.node, this.namespaces, this.serviceCIDRs?.reflector] as Array<Reflector<KubernetesObject> | undefined>;
     return all.filter((r): r is Reflector<KubernetesObject> => r !== undefined);
   }
 
-  private forward<T>(to: (kind: EventKind, obj: T) => void) {
-    return {
-      add: (obj: T) => to('add', obj),
-      update: (obj: T) => to('update', obj),
-      delete: (obj: T) => to('delete', obj),
-      synced: () => {
-        ++this.syncedCount;
-        this.maybeSynced();
+  /** Services or EndpointSlices: those of opted-out namespaces are never asked for, nor accepted. */
+  private modelReflector<T extends KubernetesObject>(client: ResourceClient<T>, shared: Shared, to: (kind: EventKind, obj: T) => void): Reflector<T> {
+    return new Reflector<T>({
+      ...shared,
+      client,
+      labelSelector: SERVICE_LABEL_SELECTOR,
+      accept: (obj) => !this.disabled.has(obj.metadata?.namespace ?? ''),
+      handler: {
+        add: (obj) => to('add', obj),
+        update: (obj) => to('update', obj),
+        delete: (obj) => to('delete', obj),
+        synced: () => {
+          ++this.modelListsDone;
+          this.maybeSynced();
+        },
       },
-    };
+    });
+  }
+
+  private nodeReflector(client: ResourceClient<V1Node>, shared: Shared): Reflector<V1Node> {
+    return new Reflector<V1Node>({
+      ...shared,
+      client,
+      fieldSelector: nodeFieldSelector(this.o.nodeName),
+      handler: {
+        add: (n) => this.o.sink.onNode(n),
+        update: (n) => this.o.sink.onNode(n),
+        delete: () => this.o.sink.onNode(undefined),
+      },
+    });
+  }
+
+  private serviceCIDRWatch(client: ResourceClient<V1ServiceCIDR>, shared: Shared): ServiceCIDRWatch {
+    return new ServiceCIDRWatch({
+      client,
+      shared,
+      deliver: (cidrs) => this.o.sink.onServiceCIDRs?.(cidrs),
+      firstListEnded: () => this.settleCIDRs(),
+    });
+  }
+
+  /** The namespaces labelled disabled; Services are requested once they are known. */
+  private namespaceReflector(client: ResourceClient<V1Namespace>, shared: Shared): Reflector<V1Namespace> {
+    return new Reflector<V1Namespace>({
+      ...shared,
+      onStatus: (s) => {
+        this.o.onStatus?.(s);
+        if (s.lastErrorCode === 403) this.namespacesForbidden();
+      },
+      client,
+      labelSelector: DISABLED_NAMESPACES_SELECTOR,
+      handler: {
+        add: (ns) => this.setDisabled(ns.metadata!.name!, true),
+        update: () => undefined,
+        // Label removed (the watch's selector no longer matches) or namespace deleted.
+        delete: (ns) => this.setDisabled(ns.metadata!.name!, false),
+        // Services are requested only once the disabled set is known, so none of theirs is ever asked for.
+        synced: () => this.startServices(),
+      },
+    });
   }
 
   /**
@@ -226,7 +204,7 @@ export class ClusterWatcher {
    * for that informer too), but never waits on a ServiceCIDR API that fails.
    */
   private maybeSynced(): void {
-    if (this.syncedReported || this.syncedCount < 2 || !this.cidrsSettled) return;
+    if (this.syncedReported || this.modelListsDone < 2 || !this.cidrsSettled) return;
     this.syncedReported = true;
     this.o.sink.onSynced();
   }
@@ -235,45 +213,6 @@ export class ClusterWatcher {
     if (this.cidrsSettled) return;
     this.cidrsSettled = true;
     this.maybeSynced();
-  }
-
-  private cidrObject(c: V1ServiceCIDR): void {
-    this.cidrSet.set(c);
-    // The first list is delivered whole when it is in, not object by object.
-    if (this.cidrsListed) this.deliverCIDRs();
-  }
-
-  /** Gives the sink the current ranges, when they differ from the last it was given. */
-  private deliverCIDRs(): void {
-    const cidrs = this.cidrSet.cidrs();
-    const key = cidrs.join(',');
-    if (key === this.deliveredCIDRs) return;
-    this.deliveredCIDRs = key;
-    this.log.info({ serviceCIDRs: cidrs }, 'Service CIDRs updated');
-    this.o.sink.onServiceCIDRs?.(cidrs);
-  }
-
-  /**
-   * 404: the API server has no networking.k8s.io/v1 ServiceCIDR API (before Kubernetes 1.33): said
-   * once, and the Reflector has stopped for good. 403: RBAC lacks it; said once, retried with backoff
-   * like any failure. Either way the proxy works without the ranges.
-   */
-  private serviceCIDRStatus(s: ReflectorStatus): void {
-    if (s.notServed) {
-      this.log.info({ resource: 'servicecidrs', err: s.lastError },
-        'the API server does not serve networking.k8s.io/v1 ServiceCIDRs; not watching them (traffic to unallocated ClusterIPs is not dropped)');
-      this.settleCIDRs();
-      // Not watched at all: no connection metric for it.
-      return;
-    }
-    this.o.onStatus?.(s);
-    if (s.failures > 0) this.settleCIDRs();
-    if (s.connected) this.cidrsForbiddenWarned = false;
-    if (s.lastErrorCode === 403 && !s.connected && !this.cidrsForbiddenWarned) {
-      this.cidrsForbiddenWarned = true;
-      this.log.warn({ resource: 'servicecidrs', err: s.lastError },
-        'not allowed to list ServiceCIDRs (RBAC): traffic to unallocated ClusterIPs is not dropped until get/list/watch on servicecidrs.networking.k8s.io is granted; retrying with backoff');
-    }
   }
 
   /**
@@ -308,7 +247,7 @@ export class ClusterWatcher {
     this.slices.setFieldSelector(sel);
   }
 
-  private flip(namespace: string, disabled: boolean): void {
+  private setDisabled(namespace: string, disabled: boolean): void {
     if (this.disabled.has(namespace) === disabled) return;
     if (disabled) {
       // Synchronous, so the Services are gone from the sink within this very event.
@@ -330,10 +269,11 @@ export class ClusterWatcher {
     this.services.beginMerge(namespace);
     this.slices.beginMerge(namespace);
     this.applySelector();
-    this.flips = this.flips.then(() => this.enable(namespace));
+    this.merges = this.merges.then(() => this.mergeReenabled(namespace));
   }
 
-  private async enable(namespace: string): Promise<void> {
+  /** Lists a namespace that opted back in, retrying; a relist of everything when that keeps failing. */
+  private async mergeReenabled(namespace: string): Promise<void> {
     for (let attempt = 1; !this.disabled.has(namespace); attempt++) {
       try {
         await Promise.all([this.services.mergeNamespace(namespace), this.slices.mergeNamespace(namespace)]);

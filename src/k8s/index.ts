@@ -1,4 +1,4 @@
-// Public face of the API watchers (wired in src/main.ts).
+// Public face of the API watchers (wired in src/app).
 export { ClusterWatcher } from './cluster-watcher';
 export type { ClusterWatcherOptions, WatcherStatus } from './cluster-watcher';
 export type { ClusterEventSink, EventKind } from './sink';

@@ -41,6 +41,9 @@ export interface ReflectorOptions<T extends KubernetesObject> {
   onStatus?: (s: ReflectorStatus) => void;
 }
 
+/** The options that do not depend on the resource, which one owner's Reflectors share. */
+export type SharedReflectorOptions = Pick<ReflectorOptions<KubernetesObject>, 'backoff' | 'pageSize' | 'watchTimeoutSeconds' | 'log' | 'onStatus'>;
+
 interface WatchOutcome {
   gone: boolean;
   events: number;

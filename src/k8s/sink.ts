@@ -1,4 +1,4 @@
-// What the watchers deliver: the model (src/core) implements this; src/main.ts connects the two.
+// What the watchers deliver: the model (src/core) implements this; src/app/model-sink.ts connects the two.
 import type { V1EndpointSlice, V1Node, V1Service } from '@kubernetes/client-node';
 
 export type EventKind = 'add' | 'update' | 'delete';

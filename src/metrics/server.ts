@@ -3,10 +3,7 @@
 // upstream's PathRecorderMux: the exact decoded path, any method, 404 otherwise (no redirects).
 import type * as http from 'node:http';
 import { Registry } from 'prom-client';
-import { type HttpLimits, type HttpLog, notFound, type RequestTarget, type RunningServer, sendText, serveHardened } from '../http';
-import { parseBindAddress } from './bind-address';
-
-export type { RunningServer } from '../http';
+import { type HttpLimits, type HttpLog, notFound, parseBindAddress, type RequestTarget, type RunningServer, sendText, serveHardened } from '../http';
 
 export interface MetricsServerOptions {
   bindAddress: string;

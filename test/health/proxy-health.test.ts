@@ -6,7 +6,7 @@ import { Registry } from 'prom-client';
 import { startHealthServer } from '../../src/health/health-server';
 import { nodeEligible, ProxyHealth } from '../../src/health/proxy-health';
 import { createProxyMetrics, ProxyMetrics } from '../../src/metrics/proxy-metrics';
-import { RunningServer } from '../../src/metrics/server';
+import type { RunningServer } from '../../src/http';
 import { parsePrometheusText, sample } from '../metrics/prom-text';
 import { FakeClock } from './health-clock';
 

@@ -3,7 +3,6 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Registry } from 'prom-client';
 import { exponentialBuckets, NETWORK_PROGRAMMING_BUCKETS } from '../../src/metrics/buckets';
-import { parseBindAddress } from '../../src/metrics/bind-address';
 import {
   apiServerStatusObserver,
   createProxyMetrics,
@@ -12,7 +11,8 @@ import {
   parseTriggerTime,
   ProxyMetrics,
 } from '../../src/metrics/proxy-metrics';
-import { RunningServer, startMetricsServer } from '../../src/metrics/server';
+import type { RunningServer } from '../../src/http';
+import { startMetricsServer } from '../../src/metrics/server';
 import { bucketBounds, parsePrometheusText, sample, Scrape } from './prom-text';
 
 const UPSTREAM: Array<[string, string, string[]]> = [
@@ -161,14 +161,6 @@ describe('helpers', { timeout: 60_000 }, () => {
     assert.equal(parseTriggerTime({ 'endpoints.kubernetes.io/last-change-trigger-time': '2026-01-01T00:00:00Z' })?.toISOString(), '2026-01-01T00:00:00.000Z');
     assert.equal(parseTriggerTime({ 'endpoints.kubernetes.io/last-change-trigger-time': 'yesterday' }), undefined);
     assert.equal(parseTriggerTime(undefined), undefined);
-  });
-
-  it('parses bind addresses and names the field on bad input', () => {
-    assert.deepEqual(parseBindAddress('127.0.0.1:10249', 'metricsBindAddress'), { host: '127.0.0.1', port: 10249 });
-    assert.deepEqual(parseBindAddress('[::1]:10256', 'healthzBindAddress'), { host: '::1', port: 10256 });
-    assert.throws(() => parseBindAddress('localhost:1', 'metricsBindAddress'), /metricsBindAddress: "localhost" is not an IP/);
-    assert.throws(() => parseBindAddress('1.2.3.4', 'healthzBindAddress'), /healthzBindAddress: "1.2.3.4" is not host:port/);
-    assert.throws(() => parseBindAddress('1.2.3.4:70000', 'healthzBindAddress'), /out of range/);
   });
 
   it('refuses to bind a second server on a port in use, with the field in the message', async () => {

@@ -1,7 +1,5 @@
-// A synthetic cluster: N Services x E endpoints, plain data shared by every bench. Addresses are
+// The synthetic cluster every bench uses: N Services x up to E endpoints, plain data. Addresses are
 // laid out arithmetically so any N up to a few million gets unique, valid IPv4 addresses.
-import { createHash } from 'node:crypto';
-
 export interface SynthEndpoint { ip: string; port: number }
 export interface SynthService {
   index: number;
@@ -19,6 +17,8 @@ export interface ClusterSpec {
   endpointsPerService: number;
   /** Share of Services with a NodePort, 0..1 (every round(1/share)-th Service). */
   nodePortShare: number;
+  /** Endpoints of Service `index`, 1..endpointsPerService (which still spaces the addresses); default endpointsPerService. */
+  endpointCount?: (index: number) => number;
 }
 
 export const CLUSTER_CIDR = '10.128.0.0/9';
@@ -44,6 +44,14 @@ export function endpointIp(index: number, slot: number, perService: number, gen 
   return intToIp4(POD_BASE + 1 + gen * 262_144 + index * perService + slot);
 }
 
+function endpointCount(index: number, spec: ClusterSpec): number {
+  const n = spec.endpointCount?.(index) ?? spec.endpointsPerService;
+  if (!Number.isInteger(n) || n < 1 || n > spec.endpointsPerService) {
+    throw new RangeError(`endpointCount(${index}) must be an integer in 1..${spec.endpointsPerService}, got ${n}`);
+  }
+  return n;
+}
+
 export function syntheticService(index: number, spec: ClusterSpec): SynthService {
   const e = spec.endpointsPerService;
   // NodePorts past 32767 are outside the API server's default range, but the kernel does not care
@@ -58,7 +66,7 @@ export function syntheticService(index: number, spec: ClusterSpec): SynthService
     clusterIP: intToIp4(SERVICE_BASE + 1 + index),
     port: 80,
     nodePort,
-    endpoints: Array.from({ length: e }, (_, slot) => ({ ip: endpointIp(index, slot, e), port: 8080 })),
+    endpoints: Array.from({ length: endpointCount(index, spec) }, (_, slot) => ({ ip: endpointIp(index, slot, e), port: 8080 })),
   };
 }
 
@@ -70,29 +78,4 @@ export function syntheticCluster(spec: ClusterSpec): SynthService[] {
     throw new RangeError(`endpointsPerService must be a positive integer, got ${spec.endpointsPerService}`);
   }
   return Array.from({ length: spec.services }, (_, i) => syntheticService(i, spec));
-}
-
-// Upstream-style chain names: a short hash (so names stay unique after truncation) then the readable
-// service-port name.
-function hash8(s: string): string {
-  return createHash('sha256').update(s).digest('base64url').slice(0, 8).toUpperCase().replace(/[-_]/g, 'X');
-}
-
-export function servicePortName(s: SynthService): string {
-  return `${s.namespace}/${s.name}/tcp/http`;
-}
-
-export function serviceChain(s: SynthService): string {
-  const n = servicePortName(s);
-  return `service-${hash8(n)}-${n}`;
-}
-
-export function externalChain(s: SynthService): string {
-  const n = servicePortName(s);
-  return `external-${hash8(n)}-${n}`;
-}
-
-export function endpointChain(s: SynthService, ep: SynthEndpoint): string {
-  const n = `${servicePortName(s)}__${ep.ip}/${ep.port}`;
-  return `endpoint-${hash8(n)}-${n}`;
 }
