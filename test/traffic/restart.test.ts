@@ -41,6 +41,8 @@ describe('proxy restart through the whole proxy', () => {
     c.api.create('services', service('dns', { clusterIP: '100.100.5.53', ports }));
     c.api.create('endpointslices', endpointSlice('dns', 'dns-1', { ports, endpoints: pods.map((p) => ({ ip: p.ip })) }));
     await waitForAnswer(c, 'udp', '100.100.5.53', 53);
+    // Long UDP timeouts in the node: no flow may expire on its own while the test runs, however slow the machine.
+    c.topo.node.exec('sysctl', ['-qw', 'net.netfilter.nf_conntrack_udp_timeout=300', 'net.netfilter.nf_conntrack_udp_timeout_stream=300']);
     // Senders that keep their source port (as resolvers do), one pinned to each pod.
     const pinned = new Map<string, number>();
     for (let sport = 40000; pinned.size < pods.length && sport < 40200; sport++) {
@@ -56,7 +58,7 @@ describe('proxy restart through the whole proxy', () => {
     });
     await eventually(() => c.proxy.watcher.status().synced, 'the new proxy to list');
     await applied(c);
-    await eventually(() => flowId(pinned.get('pod0')!) === 'none', 'the flow to pod0, gone while no proxy ran, to be deleted');
+    await eventually(() => flowId(pinned.get('pod0')!) === 'none', 'the flow to pod0, gone while no proxy ran, to be deleted', 30_000);
     assert.deepEqual(['pod1', 'pod2'].map((p) => flowId(pinned.get(p)!)), ['pod1', 'pod2'].map((p) => idsBefore.get(p)), 'the flows to pod1 and pod2 are the same flows');
     // pod0 still runs: only a new flow sends its sender elsewhere.
     assert.match(c.topo.probe('udp', '100.100.5.53', 53, 1, { sourcePort: pinned.get('pod0') })[0], /^pod[12] /);
