@@ -1,9 +1,31 @@
-// The addon's conntrack functions, loaded through src/native/addon-loader (the addon's
-// AddonModule type does not declare them, so they are checked and typed here).
-import { loadAddon } from '../native/addon-loader';
-import type { ConntrackFilter } from './filter';
+// What the addon's conntrack calls take and return (native/napi/conntrack_{delete,list}.cc):
+// plain data, shared by ConntrackClient and src/conntrack's pure logic.
 
-export interface NativeConntrackResult {
+export type ConntrackProtocol = 'udp' | 'tcp' | 'sctp';
+
+/**
+ * What the native conntrack delete is asked for: flows of one family and protocol whose original
+ * destination and/or reply source match. Every field given must match (AND); at least one of the
+ * four address/port fields is required, so a filter never means "every UDP flow".
+ */
+export interface ConntrackFilter {
+  family: 4 | 6;
+  protocol: ConntrackProtocol;
+  /** Original-direction destination: the Service IP the client sent to. */
+  origDst?: string;
+  /** Original-direction destination port: the Service port, or the NodePort. */
+  origDstPort?: number;
+  /** Reply-direction source: the endpoint the flow was DNATed to. */
+  replySrc?: string;
+  replySrcPort?: number;
+  /**
+   * true: only flows that were DNATed; false: only flows that were not (sent where no rule
+   * translated them, e.g. before the Service's rules existed); absent: both.
+   */
+  dnat?: boolean;
+}
+
+export interface ConntrackDeleteResult {
   /** DELETEs the kernel acknowledged. */
   deleted: number;
   /** DELETEs answered ENOENT: the entry expired or was replaced between the dump and the delete. */
@@ -56,21 +78,4 @@ export interface ConntrackDeleteOptions {
    * (dumps - 1) x this, one dump filtered on family+protocol replaces them. 0 = never.
    */
   dumpCostEntries?: number;
-}
-
-export interface ConntrackAddon {
-  conntrackDelete(netnsPath: string | null, filters: ConntrackFilter[], options?: ConntrackDeleteOptions): Promise<NativeConntrackResult>;
-  conntrackList(netnsPath: string | null, query: ConntrackListQuery): Promise<DnatFlowList>;
-}
-
-let cached: ConntrackAddon | undefined;
-
-export function loadConntrackAddon(): ConntrackAddon {
-  if (cached) return cached;
-  const mod = loadAddon() as unknown as Partial<ConntrackAddon>;
-  if (typeof mod.conntrackDelete !== 'function' || typeof mod.conntrackList !== 'function') {
-    throw new Error('the native addon has no conntrackDelete/conntrackList (built without native/conntrack?)');
-  }
-  cached = { conntrackDelete: mod.conntrackDelete.bind(mod), conntrackList: mod.conntrackList.bind(mod) };
-  return cached;
 }

@@ -13,3 +13,8 @@ export { NftMonitor, isOwnReport } from './nft-monitor';
 export type { MonitorChange, MonitorEvent, MonitorOptions, CommitReport, MonitorOverflow, MonitorError } from './nft-monitor';
 export type { MonitorStats } from './addon-types';
 export { loadAddon, addonPath } from './addon-loader';
+export { ConntrackClient } from './conntrack-client';
+export type { ConntrackAddon, ConntrackClientOptions } from './conntrack-client';
+export type {
+  ConntrackDeleteOptions, ConntrackDeleteResult, ConntrackFilter, ConntrackListQuery, ConntrackProtocol, DnatFlow, DnatFlowList,
+} from './conntrack-types';
