@@ -2,8 +2,9 @@
   "targets": [
     {
       "target_name": "kube_proxy_native",
-      # Every .cc under native/ and its subdirectories except the fuzz target, so other parts
-      # (native/conntrack/*.cc) join the build without editing this file.
+      # Every .cc under native/ and its subdirectories except the fuzz targets, so a new file or
+      # layer (native/<layer>/*.cc, see native/README.md) joins the build without editing this
+      # file. Includes are relative to native/ ("netlink/socket.h").
       "sources": [
         "<!@(find native -name '*.cc' -not -path 'native/fuzz/*' | sort)"
       ],

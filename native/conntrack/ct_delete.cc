@@ -1,4 +1,4 @@
-#include "ct_delete.h"
+#include "conntrack/ct_delete.h"
 
 #include <linux/netfilter/nfnetlink.h>
 #include <linux/netfilter/nfnetlink_conntrack.h>
@@ -11,10 +11,10 @@
 #include <string>
 #include <unordered_set>
 
-#include "../nl_builder.h"
-#include "ct_messages.h"
-#include "ct_queries.h"
-#include "ct_socket.h"
+#include "conntrack/ct_messages.h"
+#include "conntrack/ct_queries.h"
+#include "conntrack/ct_socket.h"
+#include "netlink/builder.h"
 
 namespace kpn::ct {
 

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "ct_types.h"
+#include "conntrack/ct_types.h"
 
 namespace kpn::ct {
 

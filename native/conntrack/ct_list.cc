@@ -1,4 +1,4 @@
-#include "ct_list.h"
+#include "conntrack/ct_list.h"
 
 #include <linux/netfilter/nfnetlink.h>
 #include <linux/netfilter/nfnetlink_conntrack.h>
@@ -7,9 +7,9 @@
 #include <cerrno>
 #include <cstring>
 
-#include "../nl_builder.h"
-#include "ct_messages.h"
-#include "ct_socket.h"
+#include "conntrack/ct_messages.h"
+#include "conntrack/ct_socket.h"
+#include "netlink/builder.h"
 
 namespace kpn::ct {
 

@@ -4,7 +4,7 @@
 #pragma once
 #include <string>
 
-#include "ct_types.h"
+#include "conntrack/ct_types.h"
 
 namespace kpn::ct {
 

@@ -1,4 +1,4 @@
-#include "ct_messages.h"
+#include "conntrack/ct_messages.h"
 
 #include <linux/netfilter/nf_conntrack_common.h>
 #include <linux/netfilter/nfnetlink.h>
@@ -9,7 +9,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "ct_attrs.h"
+#include "netlink/attr_iter.h"
 
 namespace kpn::ct {
 

@@ -5,8 +5,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "../nl_builder.h"
-#include "ct_types.h"
+#include "conntrack/ct_types.h"
+#include "netlink/builder.h"
 
 namespace kpn::ct {
 

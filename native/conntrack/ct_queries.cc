@@ -1,4 +1,4 @@
-#include "ct_queries.h"
+#include "conntrack/ct_queries.h"
 
 #include <sys/socket.h>
 
@@ -6,7 +6,7 @@
 #include <map>
 #include <utility>
 
-#include "ct_messages.h"
+#include "conntrack/ct_messages.h"
 
 namespace kpn::ct {
 

@@ -12,7 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "ct_types.h"
+#include "conntrack/ct_types.h"
 
 namespace kpn::ct {
 

@@ -1,11 +1,11 @@
-#include "ct_socket.h"
+#include "conntrack/ct_socket.h"
 
 #include <linux/netlink.h>
 
 #include <cerrno>
 #include <cstring>
 
-#include "../nl_attr.h"
+#include "netlink/attr.h"
 
 namespace kpn::ct {
 

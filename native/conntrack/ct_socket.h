@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "../netlink_socket.h"
+#include "netlink/socket.h"
 
 namespace kpn::ct {
 

@@ -9,9 +9,9 @@ seeds="$(realpath -m "${1:-seeds}")"
 out="${FUZZ_OUT:-/tmp/kpn-fuzz}"
 mkdir -p "$out" "$seeds"
 cxx="$(command -v clang++-14 || command -v g++)"
-"$cxx" -std=c++17 -O1 -Wall -o "$out/capture_seeds" capture_seeds.cc ../nl_builder.cc ../nl_attr.cc \
+"$cxx" -std=c++17 -O1 -Wall -I.. -o "$out/capture_seeds" capture_seeds.cc ../netlink/builder.cc ../netlink/attr.cc \
   ../nft/batch.cc ../nft/data.cc ../nft/table.cc ../nft/chain.cc ../nft/rule.cc ../nft/set.cc ../nft/elements.cc \
-  ../nft/expr*.cc ../conntrack/ct_messages.cc ../conntrack/ct_attrs.cc
+  ../nft/expr*.cc ../conntrack/ct_messages.cc ../netlink/attr_iter.cc
 
 ns="kpnseeds-$$"
 ip netns add "$ns"

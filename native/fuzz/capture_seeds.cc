@@ -22,11 +22,11 @@
 #include <tuple>
 #include <vector>
 
-#include "../conntrack/ct_messages.h"
-#include "../nft/batch.h"
-#include "../nft/encode.h"
-#include "../nl_attr.h"
-#include "../nl_builder.h"
+#include "conntrack/ct_messages.h"
+#include "netlink/attr.h"
+#include "netlink/builder.h"
+#include "nft/batch.h"
+#include "nft/encode.h"
 #include "seed_txn.h"
 
 namespace {

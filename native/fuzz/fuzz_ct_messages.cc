@@ -11,10 +11,10 @@
 #include <cstdint>
 #include <vector>
 
-#include "../conntrack/ct_messages.h"
-#include "../conntrack/ct_queries.h"
-#include "../nl_attr.h"
-#include "../nl_builder.h"
+#include "conntrack/ct_messages.h"
+#include "conntrack/ct_queries.h"
+#include "netlink/attr.h"
+#include "netlink/builder.h"
 
 using namespace kpn::ct;
 

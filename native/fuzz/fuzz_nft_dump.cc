@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "../nft/dump_parse.h"
-#include "../nl_attr.h"
+#include "netlink/attr.h"
+#include "nft/dump_parse.h"
 
 using namespace kpn::nft;
 

@@ -10,10 +10,10 @@
 #include <cstdint>
 #include <cstring>
 
-#include "../nft/batch.h"
-#include "../nft/commit_replies.h"
-#include "../nl_attr.h"
-#include "../nl_request.h"
+#include "netlink/attr.h"
+#include "netlink/request.h"
+#include "nft/batch.h"
+#include "nft/commit_replies.h"
 #include "seed_txn.h"
 
 namespace {

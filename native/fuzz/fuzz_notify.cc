@@ -7,8 +7,8 @@
 #include <cstring>
 #include <vector>
 
-#include "../nft/notify.h"
-#include "../nft/notify_commits.h"
+#include "nft/notify.h"
+#include "nft/notify_commits.h"
 
 namespace {
 

@@ -7,9 +7,9 @@
 
 #include <linux/netlink.h>
 
-#include "../nft/batch.h"
-#include "../nl_attr.h"
-#include "../txn_decoder.h"
+#include "netlink/attr.h"
+#include "nft/batch.h"
+#include "txn/decoder.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   kpn::Transaction txn;

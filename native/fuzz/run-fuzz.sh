@@ -10,17 +10,17 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 # The nftables batch encoder, for targets that build a batch.
-ENCODER="../nl_builder.cc ../nl_attr.cc ../nft/batch.cc ../nft/data.cc ../nft/table.cc ../nft/chain.cc \
+ENCODER="../netlink/builder.cc ../netlink/attr.cc ../nft/batch.cc ../nft/data.cc ../nft/table.cc ../nft/chain.cc \
   ../nft/rule.cc ../nft/set.cc ../nft/elements.cc $(echo ../nft/expr*.cc)"
-# Each target: its sources, relative to native/fuzz. A new target is one more line here plus
-# its seeds/<target>/ directory.
+# Each target: its sources, relative to native/fuzz (includes are relative to native/, as in the
+# addon's build). A new target is one more line here plus its seeds/<target>/ directory.
 declare -A SOURCES=(
-  [txn_decoder]="fuzz_txn_decoder.cc ../txn_decoder.cc ../txn_expr_decoder.cc ../wire_reader.cc $ENCODER"
-  [notify]="fuzz_notify.cc ../nft/notify.cc ../nft/notify_commits.cc ../nl_attr.cc"
-  [nft_dump]="fuzz_nft_dump.cc ../nft/dump_parse.cc ../nl_attr.cc"
-  [nl_acks]="fuzz_nl_acks.cc ../nl_request.cc ../netlink_socket.cc ../nft/commit_replies.cc $ENCODER"
-  [ct_messages]="fuzz_ct_messages.cc ../conntrack/ct_messages.cc ../conntrack/ct_attrs.cc ../conntrack/ct_queries.cc \
-    ../nl_builder.cc ../nl_attr.cc"
+  [txn_decoder]="fuzz_txn_decoder.cc ../txn/decoder.cc ../txn/expr_decoder.cc ../txn/wire_reader.cc $ENCODER"
+  [notify]="fuzz_notify.cc ../nft/notify.cc ../nft/notify_commits.cc ../netlink/attr.cc"
+  [nft_dump]="fuzz_nft_dump.cc ../nft/dump_parse.cc ../netlink/attr.cc"
+  [nl_acks]="fuzz_nl_acks.cc ../netlink/request.cc ../netlink/socket.cc ../nft/commit_replies.cc $ENCODER"
+  [ct_messages]="fuzz_ct_messages.cc ../conntrack/ct_messages.cc ../netlink/attr_iter.cc ../conntrack/ct_queries.cc \
+    ../netlink/builder.cc ../netlink/attr.cc"
 )
 
 if [[ "${1:-}" == "--list" ]]; then
@@ -46,7 +46,7 @@ corpus="$out/corpus-$target"
 crashes="$out/crashes-$target"
 mkdir -p "$corpus" "$crashes"
 # shellcheck disable=SC2086 # the source lists are meant to split
-clang++-14 -std=c++17 -g -O1 -pthread -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+clang++-14 -std=c++17 -g -O1 -pthread -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I.. \
   -o "$out/fuzz-$target" ${SOURCES[$target]}
 cp -n "seeds/$target"/* "$corpus/" 2>/dev/null || true
 parallel=()

@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <string>
 
-#include "../txn_types.h"
+#include "txn/types.h"
 
 namespace kpn::fuzzseed {
 

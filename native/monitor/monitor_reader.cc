@@ -1,4 +1,4 @@
-#include "monitor_reader.h"
+#include "monitor/monitor_reader.h"
 
 #include <linux/netfilter/nfnetlink.h>
 #include <linux/netlink.h>
@@ -12,7 +12,7 @@
 #include <climits>
 #include <cstring>
 
-#include "port_filter.h"
+#include "monitor/port_filter.h"
 
 namespace kpn {
 

@@ -10,8 +10,8 @@
 #include <thread>
 #include <vector>
 
-#include "../netlink_socket.h"
-#include "../nft/notify_commits.h"
+#include "netlink/socket.h"
+#include "nft/notify_commits.h"
 
 namespace kpn {
 

@@ -1,4 +1,4 @@
-#include "port_filter.h"
+#include "monitor/port_filter.h"
 
 #include <arpa/inet.h>
 #include <linux/netlink.h>

@@ -1,4 +1,4 @@
-#include "batch.h"
+#include "nft/batch.h"
 
 #include <linux/netfilter/nf_tables.h>
 #include <linux/netfilter/nfnetlink.h>
@@ -7,8 +7,8 @@
 #include <arpa/inet.h>
 #include <cstring>
 
-#include "../nl_builder.h"
-#include "encode.h"
+#include "netlink/builder.h"
+#include "nft/encode.h"
 
 namespace kpn {
 namespace nft {

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "../txn_types.h"
+#include "txn/types.h"
 
 namespace kpn {
 namespace nft {

@@ -1,7 +1,7 @@
 #include <linux/netfilter.h>
 #include <linux/netfilter/nf_tables.h>
 
-#include "encode.h"
+#include "nft/encode.h"
 
 namespace kpn {
 namespace nft {

@@ -1,4 +1,4 @@
-#include "commit.h"
+#include "nft/commit.h"
 
 #include <linux/netfilter/nf_tables.h>
 #include <linux/netfilter/nfnetlink.h>
@@ -8,8 +8,8 @@
 #include <cerrno>
 #include <cstring>
 
-#include "batch.h"
-#include "commit_replies.h"
+#include "nft/batch.h"
+#include "nft/commit_replies.h"
 
 namespace kpn {
 namespace nft {

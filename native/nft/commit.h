@@ -20,8 +20,8 @@
 #include <string>
 #include <vector>
 
-#include "../netlink_socket.h"
-#include "../txn_types.h"
+#include "netlink/socket.h"
+#include "txn/types.h"
 
 namespace kpn {
 namespace nft {

@@ -1,4 +1,4 @@
-#include "commit_replies.h"
+#include "nft/commit_replies.h"
 
 #include <linux/netfilter/nf_tables.h>
 #include <linux/netfilter/nfnetlink.h>
@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "../nl_attr.h"
-#include "encode.h"
+#include "netlink/attr.h"
+#include "nft/encode.h"
 
 namespace kpn {
 namespace nft {

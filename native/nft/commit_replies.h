@@ -6,9 +6,9 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "../txn_types.h"
-#include "batch.h"
-#include "commit.h"
+#include "nft/batch.h"
+#include "nft/commit.h"
+#include "txn/types.h"
 
 namespace kpn {
 namespace nft {

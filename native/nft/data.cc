@@ -2,7 +2,7 @@
 #include <linux/netfilter/nfnetlink.h>
 #include <linux/netlink.h>
 
-#include "encode.h"
+#include "nft/encode.h"
 
 namespace kpn {
 namespace nft {

@@ -1,4 +1,4 @@
-#include "dump.h"
+#include "nft/dump.h"
 
 #include <linux/netfilter.h>
 #include <linux/netfilter/nf_tables.h>
@@ -8,10 +8,10 @@
 #include <cstring>
 #include <functional>
 
-#include "../nl_attr.h"
-#include "../nl_builder.h"
-#include "dump_parse.h"
-#include "encode.h"
+#include "netlink/attr.h"
+#include "netlink/builder.h"
+#include "nft/dump_parse.h"
+#include "nft/encode.h"
 
 namespace kpn {
 namespace nft {

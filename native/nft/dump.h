@@ -4,9 +4,9 @@
 #include <string>
 #include <vector>
 
-#include "../netlink_socket.h"
-#include "../nl_request.h"
-#include "dump_parse.h"
+#include "netlink/request.h"
+#include "netlink/socket.h"
+#include "nft/dump_parse.h"
 
 namespace kpn {
 namespace nft {

@@ -1,4 +1,4 @@
-#include "dump_parse.h"
+#include "nft/dump_parse.h"
 
 #include <linux/netfilter/nf_tables.h>
 #include <linux/netfilter/nfnetlink.h>
@@ -6,7 +6,7 @@
 
 #include <cstring>
 
-#include "../nl_attr.h"
+#include "netlink/attr.h"
 
 namespace kpn {
 namespace nft {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "../txn_types.h"
+#include "txn/types.h"
 
 namespace kpn {
 namespace nft {

@@ -2,8 +2,8 @@
 #pragma once
 #include <cstdint>
 
-#include "../nl_builder.h"
-#include "../txn_types.h"
+#include "netlink/builder.h"
+#include "txn/types.h"
 
 namespace kpn {
 namespace nft {

@@ -2,7 +2,7 @@
 
 #include <type_traits>
 
-#include "encode.h"
+#include "nft/encode.h"
 
 namespace kpn {
 namespace nft {

@@ -1,6 +1,6 @@
 #include <linux/netfilter/nf_tables.h>
 
-#include "encode.h"
+#include "nft/encode.h"
 
 namespace kpn {
 namespace nft {

@@ -1,10 +1,10 @@
-#include "notify.h"
+#include "nft/notify.h"
 
 #include <linux/netfilter/nf_tables.h>
 #include <linux/netfilter/nfnetlink.h>
 #include <linux/netlink.h>
 
-#include "../nl_attr.h"
+#include "netlink/attr.h"
 
 namespace kpn {
 namespace nft {

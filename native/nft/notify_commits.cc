@@ -1,4 +1,4 @@
-#include "notify_commits.h"
+#include "nft/notify_commits.h"
 
 #include <algorithm>
 #include <cstring>

@@ -8,7 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "notify.h"
+#include "nft/notify.h"
 
 namespace kpn {
 namespace nft {

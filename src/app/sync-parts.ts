@@ -3,14 +3,14 @@
 // loop, the guard that asks the runner for repairs, and the health-check node ports the loop opens.
 // Nothing here starts: startProxy starts the guard, and the first complete list starts the runner.
 import type { KubeProxyConfiguration } from '../config';
-import { ConntrackCleanup, ConntrackClient } from '../conntrack';
+import { ConntrackCleanup } from '../conntrack';
 import type { ProxyState } from '../core';
 import type { IPFamily } from '../core/types';
 import type { ProxyHealth } from '../health/proxy-health';
 import { ServiceHealthServer } from '../health/service-health';
 import type { Logger } from '../log';
 import type { ProxyMetrics } from '../metrics/proxy-metrics';
-import type { Nft, Transaction } from '../native';
+import { ConntrackClient, type Nft, type Transaction } from '../native';
 import { guardedTables, NftablesProxier, type NftablesMetrics } from '../proxier/nftables';
 import { BoundedFrequencyRunner } from '../runner/bounded-frequency-runner';
 import { systemClock } from '../runner/clock';

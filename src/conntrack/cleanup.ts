@@ -4,7 +4,7 @@
 // caller logs it and feeds the metrics kubeproxy_conntrack_reconciler_deleted_entries_total and
 // ..._sync_duration_seconds).
 import type { ChangeSet, ProxySnapshot } from '../core/types';
-import type { ConntrackDeleteResult } from './conntrack-client';
+import type { ConntrackDeleteResult } from '../native';
 import { FlowCleanupQueue, type FlowCleanupQueueOptions, type FlowDeleter } from './flow-cleanup-queue';
 import { cleanupStaleFlowsAtStartup, type FlowLister, type StartupCleanupOptions, type StartupFlowCleanup } from './startup-cleanup';
 import type { StartupSnapshot } from './startup-stale';

@@ -4,8 +4,8 @@
 // minutes. The filters of a failed call (only the failing ones when the addon says which) are kept
 // and merged into the next call. Kept filters are bounded: beyond maxPending the oldest are
 // dropped and counted, so a kernel that refuses forever cannot grow memory.
-import type { ConntrackDeleteResult } from './conntrack-client';
-import { filterKey, type ConntrackFilter } from './filter';
+import type { ConntrackDeleteResult, ConntrackFilter } from '../native';
+import { filterKey } from './filter';
 import { dropCovered } from './stale-flows';
 
 export interface FlowDeleter {

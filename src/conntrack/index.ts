@@ -1,10 +1,7 @@
-// Conntrack: which flows a sync (or a downtime) made stale, deleting them over ctnetlink with
-// retries, and the sysctls.
-export type { ConntrackFilter, ConntrackProtocol } from './filter';
+// Conntrack: which flows a sync (or a downtime) made stale, deleting them (through src/native's
+// ConntrackClient) with retries, and the sysctls.
 export { filterKey } from './filter';
 export { staleFlowFilters } from './stale-flows';
-export type { ConntrackDeleteOptions, ConntrackListQuery, DnatFlow, DnatFlowList } from './addon';
-export { ConntrackClient, type ConntrackClientOptions, type ConntrackDeleteResult } from './conntrack-client';
 export { cleanupStaleFlows, ConntrackCleanup, type FlowDeleter, type StaleFlowCleanup } from './cleanup';
 export { FlowCleanupQueue, type FlowCleanupQueueOptions, type FlowDeleteOutcome } from './flow-cleanup-queue';
 export { planStartupStaleFlows, type ListedFlows, type StartupSnapshot, type StartupStaleLimits, type StartupStalePlan, type StartupStaleReport } from './startup-stale';

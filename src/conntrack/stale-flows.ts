@@ -11,7 +11,8 @@
 // - the ServicePort was removed: every flow to its addresses, which still DNAT to old endpoints.
 // TCP is left alone: its flows end with the connection, and the endpoint's RST ends them sooner.
 import type { ChangeSet, Endpoint, ProxySnapshot, ServicePort } from '../core/types';
-import { filterKey, type ConntrackFilter, type ConntrackProtocol } from './filter';
+import type { ConntrackFilter, ConntrackProtocol } from '../native';
+import { filterKey } from './filter';
 
 type FlowProtocol = Exclude<ConntrackProtocol, 'tcp'>;
 

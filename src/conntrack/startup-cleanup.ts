@@ -2,7 +2,7 @@
 // (startup-stale.ts) and delete them through the retry queue, so that a failed delete is tried
 // again after the next sync. Bounded: flows listed in all (maxEntries) and filters (maxFilters).
 import type { IPFamily } from '../core/types';
-import type { ConntrackListQuery, DnatFlowList } from './addon';
+import type { ConntrackListQuery, DnatFlowList } from '../native';
 import type { FlowCleanupQueue, FlowDeleteOutcome } from './flow-cleanup-queue';
 import {
   DEFAULT_STARTUP_MAX_ENTRIES, planStartupStaleFlows, type FlowProtocol, type ListedFlows, type StartupSnapshot, type StartupStaleReport,

@@ -12,9 +12,9 @@
 // delete can only hit flows through that same Service address to that same old endpoint.
 import { BlockList } from 'node:net';
 import type { Endpoint, ProxySnapshot, ServicePort } from '../core/types';
+import type { ConntrackFilter, DnatFlow } from '../native';
 import { parseIp } from '../native/addresses';
-import type { DnatFlow } from './addon';
-import { filterKey, type ConntrackFilter } from './filter';
+import { filterKey } from './filter';
 
 export type FlowProtocol = 'udp' | 'sctp';
 

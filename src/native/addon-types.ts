@@ -1,4 +1,5 @@
 // The addon's exports as the C++ side defines them (the contract in docs/wire-format.md).
+import type { ConntrackDeleteOptions, ConntrackDeleteResult, ConntrackFilter, ConntrackListQuery, DnatFlowList } from './conntrack-types';
 
 export interface RawChain { name: string; handle: number; hook?: number; priority?: number; type?: string; policy?: number }
 export interface RawRule { chain: string; handle: number; exprs: string[] }
@@ -51,4 +52,8 @@ export interface AddonModule {
   validateTransaction(buf: Buffer): number;
   /** The monitor's parser and per-commit grouping over given datagrams, without a socket (tests). */
   groupNotifications(datagrams: Buffer[], interest: { family: number; table: string }[], ownPortIds: number[]): RawMonitorEvent[];
+  /** The name the addon's errors carry as `code` for this errno ('ENOENT'; 'E<n>' when unknown). */
+  errnoName(errno: number): string;
+  conntrackDelete(netnsPath: string | null, filters: ConntrackFilter[], options?: ConntrackDeleteOptions): Promise<ConntrackDeleteResult>;
+  conntrackList(netnsPath: string | null, query: ConntrackListQuery): Promise<DnatFlowList>;
 }

@@ -16,3 +16,8 @@ export { loadAddon, addonPath } from './addon-loader';
 export { FakeKernel } from './fake-kernel';
 export { FakeNft } from './fake-nft';
 export type { FakeCommit, FakeFault, NftApi } from './fake-nft';
+export { ConntrackClient } from './conntrack-client';
+export type { ConntrackAddon, ConntrackClientOptions } from './conntrack-client';
+export type {
+  ConntrackDeleteOptions, ConntrackDeleteResult, ConntrackFilter, ConntrackListQuery, ConntrackProtocol, DnatFlow, DnatFlowList,
+} from './conntrack-types';

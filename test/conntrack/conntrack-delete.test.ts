@@ -2,9 +2,7 @@
 // namespace; each case checks that exactly the matching entries are gone and the rest remain.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadConntrackAddon } from '../../src/conntrack/addon';
-import { ConntrackClient } from '../../src/conntrack/conntrack-client';
-import type { ConntrackFilter } from '../../src/conntrack/filter';
+import { ConntrackClient, loadAddon, type ConntrackFilter } from '../../src/native';
 import { cleanupStaleFlows } from '../../src/conntrack/cleanup';
 import type { ServicePort } from '../../src/core/types';
 import { withNetns, type TestNetns } from '../helpers/netns';
@@ -240,7 +238,7 @@ test('conntrackDelete: no filters resolves without touching the kernel', async (
 });
 
 test('conntrackDelete: bad arguments throw TypeError/RangeError naming them', () => {
-  const { conntrackDelete } = loadConntrackAddon();
+  const { conntrackDelete } = loadAddon();
   const call = (netns: unknown, filters: unknown): unknown => (conntrackDelete as (a: unknown, b: unknown) => unknown)(netns, filters);
   const ok = { family: 4, protocol: 'udp', origDstPort: 53 };
   const rows: Array<[unknown, unknown, ErrorConstructor, RegExp]> = [

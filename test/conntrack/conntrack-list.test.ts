@@ -2,8 +2,7 @@
 // namespace; the list must return exactly the DNATed flows of the family and protocol asked for.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadConntrackAddon, type DnatFlow } from '../../src/conntrack/addon';
-import { ConntrackClient } from '../../src/conntrack/conntrack-client';
+import { ConntrackClient, loadAddon, type DnatFlow } from '../../src/native';
 import { withNetns, type TestNetns } from '../helpers/netns';
 import { addAddresses, insertDnatSctp, insertSctp, installDnat, listFlows, sendUdp, type Dnat, type Send } from './flow-lab';
 
@@ -91,7 +90,7 @@ test('conntrackList: a missing namespace rejects with errno ENOENT', async () =>
 });
 
 test('conntrackList: bad arguments throw TypeError/RangeError naming them', () => {
-  const { conntrackList } = loadConntrackAddon();
+  const { conntrackList } = loadAddon();
   const call = (netns: unknown, query: unknown): unknown => (conntrackList as (a: unknown, b: unknown) => unknown)(netns, query);
   const ok = { family: 4, protocol: 'udp', max: 10 };
   const rows: Array<[unknown, unknown, ErrorConstructor, RegExp]> = [

@@ -3,8 +3,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ConntrackCleanup } from '../../src/conntrack/cleanup';
-import type { ConntrackDeleteResult } from '../../src/conntrack/conntrack-client';
-import { filterKey, type ConntrackFilter } from '../../src/conntrack/filter';
+import { filterKey } from '../../src/conntrack/filter';
+import type { ConntrackDeleteResult, ConntrackFilter } from '../../src/native';
 import { FlowCleanupQueue, type FlowDeleter } from '../../src/conntrack/flow-cleanup-queue';
 import type { ChangeSet, ServicePort } from '../../src/core/types';
 

@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { staleFlowFilters } from '../../src/conntrack/stale-flows';
-import { filterKey, type ConntrackFilter } from '../../src/conntrack/filter';
+import { filterKey } from '../../src/conntrack/filter';
+import type { ConntrackFilter } from '../../src/native';
 import type { ChangeSet, Endpoint, ServicePort } from '../../src/core/types';
 
 function sp(over: Partial<ServicePort> & { key: string }): ServicePort {

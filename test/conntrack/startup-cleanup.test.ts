@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import { ConntrackCleanup } from '../../src/conntrack/cleanup';
-import { ConntrackClient } from '../../src/conntrack/conntrack-client';
+import { ConntrackClient } from '../../src/native';
 import type { StartupSnapshot } from '../../src/conntrack/startup-stale';
 import type { ChangeSet, Endpoint, SelectedEndpoints, ServicePort } from '../../src/core/types';
 import { withNetns, type TestNetns } from '../helpers/netns';

@@ -2,8 +2,8 @@
 // them) against a snapshot and says which become filters and how the rest are counted.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { DnatFlow } from '../../src/conntrack/addon';
-import { filterKey, type ConntrackFilter } from '../../src/conntrack/filter';
+import { filterKey } from '../../src/conntrack/filter';
+import type { ConntrackFilter, DnatFlow } from '../../src/native';
 import { planStartupStaleFlows, type ListedFlows, type StartupSnapshot, type StartupStaleReport } from '../../src/conntrack/startup-stale';
 import type { Endpoint, SelectedEndpoints, ServicePort } from '../../src/core/types';
 

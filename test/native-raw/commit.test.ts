@@ -90,7 +90,7 @@ test('a duplicate table with CREATE rejects with EEXIST and its op index; nothin
       assert.equal(e.code, 'EEXIST');
       assert.equal(e.opIndex, 2);
       assert.equal(typeof e.messageSeq, 'number');
-      assert.deepEqual(e.errors.map((x: any) => [x.errno, x.opIndex]), [[17, 2]]);
+      assert.deepEqual(e.errors.map((x: any) => [x.errno, x.code, x.opIndex]), [[17, 'EEXIST', 2]]);
       assert.match(e.message, /op 2/);
       return true;
     });

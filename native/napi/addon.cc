@@ -1,0 +1,90 @@
+// Module entry: exports NftSocket, NftMonitor, conntrackDelete, conntrackList and the functions
+// below (validateTransaction, groupNotifications, errnoName).
+#include <napi.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "napi/args.h"
+#include "napi/conntrack_delete.h"
+#include "napi/conntrack_list.h"
+#include "napi/errors.h"
+#include "napi/monitor_args.h"
+#include "napi/monitor_events.h"
+#include "napi/nft_monitor.h"
+#include "napi/nft_socket.h"
+#include "nft/notify_commits.h"
+
+namespace kpn {
+namespace {
+
+// Decode-only validation: returns the op count or throws RangeError/TypeError.
+Napi::Value ValidateTransaction(const Napi::CallbackInfo& info) {
+  Transaction txn;
+  if (!TransactionArg(info, 0, "buf", &txn)) return info.Env().Undefined();
+  return Napi::Number::New(info.Env(), double(txn.ops.size()));
+}
+
+// The monitor's parsing and grouping without a socket, for tests: groupNotifications(datagrams:
+// Buffer[], interest, ownPortIds) returns the events a reader would deliver for them (a commit
+// still waiting for its NEWGEN at the end is reported as after the reader's timeout).
+Napi::Value GroupNotifications(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  std::vector<nft::TableRef> interest;
+  std::vector<uint32_t> own;
+  if (info.Length() < 1 || !info[0].IsArray()) {
+    ThrowType(env, "datagrams must be an array of Buffers");
+    return env.Undefined();
+  }
+  if (!InterestArg(info, 1, &interest) || !PortIdsArg(info, 2, &own)) return env.Undefined();
+  std::sort(own.begin(), own.end());
+  nft::CommitGrouper grouper(std::move(interest));
+  std::vector<nft::CommitReport> reports;
+  Napi::Array list = info[0].As<Napi::Array>();
+  for (uint32_t i = 0; i < list.Length(); i++) {
+    Napi::Value v = list.Get(i);
+    if (!v.IsBuffer()) {
+      ThrowType(env, "datagrams[" + std::to_string(i) + "] must be a Buffer");
+      return env.Undefined();
+    }
+    auto buf = v.As<Napi::Buffer<uint8_t>>();
+    grouper.Feed(buf.Data(), buf.Length(), own, &reports);
+  }
+  grouper.Flush(&reports);
+  std::vector<MonitorEvent> events;
+  for (auto& r : reports) events.push_back(MonitorEvent{MonitorEvent::Type::kCommit, std::move(r), 0, {}});
+  napi_value out = MonitorEventsToJs(env, events);
+  return out ? Napi::Value(env, out) : env.Undefined();
+}
+
+// errnoName(errno: integer 0..2^31-1): the name the addon's errors carry as `code` for it, so
+// TypeScript names errnos with the same table.
+Napi::Value ErrnoNameOf(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  double d;
+  if (info.Length() < 1 || !info[0].IsNumber()) {
+    ThrowType(env, "errno must be a number");
+    return env.Undefined();
+  }
+  if (!IntegerValue(info[0], 0, 2147483647.0, &d)) {
+    ThrowRange(env, "errno must be an integer in 0..2147483647");
+    return env.Undefined();
+  }
+  return Napi::String::New(env, ErrnoName(int(d)));
+}
+
+}  // namespace
+}  // namespace kpn
+
+static Napi::Object InitAddon(Napi::Env env, Napi::Object exports) {
+  kpn::NftSocket::Init(env, exports);
+  kpn::NftMonitor::Init(env, exports);
+  exports.Set("validateTransaction", Napi::Function::New(env, kpn::ValidateTransaction, "validateTransaction"));
+  exports.Set("groupNotifications", Napi::Function::New(env, kpn::GroupNotifications, "groupNotifications"));
+  exports.Set("errnoName", Napi::Function::New(env, kpn::ErrnoNameOf, "errnoName"));
+  exports.Set("conntrackDelete", Napi::Function::New(env, kpn::ConntrackDelete, "conntrackDelete"));
+  exports.Set("conntrackList", Napi::Function::New(env, kpn::ConntrackList, "conntrackList"));
+  return exports;
+}
+
+NODE_API_MODULE(kube_proxy_native, InitAddon)

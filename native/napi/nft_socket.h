@@ -1,0 +1,39 @@
+// The NftSocket JavaScript class: a NETLINK_NETFILTER socket in a chosen netns that commits
+// transactions and dumps nftables state, each on a worker thread (Promise-returning).
+#pragma once
+#include <napi.h>
+
+#include <memory>
+
+#include "netlink/socket.h"
+
+namespace kpn {
+
+class NftSocket : public Napi::ObjectWrap<NftSocket> {
+ public:
+  static void Init(Napi::Env env, Napi::Object exports);
+  explicit NftSocket(const Napi::CallbackInfo& info);
+
+  // Workers call this when they finish so a close() requested meanwhile takes effect.
+  void OperationDone();
+
+ private:
+  Napi::Value Commit(const Napi::CallbackInfo& info);
+  Napi::Value ListTables(const Napi::CallbackInfo& info);
+  Napi::Value DumpTable(const Napi::CallbackInfo& info);
+  Napi::Value Generation(const Napi::CallbackInfo& info);
+  Napi::Value Close(const Napi::CallbackInfo& info);
+  // The socket's netlink port id: the nlmsg_pid of the change notifications its commits cause
+  // (kept after close, so a monitor can still recognise late notifications).
+  Napi::Value PortId(const Napi::CallbackInfo& info);
+
+  // Throws (and returns false) if closed or busy; otherwise marks the socket busy.
+  bool Acquire(Napi::Env env, const char* method);
+
+  std::unique_ptr<NetlinkSocket> sock_;
+  bool busy_ = false;
+  bool closeRequested_ = false;
+  uint32_t portId_ = 0;
+};
+
+}  // namespace kpn

@@ -1,0 +1,82 @@
+#include "napi/nft_workers.h"
+
+#include "napi/errors.h"
+#include "napi/nft_results.h"
+
+namespace kpn {
+
+NftWorker::NftWorker(Napi::Env env, NftSocket* owner, NetlinkSocket* sock)
+    : PromiseWorker(env), owner_(owner), ownerRef_(Napi::Persistent(owner->Value())), sock_(sock) {}
+
+NftWorker::~NftWorker() = default;
+
+void NftWorker::OnError(const Napi::Error& e) {
+  Finish();
+  PromiseWorker::OnError(e);
+}
+
+void NftWorker::Finish() { owner_->OperationDone(); }
+
+CommitWorker::CommitWorker(Napi::Env env, NftSocket* owner, NetlinkSocket* sock, Transaction txn)
+    : NftWorker(env, owner, sock), txn_(std::move(txn)) {}
+
+void CommitWorker::Execute() { result_ = nft::Commit(*sock_, txn_); }
+
+void CommitWorker::OnOK() {
+  Napi::Env env = Env();
+  Finish();
+  if (!result_.localFailure.empty()) {
+    deferred_.Reject(Napi::Error::New(env, "nftables commit failed: " + result_.localFailure).Value());
+  } else if (!result_.errors.empty()) {
+    deferred_.Reject(CommitErrorToJs(env, result_).Value());
+  } else {
+    Napi::Object o = Napi::Object::New(env);
+    o.Set("messages", Napi::Number::New(env, result_.messages));
+    o.Set("sends", Napi::Number::New(env, result_.sends));
+    o.Set("bytes", Napi::Number::New(env, double(result_.bytes)));
+    deferred_.Resolve(o);
+  }
+}
+
+void ListTablesWorker::Execute() { err_ = nft::ListTables(*sock_, &tables_); }
+
+void ListTablesWorker::OnOK() {
+  Napi::Env env = Env();
+  Finish();
+  if (err_.errnum) {
+    deferred_.Reject(ErrnoError(env, err_.errnum, "listing nftables tables: " + err_.message).Value());
+    return;
+  }
+  deferred_.Resolve(TablesToJs(env, tables_));
+}
+
+void GenerationWorker::Execute() { err_ = nft::GetGeneration(*sock_, &gen_); }
+
+void GenerationWorker::OnOK() {
+  Napi::Env env = Env();
+  Finish();
+  if (err_.errnum) {
+    deferred_.Reject(ErrnoError(env, err_.errnum, "reading the nftables ruleset generation: " + err_.message).Value());
+    return;
+  }
+  deferred_.Resolve(Napi::Number::New(env, gen_));
+}
+
+DumpTableWorker::DumpTableWorker(Napi::Env env, NftSocket* owner, NetlinkSocket* sock, uint8_t family, std::string table,
+                                 bool withElements)
+    : NftWorker(env, owner, sock), family_(family), table_(std::move(table)), withElements_(withElements) {}
+
+void DumpTableWorker::Execute() { err_ = nft::DumpTable(*sock_, family_, table_, withElements_, &dump_); }
+
+void DumpTableWorker::OnOK() {
+  Napi::Env env = Env();
+  Finish();
+  if (err_.errnum) {
+    std::string what = "dumping nftables table " + table_ + " (family " + std::to_string(family_) + "): ";
+    deferred_.Reject(ErrnoError(env, err_.errnum, what + err_.message).Value());
+    return;
+  }
+  deferred_.Resolve(TableDumpToJs(env, dump_));
+}
+
+}  // namespace kpn

@@ -1,0 +1,74 @@
+// The workers of NftSocket's methods: the netlink exchange runs on the libuv pool, the results
+// are turned into JavaScript values (or a rejection) back on the main thread.
+#pragma once
+#include <napi.h>
+
+#include "napi/nft_socket.h"
+#include "napi/promise_worker.h"
+#include "netlink/socket.h"
+#include "nft/commit.h"
+#include "nft/dump.h"
+
+namespace kpn {
+
+class NftWorker : public PromiseWorker {
+ public:
+  NftWorker(Napi::Env env, NftSocket* owner, NetlinkSocket* sock);
+  ~NftWorker() override;
+  void OnError(const Napi::Error& e) override;
+
+ protected:
+  void Finish();  // releases the owner's busy flag
+  NftSocket* owner_;
+  Napi::ObjectReference ownerRef_;  // keeps the JS object alive while we run
+  NetlinkSocket* sock_;
+};
+
+class CommitWorker : public NftWorker {
+ public:
+  CommitWorker(Napi::Env env, NftSocket* owner, NetlinkSocket* sock, Transaction txn);
+  void Execute() override;
+  void OnOK() override;
+
+ private:
+  Transaction txn_;
+  nft::CommitResult result_;
+};
+
+class ListTablesWorker : public NftWorker {
+ public:
+  using NftWorker::NftWorker;
+  void Execute() override;
+  void OnOK() override;
+
+ private:
+  std::vector<nft::TableId> tables_;
+  RequestError err_;
+};
+
+class GenerationWorker : public NftWorker {
+ public:
+  using NftWorker::NftWorker;
+  void Execute() override;
+  void OnOK() override;
+
+ private:
+  uint32_t gen_ = 0;
+  RequestError err_;
+};
+
+class DumpTableWorker : public NftWorker {
+ public:
+  DumpTableWorker(Napi::Env env, NftSocket* owner, NetlinkSocket* sock, uint8_t family, std::string table, bool withElements);
+  void Execute() override;
+  void OnOK() override;
+
+ private:
+  uint8_t family_;
+  std::string table_;
+  bool withElements_;
+  nft::TableDump dump_;
+  RequestError err_;
+};
+
+}  // namespace kpn
