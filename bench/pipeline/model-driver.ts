@@ -1,6 +1,7 @@
 // Feeds the synthetic cluster to the real model (src/core ProxyState) as the informers would: one
 // V1Service and one V1EndpointSlice event per Service. The sync loop takes the changes from it.
 import { ProxyState } from '../../src/core/proxy-state';
+import type { ObjectRef } from '../../src/core/types';
 import { SynthService } from '../lib/cluster';
 import { BENCH_NODE, serviceObject, sliceObject } from './k8s-objects';
 
@@ -14,7 +15,7 @@ export class ModelDriver {
     this.state = new ProxyState({
       nodeName: BENCH_NODE,
       ipFamilies: ['IPv4'],
-      log: { warn: (obj, msg) => { if (this.warnings.length < 20) this.warnings.push(`${obj.kind} ${obj.namespace}/${obj.name}: ${msg}`); } },
+      log: { warn: (obj, msg) => { if (this.warnings.length < 20) this.warnings.push(`${refText(obj as ObjectRef)}: ${msg}`); } },
       startTime: new Date(0),
     });
   }
@@ -29,3 +30,5 @@ export class ModelDriver {
     this.state.onEndpointSlice(kind, sliceObject(s, gen));
   }
 }
+
+const refText = (r: ObjectRef): string => `${r.kind} ${r.namespace}/${r.name}`;

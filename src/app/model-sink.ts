@@ -1,6 +1,7 @@
 // What the API watchers deliver, applied to the model (ProxyState): a change the model takes is
 // queued for the health check and asks the runner for a sync; the first complete list starts the
 // runner. The Node also goes to the health check, which judges the node's eligibility by it.
+import type { Log } from '../base/log';
 import type { ProxyState } from '../core';
 import type { ProxyHealth } from '../health/proxy-health';
 import type { ClusterEventSink } from '../k8s/sink';
@@ -11,7 +12,7 @@ export interface ModelSinkDeps {
   /** SyncLoop.queued: a change reached the model. */
   queued(): void;
   runner: { start(): void; run(): void };
-  log: { info(obj: object, msg: string): void };
+  log: Pick<Log, 'info'>;
 }
 
 export function modelSink(d: ModelSinkDeps): ClusterEventSink {

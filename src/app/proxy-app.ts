@@ -14,7 +14,7 @@ import { startHealthServer } from '../health/health-server';
 import { ProxyHealth, type StaleResource } from '../health/proxy-health';
 import { ClusterWatcher } from '../k8s/cluster-watcher';
 import { loadKubeConfig } from '../k8s/kubeconfig';
-import type { Logger } from '../log';
+import type { Log } from '../base/log';
 import { apiServerStatusObserver, createProxyMetrics, type ProxyMetrics } from '../metrics/proxy-metrics';
 import { startMetricsServer } from '../metrics/server';
 import { Nft } from '../native';
@@ -25,7 +25,7 @@ import { syncParts, type SyncParts } from './sync-parts';
 
 export interface ProxyAppOptions {
   config: KubeProxyConfiguration;
-  log: Logger;
+  log: Log;
   /** --master: overrides the kubeconfig's server. */
   master?: string;
   /** Program the kernel of this network namespace (a path such as /run/netns/X) instead of our own. */

@@ -2,8 +2,9 @@
 // touched our tables; the proxy mode says which of them change its rules; a repair limiter
 // decides when the full sync that undoes them may run. Changes are logged (who, what) at most once
 // a second, with a count of those not logged.
+import type { Log } from '../base/log';
 import { NftMonitor, type Family, type MonitorChange, type MonitorEvent, type Transaction } from '../native';
-import type { Clock } from '../runner/clock';
+import type { Clock } from '../base/clock';
 
 /** Why a repair runs: another process changed our rules, or the monitor may have missed that. */
 export type GuardReason = 'foreign_change' | 'events_lost';
@@ -19,11 +20,7 @@ export interface GuardedTables {
 }
 import { RepairLimiter } from '../runner/repair-limiter';
 
-export interface GuardLog {
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-  error(obj: object, msg: string): void;
-}
+export type GuardLog = Pick<Log, 'info' | 'warn' | 'error'>;
 
 export interface RulesetGuardOptions {
   netns?: string;

@@ -1,6 +1,8 @@
 // One sync, as the runner calls it: take the pending changes, let the proxy mode program them, then
 // record the outcome (metrics, health, health-check node ports) and delete the conntrack flows the
 // sync made stale. A failed sync puts its changes back and tells the runner to retry.
+import { systemClock, type Clock } from '../base/clock';
+import type { Log } from '../base/log';
 import type { ProxyState, TakenChanges } from '../core';
 import type { IPFamily, Proxier, SyncResult } from '../core/types';
 import type { StaleFlowCleanup } from '../conntrack';
@@ -15,12 +17,7 @@ import { LocalTrafficTracker } from './local-traffic-tracker';
 /** Upstream's FullSyncPeriod: partial syncs otherwise, even on the periodic tick. */
 export const FULL_SYNC_PERIOD_MS = 60 * 60 * 1000;
 
-export interface SyncLog {
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-  error(obj: object, msg: string): void;
-  debug(obj: object, msg: string): void;
-}
+export type SyncLog = Pick<Log, 'debug' | 'info' | 'warn' | 'error'>;
 
 /** The conntrack steps after syncs (src/conntrack ConntrackCleanup). */
 export interface ConntrackSteps {
@@ -37,7 +34,8 @@ export interface SyncLoopDeps {
   serviceHealth?: ServiceHealthServer;
   conntrack?: ConntrackSteps;
   log: SyncLog;
-  now?: () => number;
+  /** The wall clock (metric timestamps, the full-sync period); the system's by default. */
+  clock?: Pick<Clock, 'wall'>;
 }
 
 export class SyncLoop {
@@ -45,17 +43,21 @@ export class SyncLoop {
   /** The start-up conntrack pass runs once, after the first successful sync. */
   private startupPassDone = false;
   private readonly local = new LocalTrafficTracker();
-  private readonly now: () => number;
+  private readonly clock: Pick<Clock, 'wall'>;
   /** Resolves after each finished sync, for tests and the demo. */
   private waiters: Array<(r: SyncResult) => void> = [];
 
   constructor(private readonly d: SyncLoopDeps) {
-    this.now = d.now ?? Date.now;
+    this.clock = d.clock ?? systemClock;
+  }
+
+  private nowMs(): number {
+    return this.clock.wall().getTime();
   }
 
   /** Called for every Service/EndpointSlice change that reached the model. */
   queued(): void {
-    const nowSec = this.now() / 1000;
+    const nowSec = this.nowMs() / 1000;
     for (const f of this.d.families) {
       this.d.health.queuedUpdate(f);
       this.d.metrics.syncProxyRulesLastQueuedTimestamp.set({ ip_family: f }, nowSec);
@@ -69,7 +71,7 @@ export class SyncLoop {
 
   private wantsFull(reason: RunReason, taken: TakenChanges): boolean {
     if (this.lastFullAt === undefined || reason === 'retry' || taken.topologyChanged) return true;
-    return reason === 'periodic' && this.now() - this.lastFullAt >= FULL_SYNC_PERIOD_MS;
+    return reason === 'periodic' && this.nowMs() - this.lastFullAt >= FULL_SYNC_PERIOD_MS;
   }
 
   /** The runner's run function: false asks for a retry with backoff. */
@@ -86,7 +88,7 @@ export class SyncLoop {
       result = { full, ok: false, error: e instanceof Error ? e : new Error(String(e)) };
     }
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-    const end = new Date(this.now());
+    const end = new Date(this.nowMs());
     for (const f of this.d.families) observeSync(this.d.metrics, f, result.full, seconds, result.ok, end);
     if (result.ok) await this.afterSuccess(taken, result, end);
     else this.d.state.requeue(taken);

@@ -8,12 +8,12 @@ import type { ProxyState } from '../core';
 import type { IPFamily } from '../core/types';
 import type { ProxyHealth } from '../health/proxy-health';
 import { ServiceHealthServer } from '../health/service-health';
-import type { Logger } from '../log';
+import type { Log } from '../base/log';
 import type { ProxyMetrics } from '../metrics/proxy-metrics';
 import { ConntrackClient, type Nft, type Transaction } from '../native';
 import { guardedTables, NftablesProxier, type NftablesMetrics } from '../proxier/nftables';
 import { BoundedFrequencyRunner } from '../runner/bounded-frequency-runner';
-import { systemClock } from '../runner/clock';
+import { systemClock } from '../base/clock';
 import { nftFamily } from './families';
 import { nftablesOptionsFrom } from './nftables-options';
 import { RulesetGuard } from './ruleset-guard';
@@ -21,7 +21,7 @@ import { SyncLoop } from './sync-loop';
 
 export interface SyncInputs {
   config: KubeProxyConfiguration;
-  log: Logger;
+  log: Log;
   /** The network namespace the kernel side works in (undefined: our own). */
   netns?: string;
   healthCheckAddresses?: string[];
@@ -71,7 +71,7 @@ function proxierMetrics(m: ProxyMetrics, family: IPFamily): NftablesMetrics {
   };
 }
 
-function syncRunner(config: KubeProxyConfiguration, loop: SyncLoop, log: Logger): BoundedFrequencyRunner {
+function syncRunner(config: KubeProxyConfiguration, loop: SyncLoop, log: Log): BoundedFrequencyRunner {
   return new BoundedFrequencyRunner({
     clock: systemClock, run: loop.run, minIntervalMs: config.minSyncPeriod, maxIntervalMs: config.syncPeriod,
     onError: (err, n, retryInMs) => log.error({ err: String(err), consecutiveFailures: n, retryInMs }, 'Sync failed; retrying'),

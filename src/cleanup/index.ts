@@ -1,6 +1,7 @@
 // --cleanup: removes everything any proxy mode of ours may have created, and nothing else. Start-up
 // never does this; it is the one path that deletes another mode's rules. Today that is the nftables
 // table `kube-proxy` in the ip and ip6 families (IPVS objects will join when that mode creates them).
+import type { Log } from '../base/log';
 import { Family, NetlinkError, Nft, Transaction } from '../native';
 
 const OWNED_TABLES: ReadonlyArray<{ family: Family; name: string }> = [
@@ -8,10 +9,7 @@ const OWNED_TABLES: ReadonlyArray<{ family: Family; name: string }> = [
   { family: 'ip6', name: 'kube-proxy' },
 ];
 
-export interface CleanupLog {
-  info(obj: object, msg: string): void;
-  error(obj: object, msg: string): void;
-}
+export type CleanupLog = Pick<Log, 'info' | 'error'>;
 
 export interface CleanupResult {
   deleted: string[];

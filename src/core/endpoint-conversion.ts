@@ -5,7 +5,7 @@ import { endpointKey, serviceName, servicePortKey } from './keys';
 import { ipFamilyOf, isIPFamily } from './ip';
 import { isPortNumber, isProtocol } from './service-conversion';
 import { isObject, listOf, notAList } from './shape';
-import type { Endpoint, IPFamily, ModelLogger, ObjectRef, Protocol } from './types';
+import type { Endpoint, IPFamily, ModelLog, ObjectRef, Protocol } from './types';
 
 export const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
 export const TRIGGER_TIME_ANNOTATION = 'endpoints.kubernetes.io/last-change-trigger-time';
@@ -42,7 +42,7 @@ export function sliceRef(slice: V1EndpointSlice): ObjectRef {
 }
 
 /** Which Service a slice belongs to (label `kubernetes.io/service-name`); undefined when unknowable. */
-export function sliceIdentity(slice: V1EndpointSlice, log: ModelLogger): SliceIdentity | undefined {
+export function sliceIdentity(slice: V1EndpointSlice, log: ModelLog): SliceIdentity | undefined {
   const namespace = slice.metadata?.namespace;
   const name = slice.metadata?.name;
   const svc = slice.metadata?.labels?.[SERVICE_NAME_LABEL];
@@ -64,7 +64,7 @@ export function sliceIdentity(slice: V1EndpointSlice, log: ModelLogger): SliceId
 export function parseEndpointSlice(
   slice: V1EndpointSlice,
   nodeName: string,
-  log: ModelLogger,
+  log: ModelLog,
 ): ParsedSlice | undefined {
   const id = sliceIdentity(slice, log);
   if (!id) return undefined;
@@ -87,7 +87,7 @@ export function parseEndpointSlice(
   return parsed;
 }
 
-function slicePorts(slice: V1EndpointSlice, ref: ObjectRef, log: ModelLogger): SlicePort[] {
+function slicePorts(slice: V1EndpointSlice, ref: ObjectRef, log: ModelLog): SlicePort[] {
   const out: SlicePort[] = [];
   if (notAList(slice.ports)) log.warn({ ...ref, field: 'ports' }, 'ports is not a list; the slice serves no port');
   for (const [i, p] of listOf<NonNullable<V1EndpointSlice['ports']>[number]>(slice.ports).entries()) {
@@ -111,7 +111,7 @@ function sliceEndpoints(
   family: IPFamily,
   nodeName: string,
   ref: ObjectRef,
-  log: ModelLogger,
+  log: ModelLog,
 ): SliceEndpoint[] {
   const seen = new Set<string>();
   const out: SliceEndpoint[] = [];
@@ -169,7 +169,7 @@ function names(list: unknown): string[] | undefined {
   return out.length > 0 ? out : undefined;
 }
 
-function triggerTime(slice: V1EndpointSlice, ref: ObjectRef, log: ModelLogger): Date | undefined {
+function triggerTime(slice: V1EndpointSlice, ref: ObjectRef, log: ModelLog): Date | undefined {
   const raw = slice.metadata?.annotations?.[TRIGGER_TIME_ANNOTATION];
   if (raw === undefined) return undefined;
   const t = new Date(raw);

@@ -6,7 +6,7 @@ import { endpointListEqual } from './equality';
 import { mergeSlices, parseEndpointSlice, sliceIdentity, type ParsedSlice } from './endpoint-conversion';
 import { endpointKey } from './keys';
 import type { EventKind } from './service-change-tracker';
-import type { Endpoint, IPFamily, ModelLogger } from './types';
+import type { Endpoint, IPFamily, ModelLog } from './types';
 
 export interface EndpointsApplyResult {
   changed: Set<string>;
@@ -25,7 +25,7 @@ export interface EndpointsChangeTrackerOptions {
   nodeName: string;
   /** Slices of other address types are treated as absent. */
   ipFamilies: readonly IPFamily[];
-  log: ModelLogger;
+  log: ModelLog;
   /** Trigger times before this are ignored: after a restart they would report the downtime. */
   startTime?: Date;
 }

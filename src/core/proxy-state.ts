@@ -9,7 +9,7 @@ import type {
   ChangeSet,
   Endpoint,
   IPFamily,
-  ModelLogger,
+  ModelLog,
   NodeInfo,
   ProxySnapshot,
   SelectedEndpoints,
@@ -20,7 +20,7 @@ export interface ProxyStateOptions {
   nodeName: string;
   /** Families this proxy programs; ServicePorts of other families are not produced. */
   ipFamilies: IPFamily[];
-  log: ModelLogger;
+  log: ModelLog;
   maxPortsPerService?: number;
   /** Trigger-time annotations older than this are ignored (default: construction time). */
   startTime?: Date;

@@ -4,7 +4,7 @@ import type { V1Service } from '@kubernetes/client-node';
 import { servicePortEqual } from './equality';
 import { serviceName } from './keys';
 import { servicePortsFromService, type ServiceConversionOptions } from './service-conversion';
-import type { IPFamily, ModelLogger, ServicePort } from './types';
+import type { IPFamily, ModelLog, ServicePort } from './types';
 
 export type EventKind = 'add' | 'update' | 'delete';
 
@@ -28,7 +28,7 @@ export class ServiceChangeTracker {
 
   constructor(
     private readonly families: readonly IPFamily[],
-    private readonly log: ModelLogger,
+    private readonly log: ModelLog,
     private readonly opts: ServiceConversionOptions = {},
   ) {}
 

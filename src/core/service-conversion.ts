@@ -4,7 +4,7 @@ import type { V1Service, V1ServicePort } from '@kubernetes/client-node';
 import { servicePortKey } from './keys';
 import { cidrFamilyOf, ipFamilyOf } from './ip';
 import { isObject, listOf, notAList } from './shape';
-import type { IPFamily, ModelLogger, ObjectRef, Protocol, ServicePort } from './types';
+import type { IPFamily, ModelLog, ObjectRef, Protocol, ServicePort } from './types';
 
 export const DEFAULT_AFFINITY_TIMEOUT_SECONDS = 10800;
 const MAX_AFFINITY_TIMEOUT_SECONDS = 86400;
@@ -49,7 +49,7 @@ export function serviceRef(svc: V1Service): ObjectRef {
 export function servicePortsFromService(
   svc: V1Service,
   families: readonly IPFamily[],
-  log: ModelLogger,
+  log: ModelLog,
   opts: ServiceConversionOptions = {},
 ): ServicePort[] {
   const namespace = svc.metadata?.namespace;
@@ -118,7 +118,7 @@ export function clusterIPByFamily(svc: V1Service, family: IPFamily): string | un
   return typeof ip === 'string' && ip && ip !== 'None' ? ip : undefined;
 }
 
-function validPorts(svc: V1Service, ref: ObjectRef, log: ModelLogger, max: number): ValidPort[] {
+function validPorts(svc: V1Service, ref: ObjectRef, log: ModelLog, max: number): ValidPort[] {
   if (notAList(svc.spec?.ports)) {
     log.warn({ ...ref, field: 'spec.ports' }, 'spec.ports is not a list; Service skipped');
     return [];
@@ -148,7 +148,7 @@ function validPorts(svc: V1Service, ref: ObjectRef, log: ModelLogger, max: numbe
   return out;
 }
 
-function validPort(p: V1ServicePort, ref: ObjectRef, log: ModelLogger): ValidPort | undefined {
+function validPort(p: V1ServicePort, ref: ObjectRef, log: ModelLog): ValidPort | undefined {
   if (!isObject(p)) {
     log.warn(ref, 'port is not an object; port skipped');
     return undefined;
@@ -185,7 +185,7 @@ function externallyAccessible(svc: V1Service): boolean {
   return type === 'ClusterIP' && (svc.spec?.externalIPs?.length ?? 0) > 0;
 }
 
-function sharedFields(svc: V1Service, ref: ObjectRef, log: ModelLogger): SharedFields {
+function sharedFields(svc: V1Service, ref: ObjectRef, log: ModelLog): SharedFields {
   const spec = svc.spec ?? {};
   const externalPolicyLocal = externallyAccessible(svc) && spec.externalTrafficPolicy === 'Local';
   return {
@@ -197,7 +197,7 @@ function sharedFields(svc: V1Service, ref: ObjectRef, log: ModelLogger): SharedF
   };
 }
 
-function affinityTimeout(svc: V1Service, ref: ObjectRef, log: ModelLogger): number {
+function affinityTimeout(svc: V1Service, ref: ObjectRef, log: ModelLog): number {
   if (svc.spec?.sessionAffinity !== 'ClientIP') return 0;
   const t = svc.spec.sessionAffinityConfig?.clientIP?.timeoutSeconds;
   if (t === undefined) return DEFAULT_AFFINITY_TIMEOUT_SECONDS;
@@ -210,7 +210,7 @@ function affinityTimeout(svc: V1Service, ref: ObjectRef, log: ModelLogger): numb
 }
 
 /** Upstream's NeedsHealthCheck: LoadBalancer with externalTrafficPolicy Local. */
-function healthCheckNodePort(svc: V1Service, localPolicy: boolean, ref: ObjectRef, log: ModelLogger): number {
+function healthCheckNodePort(svc: V1Service, localPolicy: boolean, ref: ObjectRef, log: ModelLog): number {
   if (svc.spec?.type !== 'LoadBalancer' || !localPolicy) return 0;
   const p = svc.spec.healthCheckNodePort ?? 0;
   if (isPortNumber(p)) return p;
@@ -218,7 +218,7 @@ function healthCheckNodePort(svc: V1Service, localPolicy: boolean, ref: ObjectRe
   return 0;
 }
 
-function familyFields(svc: V1Service, ref: ObjectRef, log: ModelLogger): Record<IPFamily, FamilyFields> {
+function familyFields(svc: V1Service, ref: ObjectRef, log: ModelLog): Record<IPFamily, FamilyFields> {
   const externalIPs = splitByFamily(listOf<string>(svc.spec?.externalIPs), ipFamilyOf, { ...ref, field: 'spec.externalIPs' }, log);
   const lbIPs = splitByFamily(loadBalancerVIPs(svc), ipFamilyOf, { ...ref, field: 'status.loadBalancer.ingress' }, log);
   const ranges = sourceRanges(svc);
@@ -257,7 +257,7 @@ function splitByFamily(
   values: readonly string[],
   familyOf: (v: string) => IPFamily | undefined,
   ref: ObjectRef,
-  log: ModelLogger,
+  log: ModelLog,
 ): Record<IPFamily, string[]> {
   const out: Record<IPFamily, string[]> = { IPv4: [], IPv6: [] };
   for (const v of values) {

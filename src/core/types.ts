@@ -1,8 +1,11 @@
 // The mode-independent service model: what every proxy mode is given to program.
 // Plain data only; the functions that build it live beside this file.
 
+import type { IPFamily } from '../base/ip-family';
+import type { Log } from '../base/log';
+
+export type { IPFamily };
 export type Protocol = 'TCP' | 'UDP' | 'SCTP';
-export type IPFamily = 'IPv4' | 'IPv6';
 
 /** One port of one Service in one IP family: the unit every proxy mode programs. */
 export interface ServicePort {
@@ -100,10 +103,8 @@ export interface ChangeSet {
   removedServices?: ReadonlyMap<string, ServicePort>;
 }
 
-/** Where the model's warnings go; pino's logger satisfies it. `obj` names the offending object. */
-export interface ModelLogger {
-  warn(obj: ObjectRef, msg: string): void;
-}
+/** Where the model's warnings go (each names the offending object as an ObjectRef). */
+export type ModelLog = Pick<Log, 'warn'>;
 
 export interface ObjectRef {
   kind: string;

@@ -4,18 +4,15 @@
 // /healthz (healthzReport) adds two checks of ours, with a reason for each failure: no sync has
 // succeeded within healthTimeout of start, and an API resource has had no current view for healthTimeout.
 import type { V1Node } from '@kubernetes/client-node';
+import { systemClock, type Clock } from '../base/clock';
+import type { IPFamily } from '../base/ip-family';
 import { nodeIneligibility, queuedUpdateReason, type StaleResource, staleReasons, startupReason } from './health-reasons';
 
 export { TO_BE_DELETED_TAINT } from './health-reasons';
 export type { StaleResource } from './health-reasons';
 
-export type IPFamily = 'IPv4' | 'IPv6';
-
-export interface Clock {
-  now(): Date;
-}
-
-export const systemClock: Clock = { now: () => new Date() };
+/** ProxyHealth reads only the wall clock: its times are reported (lastUpdated, currentTime). */
+export type WallClock = Pick<Clock, 'wall'>;
 
 export interface ProxierHealth {
   lastUpdated: Date | undefined;
@@ -60,22 +57,22 @@ export class ProxyHealth {
 
   constructor(
     private readonly healthTimeoutMs: number,
-    readonly clock: Clock = systemClock,
+    readonly clock: WallClock = systemClock,
     private readonly inputs: HealthInputs = {},
   ) {
     if (!(healthTimeoutMs > 0)) throw new Error(`healthTimeoutMs: must be > 0, got ${healthTimeoutMs}`);
-    this.startedAt = clock.now();
+    this.startedAt = clock.wall();
   }
 
   /** A Service or EndpointSlice change reached the proxier for this family and awaits a sync. */
   queuedUpdate(family: IPFamily): void {
-    if (!this.oldestPending.has(family)) this.oldestPending.set(family, this.clock.now());
+    if (!this.oldestPending.has(family)) this.oldestPending.set(family, this.clock.wall());
   }
 
   /** The proxier for this family applied everything queued so far. */
   updated(family: IPFamily): void {
     this.oldestPending.delete(family);
-    this.lastUpdated.set(family, this.clock.now());
+    this.lastUpdated.set(family, this.clock.wall());
   }
 
   /** Feed this node's Node object (undefined once deleted). */
@@ -88,7 +85,7 @@ export class ProxyHealth {
   }
 
   report(): HealthReport {
-    const currentTime = this.clock.now();
+    const currentTime = this.clock.wall();
     const status: Partial<Record<IPFamily, ProxierHealth>> = {};
     const reasons: string[] = [];
     let lastUpdated: Date | undefined;

@@ -2,14 +2,15 @@
 // one HTTP server per Service on its healthCheckNodePort, 200 only while the Service has local
 // endpoints and the proxy is healthy, so external load balancers skip nodes without them. As upstream's
 // hcHandler, every path and method gets the same answer; the hardening of src/http applies.
-import { type HttpLimits, type HttpLog, type RunningServer, serveHardened } from '../http';
+import type { Log } from '../base/log';
+import { type HttpLimits, type RunningServer, serveHardened } from '../http';
 
 export interface ServiceHealthOptions {
   /** Addresses to listen on (upstream: the node IPs from nodePortAddresses, or every address). */
   addresses?: string[];
   proxyHealthy: () => boolean;
   /** Opening/closing servers, and (rate-limited) bad requests and failed handlers. */
-  log?: HttpLog & { info(o: object, m: string): void };
+  log?: Pick<Log, 'info' | 'warn' | 'error'>;
   limits?: Partial<HttpLimits>;
 }
 

@@ -3,6 +3,7 @@
 // parser errors get 400/408/431 and a closed connection, slow and idle clients are cut off, bodies are
 // capped, and connections beyond a cap are refused. Shared by /healthz, /metrics and the health-check
 // node ports.
+import type { Log } from '../base/log';
 import * as http from 'node:http';
 import type { Socket } from 'node:net';
 import { clientErrorStatus, rawResponse } from './client-error';
@@ -12,10 +13,7 @@ import { LogLimiter } from './log-limiter';
 import { parseRequestTarget, type RequestTarget } from './request-target';
 import { sendText } from './respond';
 
-export interface HttpLog {
-  warn(obj: object, msg: string): void;
-  error(obj: object, msg: string): void;
-}
+export type HttpLog = Pick<Log, 'warn' | 'error'>;
 
 export interface HardenedServerOptions {
   /** Names the server in log lines, e.g. "healthz" or "healthCheckNodePort shop/web". */

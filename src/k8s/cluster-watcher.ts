@@ -5,7 +5,7 @@ import type { KubeConfig, KubernetesObject, V1EndpointSlice, V1Namespace, V1Node
 import { ApiConnection } from './api-request';
 import { BackoffOptions } from './backoff';
 import { RequestDeadlines } from './deadlines';
-import { Logger, silentLogger } from './logger';
+import { silentLog, type Log } from '../base/log';
 import { Reflector, type ReflectorStatus, type SharedReflectorOptions } from './reflector';
 import { type ResourceClient, type ResourceClients, resourceClients } from './resources';
 import { ServiceCIDRWatch } from './service-cidr-watch';
@@ -18,7 +18,7 @@ export interface ClusterWatcherOptions {
   kubeConfig: KubeConfig;
   nodeName: string;
   sink: ClusterEventSink;
-  log?: Logger;
+  log?: Log;
   backoff?: BackoffOptions;
   pageSize?: number;
   watchTimeoutSeconds?: () => number;
@@ -58,7 +58,7 @@ function countsForStaleness(r: ReflectorStatus): boolean {
   return !(OPTIONAL_WHEN_FORBIDDEN.has(r.resource) && !r.connected && r.lastErrorCode === 403);
 }
 
-type Shared = SharedReflectorOptions & { log: Logger };
+type Shared = SharedReflectorOptions & { log: Log };
 
 export class ClusterWatcher {
   private readonly services: Reflector<V1Service>;
@@ -75,10 +75,10 @@ export class ClusterWatcher {
   private servicesStarted = false;
   /** How many of Services and EndpointSlices have completed their first list. */
   private modelListsDone = 0;
-  private readonly log: Logger;
+  private readonly log: Log;
 
   constructor(private readonly o: ClusterWatcherOptions) {
-    this.log = o.log ?? silentLogger;
+    this.log = o.log ?? silentLog;
     const clients = o.clients ?? resourceClients(new ApiConnection(o.kubeConfig, o.deadlines));
     const shared: Shared = { backoff: o.backoff, pageSize: o.pageSize, watchTimeoutSeconds: o.watchTimeoutSeconds, log: this.log, onStatus: o.onStatus };
     this.services = this.modelReflector(clients.services, shared, (k, s) => o.sink.onService(k, s));

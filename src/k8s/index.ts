@@ -9,5 +9,4 @@ export { DEFAULT_BACKOFF } from './backoff';
 export { DEFAULT_DEADLINES } from './deadlines';
 export type { RequestDeadlines } from './deadlines';
 export type { BackoffOptions } from './backoff';
-export type { Logger } from './logger';
 export * from './selectors';

@@ -3,7 +3,7 @@
 // change its field selector without a relist, and cannot merge one namespace in; kube-proxy needs all four.
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { BackoffOptions, backoffDelay, DEFAULT_BACKOFF } from './backoff';
-import { Logger, silentLogger } from './logger';
+import { silentLog, type Log } from '../base/log';
 import { ReflectorState, ReflectorStatus } from './reflector-state';
 import { rawKey, RejectedItem, ResourceClient } from './resources';
 import { WatchStream } from './watch-stream';
@@ -37,7 +37,7 @@ export interface ReflectorOptions<T extends KubernetesObject> {
   stopWhenNotServed?: boolean;
   /** Failures with these HTTP codes are logged at debug, not warn (the owner explains them once). */
   quietErrorCodes?: number[];
-  log?: Logger;
+  log?: Log;
   onStatus?: (s: ReflectorStatus) => void;
 }
 
@@ -89,11 +89,11 @@ export class Reflector<T extends KubernetesObject> {
   private readonly state: ReflectorState;
   /** Namespaces being brought back: their watch events wait here until the namespace's list is in. */
   private readonly merging = new Map<string, Array<{ type: string; obj: T }>>();
-  private readonly log: Logger;
+  private readonly log: Log;
 
   constructor(private readonly o: ReflectorOptions<T>) {
     this.fieldSelector = o.fieldSelector;
-    this.log = o.log ?? silentLogger;
+    this.log = o.log ?? silentLog;
     this.state = new ReflectorState(o.client.name);
   }
 

@@ -3,14 +3,14 @@
 // is reported, since the first sync waits for it. An API server without the API (404) stops the watch
 // for good; one that forbids it (403) is said once and retried. Either way the proxy runs without.
 import type { V1ServiceCIDR } from '@kubernetes/client-node';
-import type { Logger } from './logger';
+import type { Log } from '../base/log';
 import { Reflector, type ReflectorStatus, type SharedReflectorOptions } from './reflector';
 import type { ResourceClient } from './resources';
 import { ServiceCIDRSet } from './service-cidrs';
 
 export interface ServiceCIDRWatchOptions {
   client: ResourceClient<V1ServiceCIDR>;
-  shared: SharedReflectorOptions & { log: Logger };
+  shared: SharedReflectorOptions & { log: Log };
   /** The current ranges (sorted, unique), whenever they differ from the last delivered. */
   deliver(cidrs: string[]): void;
   /** The first list has ended, in success or failure (told at least once, maybe more). */
@@ -24,7 +24,7 @@ export class ServiceCIDRWatch {
   private listed = false;
   private delivered?: string;
   private forbiddenWarned = false;
-  private readonly log: Logger;
+  private readonly log: Log;
 
   constructor(private readonly o: ServiceCIDRWatchOptions) {
     this.log = o.shared.log;

@@ -5,7 +5,7 @@
 // while either of them has it.
 import { isIPv4, isIPv6 } from 'node:net';
 import type { V1ServiceCIDR } from '@kubernetes/client-node';
-import type { Logger } from './logger';
+import type { Log } from '../base/log';
 
 /** `addr/prefix` with an IPv4 or IPv6 address and a prefix length valid for its family. */
 export function isCidr(value: unknown): value is string {
@@ -22,7 +22,7 @@ export function isCidr(value: unknown): value is string {
 export class ServiceCIDRSet {
   private readonly byObject = new Map<string, string[]>();
 
-  constructor(private readonly log: Logger) {}
+  constructor(private readonly log: Log) {}
 
   /** Records (or replaces) one object's ranges; entries that are not CIDRs are logged and left out. */
   set(obj: V1ServiceCIDR): void {

@@ -5,12 +5,11 @@
 // rules last programmed until the new process has listed the cluster and synced. This is Node's own
 // default and Go's (a panic outside a recovered handler ends kube-proxy). What must NOT be fatal, a bug
 // in one HTTP request handler, never gets here: src/http turns it into a 500 and a log line.
+import type { Log } from '../base/log';
 
 export const LAST_RESORT_EXIT_CODE = 1;
 
-export interface FatalLog {
-  fatal(obj: object, msg: string): void;
-}
+export type FatalLog = Pick<Log, 'fatal'>;
 
 export type FatalKind = 'uncaughtException' | 'unhandledRejection';
 

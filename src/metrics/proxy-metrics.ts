@@ -1,10 +1,10 @@
 // kube-proxy's metrics with upstream's names, help texts, types, labels and buckets
 // (pkg/proxy/metrics/metrics.go), registered on an injected Registry, plus this project's own
 // API-server connection metrics under `kubeproxy_native_`.
+import type { IPFamily } from '../base/ip-family';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { NETWORK_PROGRAMMING_BUCKETS, SYNC_BUCKETS } from './buckets';
 
-export type IPFamilyLabel = 'IPv4' | 'IPv6';
 type Fam = 'ip_family';
 
 export interface ProxyMetrics {
@@ -115,7 +115,7 @@ export function createProxyMetrics(register: Registry, opts: CreateMetricsOption
  * `endpoints.kubernetes.io/last-change-trigger-time` to `syncEnd`. Negative spans (clock skew
  * between the control plane and this node) are dropped, as upstream does.
  */
-export function observeNetworkProgramming(m: ProxyMetrics, family: IPFamilyLabel, triggerTimes: Iterable<Date>, syncEnd: Date): number {
+export function observeNetworkProgramming(m: ProxyMetrics, family: IPFamily, triggerTimes: Iterable<Date>, syncEnd: Date): number {
   let n = 0;
   for (const t of triggerTimes) {
     const seconds = (syncEnd.getTime() - t.getTime()) / 1000;
@@ -135,7 +135,7 @@ export function parseTriggerTime(annotations: Record<string, string> | undefined
 }
 
 /** Records one finished sync in the duration histograms and, when it succeeded, the last-sync gauge. */
-export function observeSync(m: ProxyMetrics, family: IPFamilyLabel, full: boolean, seconds: number, ok: boolean, now: Date): void {
+export function observeSync(m: ProxyMetrics, family: IPFamily, full: boolean, seconds: number, ok: boolean, now: Date): void {
   const l = { ip_family: family };
   m.syncProxyRulesDuration.observe(l, seconds);
   (full ? m.syncFullProxyRulesDuration : m.syncPartialProxyRulesDuration).observe(l, seconds);

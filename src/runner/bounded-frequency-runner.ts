@@ -1,7 +1,7 @@
 // Runs one async function no more often than minInterval, at least every maxInterval, never
 // twice at once, and again with exponential backoff after it fails. Same contract as upstream's
 // BoundedFrequencyRunner (pkg/util/async), with the backoff added and the clock injected.
-import type { Clock, TimerHandle } from './clock';
+import type { Clock, TimerHandle } from '../base/clock';
 
 /** Why a run happens; callers treat 'periodic' and 'retry' as full syncs. */
 export type RunReason = 'periodic' | 'requested' | 'retry';

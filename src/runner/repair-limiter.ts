@@ -2,7 +2,7 @@
 // repair runs at once; while another process keeps changing our rules, each further repair waits
 // twice as long as the one before (up to maxGapMs), so a fight costs a bounded share of CPU. A
 // quiet spell resets the wait. One repair answers every change seen before it starts.
-import type { Clock, TimerHandle } from './clock';
+import type { Clock, TimerHandle } from '../base/clock';
 
 export interface RepairLimiterOptions {
   clock: Clock;

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { Nft, NftMonitor, Transaction, type MonitorEvent } from '../../src/native';
 import { RulesetGuard, QUIET_COMMIT_BYTES, type GuardReason } from '../../src/app/ruleset-guard';
 import { guardedTables } from '../../src/proxier/nftables';
-import { systemClock } from '../../src/runner/clock';
+import { systemClock } from '../../src/base/clock';
 import { withNetns, type TestNetns } from '../helpers/netns';
 
 const settle = (ms = 300) => new Promise((r) => setTimeout(r, ms));

@@ -1,3 +1,4 @@
+import { silentLog } from '../../src/base/log';
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Registry } from 'prom-client';
@@ -17,7 +18,7 @@ class RecordingProxier implements Proxier {
   }
 }
 
-const quiet = { info() {}, warn() {}, error() {}, debug() {} };
+const quiet = silentLog;
 
 function setup() {
   let now = 1_000_000;
@@ -25,8 +26,8 @@ function setup() {
   const proxier = new RecordingProxier();
   const registry = new Registry();
   const metrics = createProxyMetrics(registry, { processMetrics: false });
-  const health = new ProxyHealth(60_000, { now: () => new Date(now) });
-  const loop = new SyncLoop({ state, proxier, families: ['IPv4'], metrics, health, log: quiet, now: () => now });
+  const health = new ProxyHealth(60_000, { wall: () => new Date(now) });
+  const loop = new SyncLoop({ state, proxier, families: ['IPv4'], metrics, health, log: quiet, clock: { wall: () => new Date(now) } });
   return { state, proxier, registry, metrics, health, loop, advance: (ms: number) => { now += ms; } };
 }
 

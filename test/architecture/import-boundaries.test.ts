@@ -36,12 +36,20 @@ test('the check finds each kind of violation in a synthetic tree', () => {
     file('core/model.ts', "const p = import('../proxier/nftables/proxier');\n");
     file('config/flags.ts', "import { ipvsConfig } from '../proxier/ipvs/config';\nimport { a } from '../native';\nimport { b } from './modes';\n");
     file('config/modes.ts', "import { ipvsConfig } from '../proxier/ipvs/config';\nimport { z } from '../proxier/ipvs/sync';\n");
+    file('health/report.ts', "import { w } from '../k8s/watch';\nimport { b } from '../base/log';\n");
+    file('native/nft.ts', "import type { Log } from '../base/log';\n");
+    file('extra/thing.ts', "import { c } from '../core';\n");
+    file('k8s/app-user.ts', "import { start } from '../app/proxy-app';\n");
     const { violations } = checkTree(src);
     assert.deepEqual(violations.map((v) => `${v.file} -> ${v.imports}: ${v.rule}`).sort(), [
       "src/config/flags.ts -> ../native: src/config imports src/native",
       "src/config/flags.ts -> ../proxier/ipvs/config: src/config may import a mode only from config/modes.ts, and only its config.ts",
       "src/config/modes.ts -> ../proxier/ipvs/sync: src/config may import a mode only from config/modes.ts, and only its config.ts",
       "src/core/model.ts -> ../proxier/nftables/proxier: src/core imports a proxier",
+      "src/extra/thing.ts -> ../core: src/extra is not in the import table (FOLDER_IMPORTS)",
+      "src/health/report.ts -> ../k8s/watch: src/health may import only base, http, not src/k8s",
+      "src/k8s/app-user.ts -> ../app/proxy-app: src/k8s may import only base, not src/app",
+      "src/native/nft.ts -> ../base/log: src/native may import no other folder, not src/base",
       "src/proxier/ipvs/config.ts -> ./sync: a mode's config.ts may import only config/mode-section, config/net, config/schema, config/duration",
       "src/proxier/ipvs/sync.ts -> ../../proxier/nftables: mode ipvs imports mode nftables",
       "src/proxier/nftables/proxier.ts -> ../ipvs/sync: mode nftables imports mode ipvs",

@@ -4,12 +4,37 @@
 //  3. src/config imports a mode only through src/config/modes.ts, and only that mode's config.ts;
 //  4. a mode's config.ts is a leaf: it imports only the config contracts, so composing the sections
 //     never pulls a proxier's runtime (or the native addon) into the configuration core;
-//  5. src/config imports nothing else from src/ (besides rule 3).
+//  5. src/config imports nothing else from src/ (besides rule 3);
+//  6. every other folder imports only what FOLDER_IMPORTS allows (docs/architecture.md's table, which
+//     import-table-doc.test.ts compares with it); a folder missing from the table is a violation too.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import * as ts from 'typescript';
 
 export interface Violation { file: string; imports: string; rule: string }
+
+/**
+ * What each top folder of src/ may import ('all' for the wiring), besides itself. `proxier` stands for
+ * each mode's folder (a mode never imports another, rule 1); `main` is src/main.ts. src/config's
+ * imports are rules 3 and 5.
+ */
+export const FOLDER_IMPORTS: Readonly<Record<string, readonly string[] | 'all'>> = {
+  base: [],
+  native: [],
+  log: ['base'],
+  k8s: ['base'],
+  core: ['base'],
+  runner: ['base'],
+  http: ['base'],
+  health: ['base', 'http'],
+  metrics: ['base', 'http'],
+  cleanup: ['base', 'native'],
+  conntrack: ['base', 'config', 'core', 'native'],
+  proxier: ['base', 'config', 'core', 'native'],
+  config: [],
+  app: 'all',
+  main: 'all',
+};
 
 export const CONFIG_CONTRACTS = ['config/mode-section', 'config/net', 'config/schema', 'config/duration'];
 
@@ -38,6 +63,16 @@ function underSrc(srcDir: string, absolute: string): string | null {
 const modeOf = (p: string) => /^proxier\/([^/]+)(\/|$)/.exec(p)?.[1];
 const topOf = (p: string) => p.split('/')[0];
 
+function checkTable(from: string, to: string): string | null {
+  const top = topOf(from);
+  const target = topOf(to);
+  if (top === 'config' || top === target) return null;
+  const allowed = FOLDER_IMPORTS[top];
+  if (allowed === undefined) return `src/${top} is not in the import table (FOLDER_IMPORTS)`;
+  if (allowed === 'all' || allowed.includes(target)) return null;
+  return `src/${top} may import ${allowed.length ? `only ${allowed.join(', ')}` : 'no other folder'}, not src/${target}`;
+}
+
 function check(from: string, to: string): string | null {
   const fromMode = modeOf(from);
   const toMode = modeOf(to);
@@ -56,7 +91,7 @@ function check(from: string, to: string): string | null {
       return `src/config imports src/${topOf(to)}`;
     }
   }
-  return null;
+  return checkTable(from, to);
 }
 
 /** Checks every .ts under srcDir; returns the violations and how many files were scanned. */

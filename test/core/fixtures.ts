@@ -1,15 +1,15 @@
 // Builders for API objects and a logger that records, shared by the core tests.
 import type { V1EndpointSlice, V1Node, V1Service } from '@kubernetes/client-node';
-import type { Endpoint, ModelLogger, ObjectRef, ServicePort } from '../../src/core/types';
+import type { Endpoint, ModelLog, ObjectRef, ServicePort } from '../../src/core/types';
 
 export interface LogLine {
   obj: ObjectRef;
   msg: string;
 }
 
-export function recordingLogger(): ModelLogger & { lines: LogLine[] } {
+export function recordingLogger(): ModelLog & { lines: LogLine[] } {
   const lines: LogLine[] = [];
-  return { lines, warn: (obj, msg) => lines.push({ obj, msg }) };
+  return { lines, warn: (obj, msg) => lines.push({ obj: obj as ObjectRef, msg }) };
 }
 
 type Spec = NonNullable<V1Service['spec']>;

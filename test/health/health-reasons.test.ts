@@ -51,7 +51,7 @@ describe('health reasons over HTTP', { timeout: 60_000 }, () => {
 
   it('fails /healthz while a resource is stale for the timeout, naming it; /livez stays up', async () => {
     health.updated('IPv4');
-    stale = [{ resource: 'services', since: clock.now() }];
+    stale = [{ resource: 'services', since: clock.wall() }];
     clock.advance(TIMEOUT - 1);
     assert.equal((await get('/healthz')).status, 200, 'not yet');
     clock.advance(35_001);
@@ -68,7 +68,7 @@ describe('health reasons over HTTP', { timeout: 60_000 }, () => {
     health.updated('IPv6');
     health.queuedUpdate('IPv6');
     health.syncNode({ metadata: { name: 'n', deletionTimestamp: new Date() } });
-    stale = [{ resource: 'nodes', since: clock.now() }];
+    stale = [{ resource: 'nodes', since: clock.wall() }];
     clock.advance(61_500);
     const hz = await get('/healthz');
     assert.equal(hz.status, 503);

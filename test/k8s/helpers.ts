@@ -2,7 +2,7 @@
 import type { V1EndpointSlice, V1Node, V1Service } from '@kubernetes/client-node';
 import { ClusterWatcher, type ClusterWatcherOptions } from '../../src/k8s/cluster-watcher';
 import { loadKubeConfig } from '../../src/k8s/kubeconfig';
-import type { Logger } from '../../src/k8s/logger';
+import type { Log } from '../../src/base/log';
 import type { ClusterEventSink, EventKind } from '../../src/k8s/sink';
 import { afterEach, beforeEach } from 'node:test';
 import { TestApiServer } from '../apiserver/server';
@@ -95,16 +95,16 @@ export function serviceCIDR(name: string, cidrs: unknown[]): KObject {
 }
 
 export interface LogEntry {
-  level: 'debug' | 'info' | 'warn' | 'error';
+  level: 'debug' | 'info' | 'warn' | 'error' | 'fatal';
   obj: Record<string, unknown>;
   msg: string;
 }
 
-/** A Logger that keeps every entry. */
-export function recordingLogger(): Logger & { entries: LogEntry[] } {
+/** A Log that keeps every entry. */
+export function recordingLogger(): Log & { entries: LogEntry[] } {
   const entries: LogEntry[] = [];
   const at = (level: LogEntry['level']) => (obj: object, msg: string) => void entries.push({ level, obj: obj as Record<string, unknown>, msg });
-  return { entries, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+  return { entries, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error'), fatal: at('fatal') };
 }
 
 export const FAST_BACKOFF = { initialMs: 20, maxMs: 200, factor: 2, jitter: 0 };

@@ -375,7 +375,7 @@ test('a request runs on a clock that moves between two reads (regression: it was
   // timers are the fake clock's, so nothing here depends on real time.
   const fake = new FakeClock();
   let drift = 0;
-  const moving = { now: () => fake.now() + (drift += 0.001), setTimer: fake.setTimer.bind(fake), clearTimer: fake.clearTimer.bind(fake) };
+  const moving = { now: () => fake.now() + (drift += 0.001), wall: () => fake.wall(), setTimer: fake.setTimer.bind(fake), clearTimer: fake.clearTimer.bind(fake) };
   const reasons: string[] = [];
   const r = new BoundedFrequencyRunner({ clock: moving, run: async (why) => { reasons.push(why); }, minIntervalMs: 100, maxIntervalMs: 30_000 });
   r.start();

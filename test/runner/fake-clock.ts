@@ -1,6 +1,8 @@
 // A Clock whose time moves only when a test says so. Timers fire in time order; after each one
 // the microtask queue is drained so async work it started can settle before time moves again.
-import type { Clock, TimerHandle } from '../../src/runner/clock';
+import type { Clock, TimerHandle } from '../../src/base/clock';
+
+const FAKE_EPOCH = Date.parse('2026-01-01T00:00:00Z');
 
 interface Timer {
   at: number;
@@ -15,6 +17,11 @@ export class FakeClock implements Clock {
 
   now(): number {
     return this.time;
+  }
+
+  /** The wall clock moves with now(), from a fixed instant. */
+  wall(): Date {
+    return new Date(FAKE_EPOCH + this.time);
   }
 
   setTimer(fn: () => void, ms: number): TimerHandle {

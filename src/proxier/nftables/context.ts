@@ -1,7 +1,7 @@
 // Everything the compiler needs to know about one IP family besides the Services themselves.
 // Built from the proxier's options and the snapshot's node; a change in it means a full sync.
 import type { NodeInfo } from '../../core/types';
-import type { IpFamily } from './desired';
+import type { NftFamily } from './desired';
 import { detectorKey, resolveDetector, type LocalDetectorOptions, type ResolvedDetector } from './local-detector';
 import { cidrFamily } from './local-detector';
 import { cidrContains, ipFamilyOf, normalizeCidr, parseCidr } from './ip-util';
@@ -9,7 +9,7 @@ import { cidrContains, ipFamilyOf, normalizeCidr, parseCidr } from './ip-util';
 export type NodePortMatch = { kind: 'all' } | { kind: 'cidrs'; cidrs: string[] };
 
 export interface FamilyContext {
-  family: IpFamily;
+  family: NftFamily;
   masqueradeMark: number;
   masqueradeAll: boolean;
   detector: ResolvedDetector;
@@ -44,7 +44,7 @@ function hostCidr(ip: string): string {
 }
 
 /** Upstream's NodePortAddresses: none given = every local address; else only those of this family. */
-function nodePortMatch(list: readonly string[], family: IpFamily, nodeIPs: readonly string[]): NodePortMatch {
+function nodePortMatch(list: readonly string[], family: NftFamily, nodeIPs: readonly string[]): NodePortMatch {
   if (list.length === 0) return { kind: 'all' };
   const cidrs = new Set<string>();
   for (const entry of list) {
@@ -65,7 +65,7 @@ function withoutNested(cidrs: string[]): string[] {
     .map(({ c }) => c);
 }
 
-export function buildContext(inputs: ContextInputs, family: IpFamily, node: NodeInfo): FamilyContext {
+export function buildContext(inputs: ContextInputs, family: NftFamily, node: NodeInfo): FamilyContext {
   const nodeIPs = (inputs.nodeIPs.length > 0 ? inputs.nodeIPs : node.ips).filter((ip) => ipFamilyOf(ip) === family);
   return {
     family,

@@ -6,8 +6,8 @@ import type { Hook, KeyPart, NftType, Rule, SetSpec, Verdict } from '../../nativ
 
 export type { Hook, KeyPart, NftType };
 
-/** The families we program: `ip` for IPv4 Services, `ip6` for IPv6. */
-export type IpFamily = 'ip' | 'ip6';
+/** The nftables families we program: `ip` for IPv4 Services, `ip6` for IPv6 (the model's IPFamily is 'IPv4' | 'IPv6'). */
+export type NftFamily = 'ip' | 'ip6';
 
 export interface BaseHook { type: 'filter' | 'nat'; hook: Hook; priority: number }
 
@@ -34,7 +34,7 @@ export interface ElementDef {
 
 /** Everything in one family's table that does not belong to a ServicePort. */
 export interface BaseObjects {
-  family: IpFamily;
+  family: NftFamily;
   chains: ChainDef[];
   sets: SetDef[];
   /** Elements not owned by any ServicePort (nodeport-ips). */
@@ -44,7 +44,7 @@ export interface BaseObjects {
 /** What one ServicePort adds: its own chains, and elements in the shared maps and sets. */
 export interface ServiceObjects {
   key: string;
-  family: IpFamily;
+  family: NftFamily;
   chains: ChainDef[];
   elements: ElementDef[];
   /** The model it was compiled from; kept only for ServicePorts with chains (see NftablesProxier.previous). */

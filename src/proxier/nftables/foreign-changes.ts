@@ -2,7 +2,7 @@
 // programmed (pure). The packet path fills the session-affinity set itself, so its elements come
 // and go without anyone tampering; everything else in our tables is ours alone.
 import { SET, TABLE } from './names';
-import type { IpFamily } from './desired';
+import type { NftFamily } from './desired';
 
 /** One entry of a change report (src/native NftMonitor), aggregated per object. */
 export interface ObservedChange {
@@ -16,12 +16,12 @@ export interface ObservedChange {
 }
 
 /** The tables whose changes the monitor must report for this mode. */
-export function watchedTables(families: readonly IpFamily[]): { family: IpFamily; table: string }[] {
+export function watchedTables(families: readonly NftFamily[]): { family: NftFamily; table: string }[] {
   return families.map((family) => ({ family, table: TABLE }));
 }
 
 /** What a change monitor needs from this mode (src/app's RulesetGuard takes it). */
-export function guardedTables(families: readonly IpFamily[]) {
+export function guardedTables(families: readonly NftFamily[]) {
   return { interest: watchedTables(families), tampering, describe: describeChanges };
 }
 

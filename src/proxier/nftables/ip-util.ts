@@ -2,15 +2,15 @@
 // CIDR membership (loadBalancerSourceRanges that contain a node IP). Pure; uses node:net only to
 // classify strings.
 import { isIPv4, isIPv6 } from 'node:net';
-import type { IpFamily } from './desired';
+import type { NftFamily } from './desired';
 
-export function ipFamilyOf(ip: string): IpFamily | null {
+export function ipFamilyOf(ip: string): NftFamily | null {
   if (isIPv4(ip)) return 'ip';
   if (isIPv6(ip)) return 'ip6';
   return null;
 }
 
-export interface Cidr { family: IpFamily; addr: bigint; bits: number }
+export interface Cidr { family: NftFamily; addr: bigint; bits: number }
 
 export function parseCidr(text: string): Cidr | null {
   const slash = text.indexOf('/');
@@ -25,7 +25,7 @@ export function parseCidr(text: string): Cidr | null {
   return { family, addr: ipToBigInt(ip, family), bits };
 }
 
-function ipToBigInt(ip: string, family: IpFamily): bigint {
+function ipToBigInt(ip: string, family: NftFamily): bigint {
   if (family === 'ip') return ip.split('.').reduce((acc, o) => (acc << 8n) | BigInt(Number(o)), 0n);
   const [head, tail = ''] = ip.includes('::') ? ip.split('::') : [ip, undefined as unknown as string];
   const words = (s: string | undefined): string[] => (s ? s.split(':') : []);
@@ -63,7 +63,7 @@ export function normalizeCidr(text: string): string | null {
   return `${bigIntToIp(net, c.family)}/${c.bits}`;
 }
 
-function bigIntToIp(v: bigint, family: IpFamily): string {
+function bigIntToIp(v: bigint, family: NftFamily): string {
   if (family === 'ip') return [24n, 16n, 8n, 0n].map((s) => String((v >> s) & 0xffn)).join('.');
   const words: string[] = [];
   for (let i = 7; i >= 0; i--) words.push(((v >> BigInt(i * 16)) & 0xffffn).toString(16));

@@ -2,7 +2,7 @@
 // pods apart from everything else. Resolved per IP family: a CIDR mode without a CIDR of that
 // family detects nothing, exactly as upstream.
 import type { RuleBuilder } from '../../native/rule-builder';
-import type { IpFamily } from './desired';
+import type { NftFamily } from './desired';
 
 export type LocalDetectorOptions =
   | { mode: 'None' }
@@ -19,11 +19,11 @@ export type ResolvedDetector =
   | { kind: 'iifname'; name: string }
   | { kind: 'iifnamePrefix'; prefix: string };
 
-export function cidrFamily(cidr: string): IpFamily {
+export function cidrFamily(cidr: string): NftFamily {
   return cidr.includes(':') ? 'ip6' : 'ip';
 }
 
-export function resolveDetector(opts: LocalDetectorOptions, family: IpFamily, nodePodCIDRs: readonly string[]): ResolvedDetector {
+export function resolveDetector(opts: LocalDetectorOptions, family: NftFamily, nodePodCIDRs: readonly string[]): ResolvedDetector {
   switch (opts.mode) {
     case 'None': return { kind: 'none' };
     case 'ClusterCIDR':

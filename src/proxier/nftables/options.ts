@@ -1,6 +1,7 @@
 // The proxier's constructor options, checked up front so that bad configuration fails with the
 // field's name instead of as a kernel error later.
-import type { IpFamily } from './desired';
+import type { Log } from '../../base/log';
+import type { NftFamily } from './desired';
 import type { LocalDetectorOptions } from './local-detector';
 import { ipFamilyOf, parseCidr } from './ip-util';
 
@@ -8,19 +9,13 @@ import { ipFamilyOf, parseCidr } from './ip-util';
 export interface NftHandle {
   commit(tx: import('../../native/transaction').Transaction): Promise<unknown>;
   /** Used once at start-up, to adopt what an earlier run left in our table. */
-  dumpTable(family: IpFamily, name: string, opts?: { elements?: boolean }): Promise<{
+  dumpTable(family: NftFamily, name: string, opts?: { elements?: boolean }): Promise<{
     chains: { name: string }[];
     sets: { name: string; flags: number; keyLen: number; keyType?: number; dataType?: number; dataLen?: number }[];
   }>;
 }
 
-/** pino-compatible. */
-export interface ProxierLog {
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-  error(obj: object, msg: string): void;
-  debug?(obj: object, msg: string): void;
-}
+export type ProxierLog = Pick<Log, 'debug' | 'info' | 'warn' | 'error'>;
 
 export interface CounterLike { inc(value?: number): void }
 
@@ -36,7 +31,7 @@ export interface NftablesMetrics {
 export interface NftablesProxierOptions {
   nft: NftHandle;
   /** Tables to manage: `ip` for IPv4 Services, `ip6` for IPv6. */
-  families: IpFamily[];
+  families: NftFamily[];
   /** Bit of the packet mark that asks for masquerade (upstream default 14 = 0x4000). */
   masqueradeBit: number;
   masqueradeAll: boolean;

@@ -6,7 +6,7 @@
 import { setAttrs } from '../../native/set-spec';
 import { NFT_DATA_VERDICT, SET_F } from '../../native/nft-types';
 import type { FamilyContext } from './context';
-import type { BaseObjects, ChainDef, ElementDef, IpFamily, ServiceObjects, SetDef } from './desired';
+import type { BaseObjects, ChainDef, ElementDef, NftFamily, ServiceObjects, SetDef } from './desired';
 import { buildIndex, winner, type Claims, type IndexKey } from './element-index';
 import { BASE_OWNER, MIXED_OWNER, TxWriter, nativeSetSpec } from './tx-writer';
 import { chainFingerprint, countSetUse, setFingerprint, withoutRules, type FamilyMirror, type FamilyState } from './state';
@@ -61,7 +61,7 @@ export function ownersOf(base: BaseObjects, services: readonly ServiceObjects[])
  * One op per set; with `opPerOwner`, one per set and ServicePort (slower, but a refused op then
  * names its ServicePort).
  */
-function writeElements(w: TxWriter, family: IpFamily, index: Map<IndexKey, Claims>, opPerOwner: boolean): void {
+function writeElements(w: TxWriter, family: NftFamily, index: Map<IndexKey, Claims>, opPerOwner: boolean): void {
   const groups = new Map<string, { set: string; owner: string; els: ElementDef[] }>();
   for (const c of index.values()) {
     const win = winner(c);

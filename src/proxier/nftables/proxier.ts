@@ -4,7 +4,7 @@ import type { ChangeSet, Proxier, ProxySnapshot, ServicePort, SyncResult } from 
 import { compileBase, setNamesOf } from './compile-base';
 import { ServicePortError, compileService } from './compile-service';
 import { buildContext, contextKey, type ContextInputs } from './context';
-import type { IpFamily, ServiceObjects } from './desired';
+import type { NftFamily, ServiceObjects } from './desired';
 import { checkOptions, type NftablesProxierOptions } from './options';
 import { TABLE } from './names';
 import { applyPartial, planPartialFamily, type PartialChange, type PartialResult } from './plan-partial';
@@ -21,7 +21,7 @@ export type RepairReason = 'foreign_change' | 'events_lost' | 'drift' | 'unknown
 /** Each refused ServicePort costs one more attempt; past this the sync fails as a whole. */
 const MAX_ATTEMPTS = 20;
 
-const familyOf = (sp: ServicePort): IpFamily => (sp.family === 'IPv6' ? 'ip6' : 'ip');
+const familyOf = (sp: ServicePort): NftFamily => (sp.family === 'IPv6' ? 'ip6' : 'ip');
 
 interface NetlinkErrorLike { opIndex: number; errno?: number; code?: string; object?: string; message: string }
 
@@ -44,11 +44,11 @@ interface Attempt {
 
 export class NftablesProxier implements Proxier {
   private readonly opts: NftablesProxierOptions;
-  private readonly states = new Map<IpFamily, FamilyState>();
+  private readonly states = new Map<NftFamily, FamilyState>();
   /** Objects found by the one start-up dump, until the first full sync has replaced them. */
-  private adoption: Map<IpFamily, KnownObjects> | null = null;
+  private adoption: Map<NftFamily, KnownObjects> | null = null;
   /** Chains a failed transaction may have created (in case the failure came after the commit). */
-  private readonly maybeChains = new Map<IpFamily, Set<string>>();
+  private readonly maybeChains = new Map<NftFamily, Set<string>>();
   private needFull = true;
   /** The next full sync first lists what our tables hold: the mirror may be wrong. */
   private needRead = true;
@@ -128,8 +128,8 @@ export class NftablesProxier implements Proxier {
    * The one listing we ever do: what an earlier run (ours or upstream's) left in our table, one
    * dump per family, without elements (a 50k-Service table holds ~400k).
    */
-  private async dumpExisting(): Promise<Map<IpFamily, KnownObjects>> {
-    const out = new Map<IpFamily, KnownObjects>();
+  private async dumpExisting(): Promise<Map<NftFamily, KnownObjects>> {
+    const out = new Map<NftFamily, KnownObjects>();
     for (const f of this.opts.families) {
       const known: KnownObjects = { chains: [], sets: new Map() };
       try {
@@ -161,7 +161,7 @@ export class NftablesProxier implements Proxier {
         continue;
       }
       const ops = a.writer.tx.opCount;
-      this.opts.log.debug?.({ full, ops, bytes: a.writer.tx.serialize().length, attempt }, 'committing nftables transaction');
+      this.opts.log.debug({ full, ops, bytes: a.writer.tx.serialize().length, attempt }, 'committing nftables transaction');
       try {
         if (ops > 0) await this.opts.nft.commit(a.writer.tx);
         a.commit();
@@ -246,7 +246,7 @@ export class NftablesProxier implements Proxier {
   private planFull(snapshot: ProxySnapshot, ctxs: ReturnType<typeof buildContext>[], refusedNow: Map<string, string>,
     noPrevious: ReadonlySet<string>, elementOpPerOwner: boolean): Attempt {
     const writer = new TxWriter();
-    const byFamily = new Map<IpFamily, ServiceObjects[]>(ctxs.map((c) => [c.family, []]));
+    const byFamily = new Map<NftFamily, ServiceObjects[]>(ctxs.map((c) => [c.family, []]));
     const ctxOf = new Map(ctxs.map((c) => [c.family, c]));
     for (const key of [...snapshot.services.keys()].sort()) {
       const sp = snapshot.services.get(key)!;
@@ -265,7 +265,7 @@ export class NftablesProxier implements Proxier {
     return { writer, commit: () => { for (const s of next) this.states.set(s.family, s); } };
   }
 
-  private knownObjects(f: IpFamily): KnownObjects {
+  private knownObjects(f: NftFamily): KnownObjects {
     const prior = this.states.get(f);
     const adopted = this.adoption?.get(f);
     const chains = new Set<string>([...(prior?.mirror.chains.keys() ?? []), ...(adopted?.chains ?? []), ...(this.maybeChains.get(f) ?? [])]);
@@ -276,7 +276,7 @@ export class NftablesProxier implements Proxier {
 
   private planPartial(snapshot: ProxySnapshot, changes: ChangeSet, refusedNow: Map<string, string>): Attempt {
     const writer = new TxWriter();
-    const perFamily = new Map<IpFamily, PartialChange[]>(this.opts.families.map((f) => [f, []]));
+    const perFamily = new Map<NftFamily, PartialChange[]>(this.opts.families.map((f) => [f, []]));
     const keys = new Set([...changes.services, ...refusedNow.keys()]);
     for (const key of [...keys].sort()) {
       const sp = snapshot.services.get(key);

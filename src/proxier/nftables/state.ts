@@ -1,7 +1,7 @@
 // What we believe one family's table holds (the mirror), plus what produced it. Syncs read and
 // update this instead of listing the kernel.
 import type { FamilyContext } from './context';
-import type { BaseObjects, ChainDef, IpFamily, ServiceObjects, SetDef } from './desired';
+import type { BaseObjects, ChainDef, NftFamily, ServiceObjects, SetDef } from './desired';
 import { isWanted, type Claims, type IndexKey } from './element-index';
 
 export interface FamilyMirror {
@@ -12,7 +12,7 @@ export interface FamilyMirror {
 }
 
 export interface FamilyState {
-  family: IpFamily;
+  family: NftFamily;
   ctx: FamilyContext;
   ctxKey: string;
   base: BaseObjects;

@@ -3,7 +3,7 @@
 // knows whom to leave out on the retry.
 import type { Element, SetSpec } from '../../native';
 import { Transaction } from '../../native/transaction';
-import type { ChainDef, ElementDef, IpFamily, SetDef } from './desired';
+import type { ChainDef, ElementDef, NftFamily, SetDef } from './desired';
 import { TABLE } from './names';
 
 /** Owner of ops that belong to no ServicePort (table, base chains, shared sets). */
@@ -31,7 +31,7 @@ export class TxWriter {
   readonly tx = new Transaction();
   readonly owners: string[] = [];
   /** Chains this transaction adds, per family: they may exist if the commit's outcome is unclear. */
-  readonly addedChains: { family: IpFamily; name: string }[] = [];
+  readonly addedChains: { family: NftFamily; name: string }[] = [];
 
   /** Whether each op adds (a ServicePort's new objects) or removes (what the mirror says exists). */
   readonly adds: boolean[] = [];
@@ -41,37 +41,37 @@ export class TxWriter {
     while (this.owners.length < this.tx.opCount) { this.owners.push(owner); this.adds.push(adds); }
   }
 
-  addTable(family: IpFamily): void { this.tx.addTable(family, TABLE); this.recordOwner(BASE_OWNER); }
-  flushTable(family: IpFamily): void { this.tx.flushTable(family, TABLE); this.recordOwner(BASE_OWNER); }
+  addTable(family: NftFamily): void { this.tx.addTable(family, TABLE); this.recordOwner(BASE_OWNER); }
+  flushTable(family: NftFamily): void { this.tx.flushTable(family, TABLE); this.recordOwner(BASE_OWNER); }
 
-  addChain(family: IpFamily, chain: Pick<ChainDef, 'name' | 'base'>, owner: string): void {
+  addChain(family: NftFamily, chain: Pick<ChainDef, 'name' | 'base'>, owner: string): void {
     owned(owner, () => this.tx.addChain(family, TABLE, chain.base ? { name: chain.name, base: chain.base } : { name: chain.name }));
     this.addedChains.push({ family, name: chain.name });
     this.recordOwner(owner);
   }
-  flushChain(family: IpFamily, name: string, owner: string): void {
+  flushChain(family: NftFamily, name: string, owner: string): void {
     this.tx.flushChain(family, TABLE, name); this.recordOwner(owner, false);
   }
-  deleteChain(family: IpFamily, name: string, owner: string): void {
+  deleteChain(family: NftFamily, name: string, owner: string): void {
     this.tx.deleteChain(family, TABLE, name); this.recordOwner(owner, false);
   }
 
-  addRules(family: IpFamily, chain: ChainDef, owner: string): void {
+  addRules(family: NftFamily, chain: ChainDef, owner: string): void {
     owned(owner, () => { for (const r of chain.rules) this.tx.addRule(family, TABLE, chain.name, r); });
     this.recordOwner(owner);
   }
 
-  addSet(family: IpFamily, set: SetDef): void { this.tx.addSet(family, TABLE, nativeSetSpec(set)); this.recordOwner(BASE_OWNER); }
-  declareSet(family: IpFamily, set: SetDef): void { this.tx.declareSet(family, TABLE, nativeSetSpec(set)); }
-  flushSet(family: IpFamily, name: string): void { this.tx.flushSet(family, TABLE, name); this.recordOwner(BASE_OWNER); }
-  deleteSet(family: IpFamily, name: string): void { this.tx.deleteSet(family, TABLE, name); this.recordOwner(BASE_OWNER); }
+  addSet(family: NftFamily, set: SetDef): void { this.tx.addSet(family, TABLE, nativeSetSpec(set)); this.recordOwner(BASE_OWNER); }
+  declareSet(family: NftFamily, set: SetDef): void { this.tx.declareSet(family, TABLE, nativeSetSpec(set)); }
+  flushSet(family: NftFamily, name: string): void { this.tx.flushSet(family, TABLE, name); this.recordOwner(BASE_OWNER); }
+  deleteSet(family: NftFamily, name: string): void { this.tx.deleteSet(family, TABLE, name); this.recordOwner(BASE_OWNER); }
 
   /** Elements of one set (all of `els` must name `set`). */
-  addElements(family: IpFamily, set: string, els: Omit<ElementDef, 'set'>[], owner: string): void {
+  addElements(family: NftFamily, set: string, els: Omit<ElementDef, 'set'>[], owner: string): void {
     owned(owner, () => this.tx.addElements(family, TABLE, set, els.map(nativeElement)));
     this.recordOwner(owner);
   }
-  deleteElements(family: IpFamily, set: string, els: Omit<ElementDef, 'set'>[], owner: string): void {
+  deleteElements(family: NftFamily, set: string, els: Omit<ElementDef, 'set'>[], owner: string): void {
     this.tx.deleteElements(family, TABLE, set, els.map(nativeElement));
     this.recordOwner(owner, false);
   }

@@ -30,7 +30,7 @@ test('full sync: a refused element inside a batched op is traced to its ServiceP
 
 test('a ServicePort that fails validation is reported with the field and does not block others', async () => {
   const warnings: string[] = [];
-  const log = { info() {}, error() {}, warn: (o: object, m: string) => warnings.push(`${m} ${JSON.stringify(o)}`) };
+  const log = { debug() {}, info() {}, error() {}, warn: (o: object, m: string) => warnings.push(`${m} ${JSON.stringify(o)}`) };
   const { proxier, kernel } = proxierOnFake({ log });
   const bad = sp('bad', { clusterIP: 'fd00::50' });
   const snap = snapshot([[sp('svc1'), [ep('10.180.0.1')]], [bad, [ep('10.180.9.1')]]]);

@@ -1,8 +1,9 @@
 // Small builders for ServicePorts, endpoints and snapshots used by the nftables proxier tests.
+import { silentLog } from '../../../src/base/log';
 import type { ChangeSet, Endpoint, NodeInfo, ProxySnapshot, SelectedEndpoints, ServicePort } from '../../../src/core/types';
 import { buildContext, type ContextInputs } from '../../../src/proxier/nftables/context';
 import type { NftablesProxierOptions } from '../../../src/proxier/nftables';
-import type { IpFamily } from '../../../src/proxier/nftables/desired';
+import type { NftFamily } from '../../../src/proxier/nftables/desired';
 
 export function sp(name: string, over: Partial<ServicePort> = {}): ServicePort {
   const base: ServicePort = {
@@ -30,7 +31,7 @@ export const defaultInputs: ContextInputs = {
   nodePortAddresses: [], nodeIPs: [], serviceCIDRs: [],
 };
 
-export function ctx(over: Partial<ContextInputs> = {}, family: IpFamily = 'ip') {
+export function ctx(over: Partial<ContextInputs> = {}, family: NftFamily = 'ip') {
   return buildContext({ ...defaultInputs, ...over }, family, node);
 }
 
@@ -42,7 +43,7 @@ export function snapshot(entries: [ServicePort, Endpoint[]][], n: NodeInfo = nod
   };
 }
 
-export const quietLog = { info() {}, warn() {}, error() {} };
+export const quietLog = silentLog;
 
 export function changed(...keys: string[]): ChangeSet {
   return { services: new Set(keys), removedEndpoints: new Map() };

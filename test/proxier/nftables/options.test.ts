@@ -6,7 +6,7 @@ import { NftablesProxier, type NftablesProxierOptions } from '../../../src/proxi
 const nft = { commit: async () => ({}), dumpTable: async () => ({ chains: [], sets: [] }) };
 const good: NftablesProxierOptions = {
   nft, families: ['ip'], masqueradeBit: 14, masqueradeAll: false, localDetector: { mode: 'None' },
-  nodePortAddresses: [], nodeIPs: [], log: { info() {}, warn() {}, error() {} },
+  nodePortAddresses: [], nodeIPs: [], log: { debug() {}, info() {}, warn() {}, error() {} },
 };
 
 test('valid options construct a proxier', () => {

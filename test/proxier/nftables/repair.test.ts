@@ -81,7 +81,7 @@ test('an unknown commit outcome makes the next sync a full one that reads our ta
 
 test('a ServicePort whose change fails validation keeps its previous rules, through full syncs too', async () => {
   const warnings: string[] = [];
-  const log = { info() {}, error() {}, warn: (o: object, m: string) => warnings.push(`${m} ${JSON.stringify(o)}`) };
+  const log = { debug() {}, info() {}, error() {}, warn: (o: object, m: string) => warnings.push(`${m} ${JSON.stringify(o)}`) };
   const { proxier, kernel } = proxierOnFake({ log });
   await proxier.sync(snapshot(entries), changed(), true);
   const good = ruleset(kernel);
