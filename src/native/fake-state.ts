@@ -2,7 +2,7 @@
 // the copy-on-write draft a transaction is applied to: a refused batch leaves nothing applied
 // because the draft is dropped, an accepted one is swapped in whole.
 import type { Element } from './elements';
-import { errnoName } from './errno-names';
+import { constants } from 'node:os';
 import type { ChainSpec } from './ops';
 import type { ChainType, Family, Hook, Verdict } from './nft-types';
 import { NFT_DATA_VERDICT } from './nft-types';
@@ -11,11 +11,16 @@ import { setAttrs, type SetAttrs, type SetSpec } from './set-spec';
 
 const MAX_ERRNO = 4095;
 
-/** An errno by number, or by name looked up in the one errno table (errno-names.ts). */
+/**
+ * An errno by number, or by name. Names resolve through Node's table (os.constants.errno), not the
+ * addon's, so importing the fake never loads the addon; test/native/errno-names.test.ts checks the
+ * two tables agree.
+ */
 export function errnoNumber(e: number | string): number {
   if (typeof e === 'number' && Number.isInteger(e) && e > 0 && e <= MAX_ERRNO) return e;
-  if (typeof e === 'string') for (let n = 1; n <= MAX_ERRNO; n++) if (errnoName(n) === e) return n;
-  throw new RangeError(`errno: ${String(e)} is not an errno number (1..${MAX_ERRNO}) or a name errno-names.ts knows`);
+  const byName = typeof e === 'string' ? (constants.errno as Record<string, number | undefined>)[e] : undefined;
+  if (byName !== undefined) return byName;
+  throw new RangeError(`errno: ${String(e)} is not an errno number (1..${MAX_ERRNO}) or a name os.constants.errno knows`);
 }
 export const ENOENT = errnoNumber('ENOENT');
 export const EEXIST = errnoNumber('EEXIST');
