@@ -86,7 +86,7 @@ export async function makeParts(netnsPath: string, n: number, state: ProxyState)
   const guardedTables = requireExport<(f: string[]) => object>(MODULES.proxier, 'guardedTables');
   const guard = mode === '0' ? undefined : new RulesetGuard({
     netns: netnsPath, tables: guardedTables(['ip']), ownPortIds: () => [raw.portId], repair: () => undefined,
-    clock: { now: () => performance.now(), setTimer: setTimeout, clearTimer: clearTimeout }, log: collectingLog([]),
+    clock: { now: () => performance.now(), wall: () => new Date(), setTimer: setTimeout, clearTimer: clearTimeout }, log: collectingLog([]),
   });
   guard?.start();
   const nft = guard && mode !== 'listening'
@@ -104,7 +104,7 @@ export async function makeParts(netnsPath: string, n: number, state: ProxyState)
   let offsetMs = 0;
   const loop = new SyncLoop({
     state, proxier, families: ['IPv4'], metrics, health: new ProxyHealth(120_000), log,
-    now: () => Date.now() + offsetMs,
+    clock: { wall: () => new Date(Date.now() + offsetMs) },
   });
   let first = true;
   return {
