@@ -1,6 +1,7 @@
 // V1EndpointSlice -> endpoints per ServicePort key, following upstream's endpointslicecache.go.
 // A slice is parsed once on arrival (ParsedSlice); a Service's slices are merged on demand.
 import type { V1EndpointSlice } from '@kubernetes/client-node';
+import { keptList } from './compact';
 import { endpointKey, serviceName, servicePortKey } from './keys';
 import { ipFamilyOf, isIPFamily } from './ip';
 import { isPortNumber, isProtocol } from './service-conversion';
@@ -10,8 +11,8 @@ import type { Endpoint, IPFamily, ModelLog, ObjectRef, Protocol } from './types'
 export const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
 export const TRIGGER_TIME_ANNOTATION = 'endpoints.kubernetes.io/last-change-trigger-time';
 
-/** An endpoint before it is paired with a port number. */
-export type SliceEndpoint = Omit<Endpoint, 'port'>;
+/** An endpoint before it is paired with a port number (a one-port slice's carry it: see sliceEndpoint). */
+export type SliceEndpoint = Omit<Endpoint, 'port'> & { port?: number };
 
 export interface SlicePort {
   portName: string;
@@ -74,13 +75,14 @@ export function parseEndpointSlice(
     if (family !== 'FQDN') log.warn({ ...ref, addressType: family }, 'unknown addressType; slice skipped');
     return undefined;
   }
+  const ports = slicePorts(slice, ref, log);
   const parsed: ParsedSlice = {
     namespace: id.namespace,
     serviceName: id.serviceName,
     name: id.name,
     family,
-    ports: slicePorts(slice, ref, log),
-    endpoints: sliceEndpoints(slice, family, nodeName, ref, log),
+    ports: keptList(ports),
+    endpoints: keptList(sliceEndpoints(slice, family, nodeName, ref, log, ports.length === 1 ? ports[0].port : undefined)),
   };
   const trigger = triggerTime(slice, ref, log);
   if (trigger) parsed.triggerTime = trigger;
@@ -112,6 +114,7 @@ function sliceEndpoints(
   nodeName: string,
   ref: ObjectRef,
   log: ModelLog,
+  onlyPort: number | undefined,
 ): SliceEndpoint[] {
   const seen = new Set<string>();
   const out: SliceEndpoint[] = [];
@@ -137,22 +140,26 @@ function sliceEndpoints(
       continue;
     }
     seen.add(ip);
-    out.push(sliceEndpoint(ip, ep, nodeName));
+    out.push(sliceEndpoint(ip, ep, nodeName, onlyPort));
   }
   return out;
 }
 
-function sliceEndpoint(ip: string, ep: NonNullable<V1EndpointSlice['endpoints']>[number], nodeName: string): SliceEndpoint {
+/**
+ * One endpoint of a slice. When the slice has one port (the common case) the endpoint carries it
+ * already, so the merged per-port lists share this object instead of copying it (withPort).
+ */
+function sliceEndpoint(ip: string, ep: NonNullable<V1EndpointSlice['endpoints']>[number], nodeName: string, onlyPort: number | undefined): SliceEndpoint {
   const c = isObject(ep.conditions) ? ep.conditions : {};
   const flag = (v: unknown, dflt: boolean): boolean => (typeof v === 'boolean' ? v : dflt);
   // Upstream's nil defaults (newEndpointSliceInfo): ready and serving default to true, terminating to false.
-  const out: SliceEndpoint = {
-    ip,
-    ready: flag(c.ready, true),
-    serving: flag(c.serving, true),
-    terminating: flag(c.terminating, false),
-    isLocal: nodeName !== '' && ep.nodeName === nodeName,
-  };
+  const ready = flag(c.ready, true);
+  const serving = flag(c.serving, true);
+  const terminating = flag(c.terminating, false);
+  const isLocal = nodeName !== '' && ep.nodeName === nodeName;
+  const out: SliceEndpoint | Endpoint = onlyPort === undefined
+    ? { ip, ready, serving, terminating, isLocal }
+    : { ip, port: onlyPort, ready, serving, terminating, isLocal };
   if (typeof ep.nodeName === 'string' && ep.nodeName) out.nodeName = ep.nodeName;
   if (typeof ep.zone === 'string' && ep.zone) out.zone = ep.zone;
   const hints = isObject(ep.hints) ? ep.hints : {};
@@ -191,7 +198,7 @@ export function mergeSlices(slices: Iterable<ParsedSlice>): Map<string, Endpoint
       const key = servicePortKey(s.namespace, s.serviceName, p.portName, p.protocol, s.family);
       let set = byKey.get(key);
       if (!set) byKey.set(key, (set = new Map()));
-      for (const base of s.endpoints) addPreferred(set, { ...base, port: p.port });
+      for (const base of s.endpoints) addPreferred(set, withPort(base, p.port));
     }
   }
   const out = new Map<string, Endpoint[]>();
@@ -200,6 +207,21 @@ export function mergeSlices(slices: Iterable<ParsedSlice>): Map<string, Endpoint
     out.set(key, [...set.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, ep]) => ep));
   }
   return out;
+}
+
+/**
+ * The endpoint on one port. Written out field by field, not spread: V8 gives a spread copy of an
+ * object that gained properties after its literal a hidden class and property store of its own,
+ * which doubled the model's endpoint memory (6 endpoints x 44k Services: measured in docs/memory.md).
+ */
+function withPort(base: SliceEndpoint, port: number): Endpoint {
+  if ((base as Partial<Endpoint>).port === port) return base as Endpoint;
+  const ep: Endpoint = { ip: base.ip, port, ready: base.ready, serving: base.serving, terminating: base.terminating, isLocal: base.isLocal };
+  if (base.nodeName !== undefined) ep.nodeName = base.nodeName;
+  if (base.zone !== undefined) ep.zone = base.zone;
+  if (base.zoneHints !== undefined) ep.zoneHints = base.zoneHints;
+  if (base.nodeHints !== undefined) ep.nodeHints = base.nodeHints;
+  return ep;
 }
 
 function addPreferred(set: Map<string, Endpoint>, ep: Endpoint): void {

@@ -3,6 +3,7 @@
 // that Service's endpoints, never the cluster's) and compared with what was last applied.
 import type { V1EndpointSlice } from '@kubernetes/client-node';
 import { endpointListEqual } from './equality';
+import { keptList } from './compact';
 import { mergeSlices, parseEndpointSlice, sliceIdentity, type ParsedSlice } from './endpoint-conversion';
 import { endpointKey } from './keys';
 import type { EventKind } from './service-change-tracker';
@@ -33,8 +34,10 @@ export interface EndpointsChangeTrackerOptions {
 export class EndpointsChangeTracker {
   /** ServicePort key -> endpoints as of the last apply(). Mutated in place only by apply(). */
   readonly applied = new Map<string, Endpoint[]>();
-  private readonly appliedByService = new Map<string, EndpointsByKey>();
-  private readonly slices = new Map<string, Map<string, ParsedSlice>>();
+  /** Service -> the keys of its lists in `applied` (keys, not a Map per Service: see ServiceChangeTracker). */
+  private readonly appliedByService = new Map<string, readonly string[]>();
+  /** Service -> its parsed slices (an array: a Service has one slice, or a few). */
+  private readonly slices = new Map<string, ParsedSlice[]>();
   private readonly pending = new Map<string, EndpointsByKey>();
   /** `namespace/sliceName` -> the Service it was stored under. */
   private readonly owner = new Map<string, string>();
@@ -72,8 +75,8 @@ export class EndpointsChangeTracker {
 
   /** Re-merge one Service's slices; pending only if that differs from what was applied. */
   private refresh(service: string, trigger: Date | undefined): boolean {
-    const merged = mergeSlices(this.slices.get(service)?.values() ?? []);
-    if (sameEndpoints(merged, this.appliedByService.get(service))) {
+    const merged = mergeSlices(this.slices.get(service) ?? []);
+    if (this.sameEndpoints(merged, this.appliedByService.get(service) ?? [])) {
       this.pending.delete(service);
       this.triggerTimes.delete(service);
       return false;
@@ -97,11 +100,11 @@ export class EndpointsChangeTracker {
       events: this.events,
     };
     for (const [service, merged] of this.pending) {
-      const previous = this.appliedByService.get(service) ?? new Map<string, Endpoint[]>();
-      for (const key of new Set([...previous.keys(), ...merged.keys()])) {
-        this.applyKey(key, previous.get(key) ?? [], merged.get(key) ?? [], result);
+      const previous = this.appliedByService.get(service) ?? [];
+      for (const key of new Set([...previous, ...merged.keys()])) {
+        this.applyKey(key, this.applied.get(key) ?? [], merged.get(key) ?? [], result);
       }
-      if (merged.size > 0) this.appliedByService.set(service, merged);
+      if (merged.size > 0) this.appliedByService.set(service, keptList(merged.keys()));
       else this.appliedByService.delete(service);
     }
     this.pending.clear();
@@ -121,14 +124,19 @@ export class EndpointsChangeTracker {
   }
 
   private storeSlice(service: string, name: string, parsed: ParsedSlice | undefined): void {
-    let bySlice = this.slices.get(service);
-    if (parsed) {
-      if (!bySlice) this.slices.set(service, (bySlice = new Map()));
-      bySlice.set(name, parsed);
-    } else if (bySlice) {
-      bySlice.delete(name);
-      if (bySlice.size === 0) this.slices.delete(service);
+    const kept = (this.slices.get(service) ?? []).filter((s) => s.name !== name);
+    if (parsed) kept.push(parsed);
+    if (kept.length > 0) this.slices.set(service, keptList(kept));
+    else this.slices.delete(service);
+  }
+
+  /** Whether `merged` is exactly what is applied under `keys`. */
+  private sameEndpoints(merged: EndpointsByKey, keys: readonly string[]): boolean {
+    if (merged.size !== keys.length) return false;
+    for (const [key, list] of merged) {
+      if (!keys.includes(key) || !endpointListEqual(list, this.applied.get(key))) return false;
     }
+    return true;
   }
 
   private recordTrigger(service: string, t: Date | undefined): void {
@@ -147,12 +155,4 @@ function usable(ep: Endpoint): boolean {
 function noLongerServing(before: readonly Endpoint[], after: readonly Endpoint[]): Endpoint[] {
   const stillServing = new Set(after.filter((ep) => ep.serving).map((ep) => endpointKey(ep.ip, ep.port)));
   return before.filter((ep) => ep.serving && !stillServing.has(endpointKey(ep.ip, ep.port)));
-}
-
-function sameEndpoints(a: EndpointsByKey, b: EndpointsByKey | undefined): boolean {
-  if (a.size !== (b?.size ?? 0)) return false;
-  for (const [key, list] of a) {
-    if (!endpointListEqual(list, b?.get(key))) return false;
-  }
-  return true;
 }

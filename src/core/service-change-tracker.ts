@@ -1,6 +1,7 @@
 // Turns Service events into "which ServicePorts changed". Events only touch `pending`; the
 // applied map changes only in apply(), so a sync reading it is never disturbed by events.
 import type { V1Service } from '@kubernetes/client-node';
+import { keptList } from './compact';
 import { servicePortEqual } from './equality';
 import { serviceName } from './keys';
 import { servicePortsFromService, type ServiceConversionOptions } from './service-conversion';
@@ -21,7 +22,11 @@ type PortsByKey = Map<string, ServicePort>;
 export class ServiceChangeTracker {
   /** ServicePort key -> ServicePort as of the last apply(). Mutated in place only by apply(). */
   readonly applied = new Map<string, ServicePort>();
-  private readonly appliedByService = new Map<string, PortsByKey>();
+  /**
+   * Service name -> the keys of its ServicePorts in `applied`. Keys, not a Map of the ports: one
+   * small Map per Service cost ~300 bytes, an array of one or two keys a tenth of that.
+   */
+  private readonly appliedByService = new Map<string, readonly string[]>();
   /** Service name -> its desired ServicePorts, only for Services that differ from `applied`. */
   private readonly pending = new Map<string, PortsByKey>();
   private events = 0;
@@ -43,7 +48,7 @@ export class ServiceChangeTracker {
     this.events++;
     const id = serviceName(ns, name);
     const desired = kind === 'delete' ? new Map() : byKey(servicePortsFromService(svc, this.families, this.log, this.opts));
-    if (samePorts(desired, this.appliedByService.get(id))) {
+    if (this.samePorts(desired, this.appliedByService.get(id) ?? [])) {
       this.pending.delete(id);
       return false;
     }
@@ -59,37 +64,38 @@ export class ServiceChangeTracker {
   apply(): ServiceApplyResult {
     const result: ServiceApplyResult = { changed: new Set(), removed: new Map(), events: this.events };
     for (const [id, desired] of this.pending) {
-      const previous = this.appliedByService.get(id) ?? new Map<string, ServicePort>();
-      for (const [key, sp] of previous) {
+      const previous = this.appliedByService.get(id) ?? [];
+      for (const key of previous) {
         if (desired.has(key)) continue;
         result.changed.add(key);
-        result.removed.set(key, sp);
+        result.removed.set(key, this.applied.get(key)!);
         this.applied.delete(key);
       }
       for (const [key, sp] of desired) {
-        const old = previous.get(key);
+        const old = previous.includes(key) ? this.applied.get(key) : undefined;
         if (old && servicePortEqual(old, sp)) continue;
         result.changed.add(key);
         this.applied.set(key, sp);
       }
-      if (desired.size > 0) this.appliedByService.set(id, desired);
+      if (desired.size > 0) this.appliedByService.set(id, keptList(desired.keys()));
       else this.appliedByService.delete(id);
     }
     this.pending.clear();
     this.events = 0;
     return result;
   }
+
+  /** Whether `desired` is exactly what is applied under `keys`. */
+  private samePorts(desired: PortsByKey, keys: readonly string[]): boolean {
+    if (desired.size !== keys.length) return false;
+    for (const [key, sp] of desired) {
+      const other = keys.includes(key) ? this.applied.get(key) : undefined;
+      if (!other || !servicePortEqual(sp, other)) return false;
+    }
+    return true;
+  }
 }
 
 function byKey(ports: ServicePort[]): PortsByKey {
   return new Map(ports.map((sp) => [sp.key, sp]));
-}
-
-function samePorts(a: PortsByKey, b: PortsByKey | undefined): boolean {
-  if (a.size !== (b?.size ?? 0)) return false;
-  for (const [key, sp] of a) {
-    const other = b?.get(key);
-    if (!other || !servicePortEqual(sp, other)) return false;
-  }
-  return true;
 }

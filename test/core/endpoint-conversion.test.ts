@@ -5,9 +5,22 @@ import { recordingLogger, slice, sliceEndpoint } from './fixtures';
 
 test('conditions default as upstream when nil: ready true, serving true, terminating false', () => {
   const p = parseEndpointSlice(slice('s1', 'web', [{ addresses: ['10.0.0.1'] }]), 'node-a', recordingLogger());
-  assert.deepEqual(p?.endpoints, [{ ip: '10.0.0.1', ready: true, serving: true, terminating: false, isLocal: false }]);
+  assert.deepEqual(p?.endpoints, [{ ip: '10.0.0.1', port: 8080, ready: true, serving: true, terminating: false, isLocal: false }]);
   const q = parseEndpointSlice(slice('s1', 'web', [{ addresses: ['10.0.0.1'], conditions: { ready: false, terminating: true } }]), 'node-a', recordingLogger());
-  assert.deepEqual(q?.endpoints[0], { ip: '10.0.0.1', ready: false, serving: true, terminating: true, isLocal: false });
+  assert.deepEqual(q?.endpoints[0], { ip: '10.0.0.1', port: 8080, ready: false, serving: true, terminating: true, isLocal: false });
+});
+
+test("a one-port slice's endpoints carry the port and are the merged lists' objects; a two-port slice's are copied per port", () => {
+  const log = recordingLogger();
+  const one = parseEndpointSlice(slice('s1', 'web', [{ addresses: ['10.0.0.1'] }]), 'node-a', log)!;
+  assert.equal([...mergeSlices([one]).values()][0][0], one.endpoints[0]);
+  const two = parseEndpointSlice(slice('s2', 'web', [{ addresses: ['10.0.0.1'] }], {
+    ports: [{ name: 'http', port: 8080, protocol: 'TCP' }, { name: 'dns', port: 53, protocol: 'UDP' }],
+  }), 'node-a', log)!;
+  assert.deepEqual(two.endpoints, [{ ip: '10.0.0.1', ready: true, serving: true, terminating: false, isLocal: false }]);
+  const merged = [...mergeSlices([two]).values()].map((eps) => eps[0]);
+  assert.deepEqual(merged.map((ep) => ep.port).sort(), [53, 8080]);
+  assert.ok(merged.every((ep) => ep !== two.endpoints[0]));
 });
 
 test('nodeName decides isLocal; zone and hints are kept sorted and deduplicated', () => {
@@ -16,8 +29,8 @@ test('nodeName decides isLocal; zone and hints are kept sorted and deduplicated'
     sliceEndpoint('10.0.0.2', { nodeName: 'node-b' }),
   ]), 'node-a', recordingLogger());
   assert.deepEqual(p?.endpoints, [
-    { ip: '10.0.0.1', ready: true, serving: true, terminating: false, isLocal: true, nodeName: 'node-a', zone: 'zone-a', zoneHints: ['zone-a', 'zone-b'], nodeHints: ['node-a'] },
-    { ip: '10.0.0.2', ready: true, serving: true, terminating: false, isLocal: false, nodeName: 'node-b' },
+    { ip: '10.0.0.1', port: 8080, ready: true, serving: true, terminating: false, isLocal: true, nodeName: 'node-a', zone: 'zone-a', zoneHints: ['zone-a', 'zone-b'], nodeHints: ['node-a'] },
+    { ip: '10.0.0.2', port: 8080, ready: true, serving: true, terminating: false, isLocal: false, nodeName: 'node-b' },
   ]);
 });
 
