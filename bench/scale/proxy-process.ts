@@ -48,7 +48,13 @@ export class ProxyProcess {
   private readonly exited: Promise<number | null>;
 
   private constructor(readonly proc: ChildProcess, readonly spawnedAtMs: number) {
-    this.exited = new Promise((resolve) => proc.once('exit', (code, signal) => resolve(code ?? (signal ? -1 : null))));
+    // Should this process end first (a failed phase, an uncaught error), the proxy goes with it.
+    const orphaned = (): void => { proc.kill('SIGKILL'); };
+    process.once('exit', orphaned);
+    this.exited = new Promise((resolve) => proc.once('exit', (code, signal) => {
+      process.off('exit', orphaned);
+      resolve(code ?? (signal ? -1 : null));
+    }));
     let buf = '';
     proc.stderr!.on('data', (d: Buffer) => {
       const now = performance.now();
