@@ -4,9 +4,10 @@ import { runProbe } from './probe/commit-floor';
 import { runMonitorCost } from './probe/monitor-cost';
 import { runConnectCost } from './probe/connect-cost';
 import { isScenarioChild, runPipeline, scenarioChild } from './pipeline/run-pipeline';
+import { isScaleChild, runScale, scaleChild } from './scale/run-scale';
 
-const USAGE = `usage: npm run bench -- [pipeline|shapes|probe|monitor|connect] [--quick] [--sizes N,N,...] [--repeats R]
-                                     [--distinct D,D,...] [--connections C]
+const USAGE = `usage: npm run bench -- [pipeline|shapes|probe|monitor|connect|scale] [--quick] [--sizes N,N,...] [--repeats R]
+                                     [--distinct D,D,...] [--connections C] [--no-breakdown]
   pipeline (default)  synthetic clusters through model -> NftablesProxier -> addon -> kernel,
                       full and partial sync times from sync_proxy_rules_duration_seconds, vs nft -f
   shapes              linear vs upstream ruleset shape, addon vs nft -f
@@ -14,11 +15,14 @@ const USAGE = `usage: npm run bench -- [pipeline|shapes|probe|monitor|connect] [
   monitor             what an open NftMonitor costs our own big commits (best of --repeats, default 3)
   connect             what the nat chains add to each new connection, 1,000 Services whose endpoint
                       counts take D distinct values (--distinct, default 1,10,50; --connections per figure, default 3000)
+  scale               the real kube-proxy-native process against a test API server holding 1k, 10k, 44k Services:
+                      start to first sync, sync times, RSS and JS heap before and after churn, then a heap
+                      breakdown per size (caches, model, proxier; --no-breakdown skips it)
   --quick             small sizes, finishes in under a minute
-  --sizes             override the Service counts (pipeline, probe)
+  --sizes             override the Service counts (pipeline, probe, scale)
   --repeats           repeats per sync kind (pipeline) or per mode (monitor)`;
 
-const COMMANDS = ['pipeline', 'shapes', 'probe', 'monitor', 'connect'] as const;
+const COMMANDS = ['pipeline', 'shapes', 'probe', 'monitor', 'connect', 'scale'] as const;
 
 export interface CliOptions {
   command: (typeof COMMANDS)[number];
@@ -27,6 +31,8 @@ export interface CliOptions {
   repeats?: number;
   distinct?: number[];
   connections?: number;
+  /** scale: run the heap breakdown after each size (default true). */
+  breakdown?: boolean;
 }
 
 export function parseArgs(argv: string[]): CliOptions {
@@ -39,6 +45,7 @@ export function parseArgs(argv: string[]): CliOptions {
     else if (a === '--repeats') opts.repeats = positiveInts('--repeats', argv[++i])[0];
     else if (a === '--distinct') opts.distinct = positiveInts('--distinct', argv[++i]);
     else if (a === '--connections') opts.connections = positiveInts('--connections', argv[++i])[0];
+    else if (a === '--no-breakdown') opts.breakdown = false;
     else if (a === '--help' || a === '-h') { process.stdout.write(`${USAGE}\n`); process.exit(0); }
     else throw new RangeError(`unknown argument ${JSON.stringify(a)}\n${USAGE}`);
   }
@@ -56,11 +63,13 @@ function positiveInts(flag: string, value: string | undefined): number[] {
 async function main(): Promise<void> {
   if (process.getuid?.() !== 0) throw new Error('the bench creates network namespaces and needs root');
   if (isScenarioChild(process.argv.slice(2))) return scenarioChild(process.argv.slice(2));
+  if (isScaleChild(process.argv.slice(2))) return scaleChild(process.argv.slice(2));
   const opts = parseArgs(process.argv.slice(2));
   if (opts.command === 'shapes') await runShapes(opts);
   else if (opts.command === 'probe') await runProbe(opts);
   else if (opts.command === 'monitor') await runMonitorCost(opts);
   else if (opts.command === 'connect') await runConnectCost(opts);
+  else if (opts.command === 'scale') await runScale(opts);
   else await runPipeline(opts);
 }
 

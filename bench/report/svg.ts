@@ -1,6 +1,14 @@
-// A small log-log line chart as standalone SVG (no dependencies), for sync time vs cluster size.
+// A small log-log line chart as standalone SVG (no dependencies), for sync time or memory vs cluster size.
 export interface Series { name: string; points: { x: number; y: number }[]; dashed?: boolean }
-export interface Chart { title: string; subtitle?: string; xLabel: string; yLabel: string; series: Series[] }
+export interface Chart {
+  title: string;
+  subtitle?: string;
+  xLabel: string;
+  yLabel: string;
+  series: Series[];
+  /** What y is in: seconds (default; ticks read "5 ms", "2 s") or MiB. */
+  yUnit?: 's' | 'MiB';
+}
 
 const W = 860;
 const H = 520;
@@ -15,6 +23,11 @@ function decades(values: number[]): [number, number] {
   const lo = Math.floor(Math.min(...logs));
   const hi = Math.ceil(Math.max(...logs));
   return [lo, hi === lo ? lo + 1 : hi];
+}
+
+function yLabelOf(v: number, unit: Chart['yUnit']): string {
+  if (unit === 'MiB') return `${Number(v.toPrecision(3))} MiB`;
+  return `${label(Number(v.toPrecision(3)))}${v >= 1 ? ' s' : ''}`;
 }
 
 function label(v: number): string {
@@ -50,7 +63,7 @@ export function lineChartSvg(c: Chart): string {
       const v = m * 10 ** d;
       const y = sy(v).toFixed(1);
       out.push(`<line x1="${M.left}" y1="${y}" x2="${M.left + pw}" y2="${y}" stroke="${m === 1 ? '#ccc' : '#eee'}"/>`);
-      out.push(`<text x="${M.left - 8}" y="${y}" text-anchor="end" dominant-baseline="middle">${label(Number(v.toPrecision(3)))}${v >= 1 ? ' s' : ''}</text>`);
+      out.push(`<text x="${M.left - 8}" y="${y}" text-anchor="end" dominant-baseline="middle">${yLabelOf(v, c.yUnit)}</text>`);
     }
   }
   out.push(`<rect x="${M.left}" y="${M.top}" width="${pw}" height="${ph}" fill="none" stroke="#333"/>`);
@@ -62,7 +75,7 @@ export function lineChartSvg(c: Chart): string {
     const d = p.map((q, j) => `${j ? 'L' : 'M'}${sx(q.x).toFixed(1)},${sy(q.y).toFixed(1)}`).join(' ');
     if (d) out.push(`<path d="${d}" fill="none" stroke="${color}" stroke-width="2"${s.dashed ? ' stroke-dasharray="6 4"' : ''}/>`);
     for (const q of p) {
-      out.push(`<circle cx="${sx(q.x).toFixed(1)}" cy="${sy(q.y).toFixed(1)}" r="3.5" fill="${color}"><title>${esc(s.name)}: N=${q.x}, ${q.y.toPrecision(3)} s</title></circle>`);
+      out.push(`<circle cx="${sx(q.x).toFixed(1)}" cy="${sy(q.y).toFixed(1)}" r="3.5" fill="${color}"><title>${esc(s.name)}: N=${q.x}, ${q.y.toPrecision(3)} ${c.yUnit ?? 's'}</title></circle>`);
     }
     const ly = M.top + 10 + i * 22;
     const lx = M.left + pw + 16;
@@ -71,4 +84,10 @@ export function lineChartSvg(c: Chart): string {
   });
   out.push('</svg>');
   return out.join('\n') + '\n';
+}
+
+/** Charts made by lineChartSvg, side by side in one SVG. */
+export function sideBySideSvg(charts: string[]): string {
+  const inner = charts.map((svg, i) => svg.replace('<svg ', `<svg x="${i * W}" y="0" `)).join('');
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${W * charts.length}" height="${H}" viewBox="0 0 ${W * charts.length} ${H}">\n${inner}</svg>\n`;
 }

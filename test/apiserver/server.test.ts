@@ -113,6 +113,20 @@ describe('TestApiServer', { timeout: 60_000 }, () => {
     assert.equal(((await expired.json()) as { reason: string }).reason, 'Expired');
   });
 
+  it('counts the bytes it sent, over open and closed connections', async () => {
+    const before = api.bytesSent();
+    const body = await (await fetch(`${api.url}/api/v1/namespaces/p/services`)).text();
+    assert.ok(api.bytesSent() - before > body.length, `${api.bytesSent() - before} bytes counted for a ${body.length}-byte body and its headers`);
+    const viaGet = await new Promise<number>((resolve, reject) => {
+      http.get(`${api.url}/api/v1/namespaces/p/services`, { agent: false }, (res) => {
+        let n = 0;
+        res.on('data', (c: Buffer) => (n += c.length));
+        res.on('end', () => resolve(n));
+      }).on('error', reject);
+    });
+    await until('the connection to close', () => api.bytesSent() - before > body.length + viaGet);
+  });
+
   it('turns selector transitions into ADDED and DELETED for a watcher', async () => {
     const ns = api.create('namespaces', { metadata: { name: 'flip', labels: {} } });
     const rv = ns.metadata!.resourceVersion!;

@@ -3,7 +3,7 @@
 // Test-only: it lives under test/ and never ships.
 import * as http from 'node:http';
 import * as https from 'node:https';
-import { AddressInfo } from 'node:net';
+import { AddressInfo, Socket } from 'node:net';
 import { matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector, validateFields } from './selectors';
 import { deliver, KObject, Matcher, objectKey, Resource, RESOURCES, Store } from './store';
 import { parseRoute, Route } from './routes';
@@ -72,6 +72,9 @@ export class TestApiServer {
   private readonly faults = new FaultRules();
   /** Requests a fault left unanswered (or answered with headers only), until their connection closes. */
   private readonly hung = new Set<http.ServerResponse>();
+  /** For bytesSent(): open connections, and what the closed ones wrote. */
+  private readonly sockets = new Set<Socket>();
+  private closedBytes = 0;
   /** Settable by tests at any time. */
   listDelay: ListDelay = () => 0;
   /** Resources this server pretends not to have (every request for them gets 404); changeable at any time. */
@@ -94,6 +97,13 @@ export class TestApiServer {
     const server = tls
       ? https.createServer({ maxHeaderSize: 1 << 20, key: tls.key, cert: tls.cert, ca: tls.clientCa, requestCert: !!tls.clientCa, rejectUnauthorized: !!tls.clientCa }, handler)
       : http.createServer({ maxHeaderSize: 1 << 20 }, handler);
+    server.on('connection', (socket: Socket) => {
+      this.sockets.add(socket);
+      socket.once('close', () => {
+        this.closedBytes += socket.bytesWritten;
+        this.sockets.delete(socket);
+      });
+    });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(port, '127.0.0.1', () => resolve());
@@ -180,6 +190,13 @@ export class TestApiServer {
   /** Requests for a resource, optionally only watches or only lists. */
   requestsFor(pathPrefix: string, kind?: 'list' | 'watch'): RecordedRequest[] {
     return this.requests.filter((r) => r.path.startsWith(pathPrefix) && (kind === undefined || r.watch === (kind === 'watch')));
+  }
+
+  /** Bytes written to clients so far (headers and bodies, TLS records on HTTPS), across restarts. */
+  bytesSent(): number {
+    let n = this.closedBytes;
+    for (const s of this.sockets) n += s.bytesWritten;
+    return n;
   }
 
   /** Writes a kubeconfig pointing at this server (bearer token `test-token` unless `user` says otherwise) and returns its path. */

@@ -1,0 +1,51 @@
+// The scale bench end to end at a small size, with short phases: the real kube-proxy-native process in
+// a namespace the bench makes, against the test API server, read from outside; then the in-process
+// heap breakdown. Asserts that every figure was measured and is consistent, never how fast.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { measureBreakdown, measureSize } from '../../bench/scale/run-scale';
+import type { Timing } from '../../bench/scale/scale-types';
+
+const N = 60;
+const TIMING: Timing = {
+  steadyWaitMs: 500, samples: 2, sampleGapMs: 200, partialRepeats: 3,
+  churnMs: 2000, churnEndpointChanges: 30, churnServiceSwaps: 3, startTimeoutMs: 60_000,
+};
+const bench = (): string[] => execFileSync('ip', ['netns', 'list'], { encoding: 'utf8' }).split('\n').filter((l) => l.startsWith('kpnscale-'));
+
+describe('scale bench, one small size', () => {
+  it('measures the real process from outside: first sync, partial syncs, churn, memory', async () => {
+    const r = await measureSize({ n: N, seed: 11, timing: TIMING });
+    assert.deepEqual(r.problems, []);
+    assert.equal(r.mix.services, N);
+    assert.ok(r.servedMB >= r.objectMB, `served ${r.servedMB} MB, objects ${r.objectMB} MB`);
+    assert.ok(r.startToSyncedS > r.firstSyncS && r.firstSyncS > 0);
+    assert.equal(r.partial.seconds.length, 3);
+    assert.equal(r.partial.full, 0);
+    assert.ok(r.partial.seconds.every((s) => s > 0));
+    assert.equal(r.churn.endpointChanges, 30);
+    assert.equal(r.churn.servicesAdded, 3);
+    assert.ok(r.churn.syncs >= 1);
+    assert.equal(r.metricSyncCount, r.syncLines, 'every sync the log showed is in the metric');
+    for (const m of [r.steady, r.afterChurn]) {
+      assert.ok(m.rssMiB > 20 && m.heapUsedMiB > 5 && m.heapUsedMiB < m.rssMiB, JSON.stringify(m));
+      assert.ok(m.peakRssMiB >= m.rssMiB);
+      assert.ok(m.heapSpacesUsedMiB.old > 0);
+    }
+    assert.ok(r.timeline.length >= 3);
+    assert.deepEqual(bench(), [], 'the namespace is removed');
+  });
+
+  it('breaks the heap down: caches, model, sync parts, with snapshots by constructor', async () => {
+    const b = await measureBreakdown({ n: N, seed: 11, snapshotMaxN: N });
+    assert.deepEqual(b.problems, []);
+    assert.equal(b.steps.length, 6);
+    const used = b.steps.map((s) => s.heapUsedMiB);
+    assert.ok(used[2] > used[1], 'the caches take heap');
+    const endpoints = b.snapshot.caches.find((r) => r.name === 'V1Endpoint');
+    assert.ok(endpoints && endpoints.count >= 6 * N, `V1Endpoint in the caches: ${JSON.stringify(endpoints)}`);
+    assert.ok(b.snapshot.proxyParts.length > 0 && b.snapshot.mib.length === 3);
+    assert.deepEqual(bench(), []);
+  });
+});
