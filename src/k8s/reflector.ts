@@ -1,7 +1,7 @@
 // One list+watch loop for one resource, over our own requests (api-request.ts), which cannot hang.
 // Why not client-node's ListWatch: it stops for good on the first error, cannot page its list, cannot
 // change its field selector without a relist, and cannot merge one namespace in; kube-proxy needs all four.
-import type { KubernetesObject } from '@kubernetes/client-node';
+import type { KubernetesObject, V1ObjectMeta } from '@kubernetes/client-node';
 import { BackoffOptions, backoffDelay, DEFAULT_BACKOFF } from './backoff';
 import { silentLog, type Log } from '../base/log';
 import { ReflectorState, ReflectorStatus } from './reflector-state';
@@ -12,7 +12,11 @@ export type { ReflectorStatus } from './reflector-state';
 
 export interface ReflectorHandler<T> {
   add(obj: T): void;
-  update(obj: T, old: T): void;
+  update(obj: T): void;
+  /**
+   * A watch's DELETED event gives the object it carried; a delete the Reflector infers (a relist
+   * without it, drop()) gives what the cache kept: metadata only (see cacheEntry).
+   */
   delete(obj: T): void;
   /** Called once, after the first complete list. */
   synced?(): void;
@@ -73,10 +77,26 @@ const httpCodeOf = (e: unknown): number | undefined => {
 
 const keyOf = (o: KubernetesObject): string => `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`;
 
+/**
+ * What the cache keeps of an object: name, namespace, resourceVersion and labels (already only the
+ * kept ones: kept-fields.ts). That is all the Reflector reads (keys, relist diffs, merges, `drop()`
+ * predicates) and all an inferred delete needs (its receivers read the key and, for an EndpointSlice,
+ * its Service's label). The model keeps its own parsed form of the rest: keeping the object too would
+ * hold every Service and EndpointSlice twice.
+ */
+function cacheEntry<T extends KubernetesObject>(obj: T): T {
+  const md = obj.metadata ?? {};
+  const metadata: V1ObjectMeta = { name: md.name, resourceVersion: md.resourceVersion };
+  if (md.namespace !== undefined) metadata.namespace = md.namespace;
+  if (md.labels) metadata.labels = md.labels;
+  return { metadata } as T;
+}
+
 /** Parses an etcd-style numeric resourceVersion; others are opaque and never compared. */
 const rvNumber = (rv: string | undefined): bigint | undefined => (rv && /^\d+$/.test(rv) ? BigInt(rv) : undefined);
 
 export class Reflector<T extends KubernetesObject> {
+  /** key -> what is kept of the object (cacheEntry). */
   private readonly cache = new Map<string, T>();
   private rv = '';
   private stopped = true;
@@ -99,11 +119,6 @@ export class Reflector<T extends KubernetesObject> {
 
   get status(): ReflectorStatus {
     return this.state.snapshot(this.rv);
-  }
-
-  /** The objects currently known (a copy of the list). */
-  items(): T[] {
-    return [...this.cache.values()];
   }
 
   start(): void {
@@ -134,7 +149,7 @@ export class Reflector<T extends KubernetesObject> {
     this.interruptWatch();
   }
 
-  /** Forgets cached objects matching `pred`, reporting each as deleted. */
+  /** Forgets cached objects matching `pred` (it sees their cacheEntry), reporting each as deleted. */
   drop(pred: (obj: T) => boolean): number {
     let n = 0;
     for (const [k, obj] of this.cache) {
@@ -291,15 +306,15 @@ export class Reflector<T extends KubernetesObject> {
     if (this.o.accept && !this.o.accept(obj)) return;
     const k = keyOf(obj);
     const old = this.cache.get(k);
-    this.cache.set(k, obj);
-    if (!old) this.emit('add', obj);
-    else if (old.metadata?.resourceVersion !== obj.metadata?.resourceVersion) this.emit('update', obj, old);
+    if (old && old.metadata?.resourceVersion === obj.metadata?.resourceVersion) return;
+    this.cache.set(k, cacheEntry(obj));
+    this.emit(old ? 'update' : 'add', obj);
   }
 
-  private emit(kind: 'add' | 'update' | 'delete', obj: T, old?: T): void {
+  private emit(kind: 'add' | 'update' | 'delete', obj: T): void {
     try {
       if (kind === 'add') this.o.handler.add(obj);
-      else if (kind === 'update') this.o.handler.update(obj, old!);
+      else if (kind === 'update') this.o.handler.update(obj);
       else this.o.handler.delete(obj);
     } catch (err) {
       this.log.error({ resource: this.o.client.name, object: keyOf(obj), err: describe(err) }, 'event handler failed; event skipped');
