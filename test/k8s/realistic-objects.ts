@@ -6,21 +6,24 @@ type Json = Record<string, unknown>;
 
 const T0 = '2025-11-03T09:14:07Z';
 
-/** A fieldsV1 tree shaped like the object (what server-side apply records per manager). */
-export function fieldsV1(v: unknown): unknown {
+/**
+ * A fieldsV1 tree shaped like the object (what the API server records per manager): lists named in
+ * `atomic` (listType=atomic, as an EndpointSlice's endpoints and ports) are recorded whole, as `{}`.
+ */
+export function fieldsV1(v: unknown, atomic: ReadonlySet<string> = new Set()): unknown {
   if (Array.isArray(v)) {
     const out: Json = {};
-    v.forEach((e, i) => (out[typeof e === 'object' && e ? `k:{"i":${i}}` : `v:${JSON.stringify(e)}`] = fieldsV1(e)));
+    v.forEach((e, i) => (out[typeof e === 'object' && e ? `k:{"i":${i}}` : `v:${JSON.stringify(e)}`] = fieldsV1(e, atomic)));
     return out;
   }
   if (typeof v !== 'object' || v === null) return {};
   const out: Json = { '.': {} };
-  for (const [k, e] of Object.entries(v)) out[`f:${k}`] = fieldsV1(e);
+  for (const [k, e] of Object.entries(v)) out[`f:${k}`] = atomic.has(k) ? {} : fieldsV1(e, atomic);
   return out;
 }
 
-function managedFields(manager: string, tracked: Json, statusToo?: Json): Json[] {
-  const entries: Json[] = [{ manager, operation: 'Update', apiVersion: 'v1', time: T0, fieldsType: 'FieldsV1', fieldsV1: fieldsV1(tracked) }];
+function managedFields(manager: string, tracked: Json, statusToo?: Json, atomic?: ReadonlySet<string>): Json[] {
+  const entries: Json[] = [{ manager, operation: 'Update', apiVersion: 'v1', time: T0, fieldsType: 'FieldsV1', fieldsV1: fieldsV1(tracked, atomic) }];
   if (statusToo) entries.push({ manager: `${manager}-status`, operation: 'Update', apiVersion: 'v1', time: T0, fieldsType: 'FieldsV1', fieldsV1: fieldsV1(statusToo), subresource: 'status' });
   return entries;
 }
@@ -73,6 +76,8 @@ export function realService(ns: string, name: string, spec: Json, extra: { annot
   };
 }
 
+const SLICE_ATOMIC = new Set(['endpoints', 'ports']);
+
 export interface RealEndpoint {
   ip: string;
   node?: string;
@@ -106,7 +111,7 @@ export function realSlice(ns: string, service: string, suffix: string, addressTy
       labels,
       annotations: { 'endpoints.kubernetes.io/last-change-trigger-time': '2025-11-03T09:20:00Z', ...annotations },
       ownerReferences: [{ apiVersion: 'v1', kind: 'Service', name: service, uid: '5b1e0c2a-9f1d-4c1e-8a77-000000000001', controller: true, blockOwnerDeletion: true }],
-      managedFields: managedFields('kube-controller-manager', { metadata: { labels, annotations: {} }, addressType, endpoints: eps, ports }),
+      managedFields: managedFields('kube-controller-manager', { metadata: { labels, annotations: {} }, addressType, endpoints: eps, ports }, undefined, SLICE_ATOMIC),
     },
     addressType,
     endpoints: eps,
