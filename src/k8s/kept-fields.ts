@@ -2,6 +2,7 @@
 // (docs/watching.md, "What is kept of an object"). Adding a reader of another field means adding the
 // field here; test/k8s/kept-fields.test.ts proves the model's output from a kept object equals its
 // output from the whole one.
+import type { KubernetesObject, V1ObjectMeta } from '@kubernetes/client-node';
 import { date, fields, keys, list, type Keep, value } from './pick';
 import { DISABLED_NAMESPACE_LABEL } from './selectors';
 
@@ -90,3 +91,19 @@ export const SERVICE_CIDR: Keep = fields({
   metadata: fields(identity),
   spec: fields({ cidrs: value }),
 });
+
+/**
+ * What a Reflector's cache keeps of an object: name, namespace, resourceVersion and labels (already
+ * only the kept ones). That is all the Reflector reads (keys, relist diffs, merges, `drop()`
+ * predicates) and all an inferred delete needs (its receivers read the key and, for an EndpointSlice,
+ * its Service's label). The model keeps its own parsed form of the rest: keeping the object too would
+ * hold every Service and EndpointSlice twice. Typed as the object it stands for, which it is only as
+ * far as a delete goes (sink.ts says so).
+ */
+export function cacheEntry<T extends KubernetesObject>(obj: T): T {
+  const md = obj.metadata ?? {};
+  const metadata: V1ObjectMeta = { name: md.name, resourceVersion: md.resourceVersion };
+  if (md.namespace !== undefined) metadata.namespace = md.namespace;
+  if (md.labels) metadata.labels = md.labels;
+  return { metadata } as T;
+}

@@ -1,8 +1,9 @@
 // One list+watch loop for one resource, over our own requests (api-request.ts), which cannot hang.
 // Why not client-node's ListWatch: it stops for good on the first error, cannot page its list, cannot
 // change its field selector without a relist, and cannot merge one namespace in; kube-proxy needs all four.
-import type { KubernetesObject, V1ObjectMeta } from '@kubernetes/client-node';
+import type { KubernetesObject } from '@kubernetes/client-node';
 import { BackoffOptions, backoffDelay, DEFAULT_BACKOFF } from './backoff';
+import { cacheEntry } from './kept-fields';
 import { silentLog, type Log } from '../base/log';
 import { ReflectorState, ReflectorStatus } from './reflector-state';
 import { rawKey, RejectedItem, ResourceClient } from './resources';
@@ -76,21 +77,6 @@ const httpCodeOf = (e: unknown): number | undefined => {
 };
 
 const keyOf = (o: KubernetesObject): string => `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`;
-
-/**
- * What the cache keeps of an object: name, namespace, resourceVersion and labels (already only the
- * kept ones: kept-fields.ts). That is all the Reflector reads (keys, relist diffs, merges, `drop()`
- * predicates) and all an inferred delete needs (its receivers read the key and, for an EndpointSlice,
- * its Service's label). The model keeps its own parsed form of the rest: keeping the object too would
- * hold every Service and EndpointSlice twice.
- */
-function cacheEntry<T extends KubernetesObject>(obj: T): T {
-  const md = obj.metadata ?? {};
-  const metadata: V1ObjectMeta = { name: md.name, resourceVersion: md.resourceVersion };
-  if (md.namespace !== undefined) metadata.namespace = md.namespace;
-  if (md.labels) metadata.labels = md.labels;
-  return { metadata } as T;
-}
 
 /** Parses an etcd-style numeric resourceVersion; others are opaque and never compared. */
 const rvNumber = (rv: string | undefined): bigint | undefined => (rv && /^\d+$/.test(rv) ? BigInt(rv) : undefined);
