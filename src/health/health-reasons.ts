@@ -20,7 +20,8 @@ export function formatDuration(ms: number): string {
 export function nodeIneligibility(node: V1Node | undefined): string | undefined {
   if (!node) return 'the Node object is gone';
   if (node.metadata?.deletionTimestamp) return 'the Node is being deleted';
-  if ((node.spec?.taints ?? []).some((t) => t.key === TO_BE_DELETED_TAINT)) return `the Node is tainted ${TO_BE_DELETED_TAINT}`;
+  // A null entry passes the API objects' shape check: it must not throw (the Node event would be lost).
+  if ((node.spec?.taints ?? []).some((t) => t?.key === TO_BE_DELETED_TAINT)) return `the Node is tainted ${TO_BE_DELETED_TAINT}`;
   return undefined;
 }
 

@@ -3,6 +3,7 @@
 // change its field selector without a relist, and cannot merge one namespace in; kube-proxy needs all four.
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { BackoffOptions, backoffDelay, DEFAULT_BACKOFF } from './backoff';
+import { cacheEntry } from './kept-fields';
 import { silentLog, type Log } from '../base/log';
 import { ReflectorState, ReflectorStatus } from './reflector-state';
 import { rawKey, RejectedItem, ResourceClient } from './resources';
@@ -12,7 +13,11 @@ export type { ReflectorStatus } from './reflector-state';
 
 export interface ReflectorHandler<T> {
   add(obj: T): void;
-  update(obj: T, old: T): void;
+  update(obj: T): void;
+  /**
+   * A watch's DELETED event gives the object it carried; a delete the Reflector infers (a relist
+   * without it, drop()) gives what the cache kept: metadata only (see cacheEntry).
+   */
   delete(obj: T): void;
   /** Called once, after the first complete list. */
   synced?(): void;
@@ -77,6 +82,7 @@ const keyOf = (o: KubernetesObject): string => `${o.metadata?.namespace ?? ''}/$
 const rvNumber = (rv: string | undefined): bigint | undefined => (rv && /^\d+$/.test(rv) ? BigInt(rv) : undefined);
 
 export class Reflector<T extends KubernetesObject> {
+  /** key -> what is kept of the object (cacheEntry). */
   private readonly cache = new Map<string, T>();
   private rv = '';
   private stopped = true;
@@ -99,11 +105,6 @@ export class Reflector<T extends KubernetesObject> {
 
   get status(): ReflectorStatus {
     return this.state.snapshot(this.rv);
-  }
-
-  /** The objects currently known (a copy of the list). */
-  items(): T[] {
-    return [...this.cache.values()];
   }
 
   start(): void {
@@ -134,7 +135,7 @@ export class Reflector<T extends KubernetesObject> {
     this.interruptWatch();
   }
 
-  /** Forgets cached objects matching `pred`, reporting each as deleted. */
+  /** Forgets cached objects matching `pred` (it sees their cacheEntry), reporting each as deleted. */
   drop(pred: (obj: T) => boolean): number {
     let n = 0;
     for (const [k, obj] of this.cache) {
@@ -291,15 +292,15 @@ export class Reflector<T extends KubernetesObject> {
     if (this.o.accept && !this.o.accept(obj)) return;
     const k = keyOf(obj);
     const old = this.cache.get(k);
-    this.cache.set(k, obj);
-    if (!old) this.emit('add', obj);
-    else if (old.metadata?.resourceVersion !== obj.metadata?.resourceVersion) this.emit('update', obj, old);
+    if (old && old.metadata?.resourceVersion === obj.metadata?.resourceVersion) return;
+    this.cache.set(k, cacheEntry(obj));
+    this.emit(old ? 'update' : 'add', obj);
   }
 
-  private emit(kind: 'add' | 'update' | 'delete', obj: T, old?: T): void {
+  private emit(kind: 'add' | 'update' | 'delete', obj: T): void {
     try {
       if (kind === 'add') this.o.handler.add(obj);
-      else if (kind === 'update') this.o.handler.update(obj, old!);
+      else if (kind === 'update') this.o.handler.update(obj);
       else this.o.handler.delete(obj);
     } catch (err) {
       this.log.error({ resource: this.o.client.name, object: keyOf(obj), err: describe(err) }, 'event handler failed; event skipped');

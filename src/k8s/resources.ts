@@ -1,8 +1,11 @@
-// The five resources kube-proxy watches, each as: a paged list call, a watch call, and the model type
-// client-node deserialises it to (lists and watch events both arrive as raw JSON over ApiConnection).
+// The five resources kube-proxy watches, each as: a paged list call, a watch call, and what is kept of
+// each object (lists and watch events both arrive as raw JSON over ApiConnection). An object is
+// checked against its client-node model type, then only the fields the proxy reads are copied out
+// (kept-fields.ts): plain objects typed as the model, never the whole object.
 import type { KubernetesObject, V1EndpointSlice, V1Namespace, V1Node, V1Service, V1ServiceCIDR } from '@kubernetes/client-node';
-import { ObjectSerializer } from '@kubernetes/client-node/dist/gen/models/ObjectSerializer.js';
 import { ApiConnection } from './api-request';
+import { ENDPOINT_SLICE, NAMESPACE, NODE, SERVICE, SERVICE_CIDR } from './kept-fields';
+import { type Keep, pick } from './pick';
 import { shapeProblem } from './shape-check';
 import { openWatch, WatchRequest, WatchStream } from './watch-stream';
 
@@ -18,7 +21,7 @@ export interface ListPage<T> {
   items: T[];
   resourceVersion: string;
   continueToken?: string;
-  /** Items the model deserialiser refused (a field of the wrong shape): left out of `items`. */
+  /** Items refused by the shape check (a field of the wrong shape): left out of `items`. */
   rejected: RejectedItem[];
 }
 
@@ -43,25 +46,31 @@ export interface ResourceClient<T extends KubernetesObject> {
   list(opts: ListOptions, signal?: AbortSignal): Promise<ListPage<T>>;
   /** A watch of every namespace. */
   watch(req: Omit<WatchRequest, 'path'>): WatchStream;
-  /** Turns a raw watch-event object into the same typed model a list returns. */
+  /** Turns a raw watch-event object into what a list returns: its kept fields; throws naming a field of the wrong shape. */
   fromJSON(raw: unknown): T;
 }
 
 type ListMeta = { resourceVersion?: string; continue?: string };
 
-/** One raw object as its model type; throws naming the first field of the wrong shape. */
-function decode<T>(raw: unknown, modelType: string): T {
-  const problem = shapeProblem(raw, modelType);
+/** What one resource's objects are checked against, and what is kept of them. */
+interface Decoding {
+  /** client-node's model type, for the shape check. */
+  modelType: string;
+  keep: Keep;
+}
+
+/** One raw object's kept fields; throws naming the first field of the wrong shape (anywhere in it). */
+function decode<T>(raw: unknown, d: Decoding): T {
+  const problem = shapeProblem(raw, d.modelType);
   if (problem) throw new Error(problem);
-  return ObjectSerializer.deserialize(raw, modelType, '') as T;
+  return pick(raw, d.keep) as T;
 }
 
 /**
- * Checks the answer is a list before the model deserialiser sees it (it would turn garbage into an
- * empty list), then deserialises item by item: one object with a field of the wrong shape (which
- * makes the deserialiser throw) costs that object, not the whole list.
+ * Checks the answer is a list (garbage must not read as an empty list), then decodes item by item:
+ * one object with a field of the wrong shape costs that object, not the whole list.
  */
-function decodeList<T>(raw: unknown, modelType: string, path: string): ListPage<T> {
+function decodeList<T>(raw: unknown, d: Decoding, path: string): ListPage<T> {
   const items = (raw as { items?: unknown })?.items;
   if (items !== null && !Array.isArray(items)) {
     throw new Error(`GET ${path}: the answer is not a list (kind ${JSON.stringify((raw as { kind?: unknown })?.kind)})`);
@@ -70,7 +79,7 @@ function decodeList<T>(raw: unknown, modelType: string, path: string): ListPage<
   const rejected: RejectedItem[] = [];
   for (const item of (items as unknown[] | null) ?? []) {
     try {
-      out.push(decode<T>(item, modelType));
+      out.push(decode<T>(item, d));
     } catch (e) {
       rejected.push({ key: rawKey(item), error: e instanceof Error ? e.message : String(e) });
     }
@@ -80,25 +89,28 @@ function decodeList<T>(raw: unknown, modelType: string, path: string): ListPage<
   return { items: out, resourceVersion: rv, continueToken: typeof meta.continue === 'string' && meta.continue ? meta.continue : undefined, rejected };
 }
 
-function client<T extends KubernetesObject>(conn: ApiConnection, name: string, modelType: string, path: (ns?: string) => string): ResourceClient<T> {
+function client<T extends KubernetesObject>(conn: ApiConnection, name: string, d: Decoding, path: (ns?: string) => string): ResourceClient<T> {
   return {
     name,
     list: async (o, signal) => {
       const query = { labelSelector: o.labelSelector, fieldSelector: o.fieldSelector, limit: o.limit, continue: o.continueToken };
-      return decodeList<T>(await conn.getJson(path(o.namespace), query, signal), modelType, path(o.namespace));
+      return decodeList<T>(await conn.getJson(path(o.namespace), query, signal), d, path(o.namespace));
     },
     watch: (r) => openWatch(conn, { ...r, path: path() }),
-    fromJSON: (raw) => decode<T>(raw, modelType),
+    fromJSON: (raw) => decode<T>(raw, d),
   };
 }
 
-export interface ResourceClients {
-  services: ResourceClient<V1Service>;
-  endpointSlices: ResourceClient<V1EndpointSlice>;
-  nodes: ResourceClient<V1Node>;
-  namespaces: ResourceClient<V1Namespace>;
-  serviceCIDRs: ResourceClient<V1ServiceCIDR>;
+/** What each resource's objects are delivered as (their kept fields: see kept-fields.ts). */
+export interface ResourceTypes {
+  services: V1Service;
+  endpointSlices: V1EndpointSlice;
+  nodes: V1Node;
+  namespaces: V1Namespace;
+  serviceCIDRs: V1ServiceCIDR;
 }
+
+export type ResourceClients = { [K in keyof ResourceTypes]: ResourceClient<ResourceTypes[K]> };
 
 const namespaced = (group: string, res: string) => (ns?: string) => (ns ? `${group}/namespaces/${encodeURIComponent(ns)}/${res}` : `${group}/${res}`);
 
@@ -108,12 +120,25 @@ const clusterScoped = (p: string) => (ns?: string) => {
   return p;
 };
 
+const DECODING: Record<keyof ResourceTypes, Decoding> = {
+  services: { modelType: 'V1Service', keep: SERVICE },
+  endpointSlices: { modelType: 'V1EndpointSlice', keep: ENDPOINT_SLICE },
+  nodes: { modelType: 'V1Node', keep: NODE },
+  namespaces: { modelType: 'V1Namespace', keep: NAMESPACE },
+  serviceCIDRs: { modelType: 'V1ServiceCIDR', keep: SERVICE_CIDR },
+};
+
+/** A raw object as the watchers deliver it (shape-checked, kept fields only); throws where a list would refuse it. */
+export function decodeObject<K extends keyof ResourceTypes>(resource: K, raw: unknown): ResourceTypes[K] {
+  return decode<ResourceTypes[K]>(raw, DECODING[resource]);
+}
+
 export function resourceClients(conn: ApiConnection): ResourceClients {
   return {
-    services: client(conn, 'services', 'V1Service', namespaced('/api/v1', 'services')),
-    endpointSlices: client(conn, 'endpointslices', 'V1EndpointSlice', namespaced('/apis/discovery.k8s.io/v1', 'endpointslices')),
-    nodes: client(conn, 'nodes', 'V1Node', clusterScoped('/api/v1/nodes')),
-    namespaces: client(conn, 'namespaces', 'V1Namespace', clusterScoped('/api/v1/namespaces')),
-    serviceCIDRs: client(conn, 'servicecidrs', 'V1ServiceCIDR', clusterScoped('/apis/networking.k8s.io/v1/servicecidrs')),
+    services: client(conn, 'services', DECODING.services, namespaced('/api/v1', 'services')),
+    endpointSlices: client(conn, 'endpointslices', DECODING.endpointSlices, namespaced('/apis/discovery.k8s.io/v1', 'endpointslices')),
+    nodes: client(conn, 'nodes', DECODING.nodes, clusterScoped('/api/v1/nodes')),
+    namespaces: client(conn, 'namespaces', DECODING.namespaces, clusterScoped('/api/v1/namespaces')),
+    serviceCIDRs: client(conn, 'servicecidrs', DECODING.serviceCIDRs, clusterScoped('/apis/networking.k8s.io/v1/servicecidrs')),
   };
 }

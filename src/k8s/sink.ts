@@ -3,6 +3,11 @@ import type { V1EndpointSlice, V1Node, V1Service } from '@kubernetes/client-node
 
 export type EventKind = 'add' | 'update' | 'delete';
 
+/**
+ * Objects hold only the fields the proxy reads (kept-fields.ts). For `'delete'`, only `metadata` is
+ * certain to be there (name, namespace, resourceVersion, kept labels): a delete the watcher infers (a
+ * relist without the object, a namespace opting out) carries what its cache kept, nothing more.
+ */
 export interface ClusterEventSink {
   onService(kind: EventKind, svc: V1Service): void;
   onEndpointSlice(kind: EventKind, slice: V1EndpointSlice): void;

@@ -124,6 +124,7 @@ describe('health reasons (pure)', () => {
     assert.equal(nodeIneligibility({ metadata: { name: 'n' } }), undefined);
     assert.equal(nodeIneligibility(undefined), 'the Node object is gone');
     assert.equal(nodeIneligibility({ spec: { taints: [{ key: 'ToBeDeletedByClusterAutoscaler', effect: 'NoSchedule' }] } }), 'the Node is tainted ToBeDeletedByClusterAutoscaler');
+    assert.equal(nodeIneligibility({ spec: { taints: [null as never, { key: 'ToBeDeletedByClusterAutoscaler', effect: 'NoSchedule' }] } }), 'the Node is tainted ToBeDeletedByClusterAutoscaler');
   });
 
   it('judges start-up only until the first sync', () => {

@@ -87,11 +87,11 @@ describe('ClusterWatcher', { timeout: 60_000 }, () => {
       await t.api.stop();
       t.api.delete('services', doomed);
       t.api.create('services', service('default', 'born'));
-      t.api.update('services', { ...keep, metadata: { ...keep.metadata, labels: { v: '2' } } });
+      t.api.update('services', { ...keep, spec: { ...keep.spec, externalIPs: ['192.0.2.2'] } });
       t.api.compact();
       await t.api.start();
       await waitFor('relisted', () => sink.services.has('default/born') && !sink.services.has('default/doomed'));
-      await waitFor('update seen', () => sink.services.get('default/keep')?.metadata?.labels?.v === '2');
+      await waitFor('update seen', () => sink.services.get('default/keep')?.spec?.externalIPs?.[0] === '192.0.2.2');
       assert.equal(t.api.requestsFor('/api/v1/services', 'list').length, 2, 'one initial list and one relist');
       assert.ok(sink.log.includes('service delete default/doomed'));
       assert.ok(sink.log.includes('service update default/keep'));

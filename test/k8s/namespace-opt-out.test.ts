@@ -99,10 +99,10 @@ describe('namespace opt-out', { timeout: 60_000 }, () => {
     await waitFor('watch widened', () => t.api.requestsFor('/api/v1/services', 'watch').some((r) => r.query.fieldSelector === undefined));
     t.api.delete('services', t.api.store.get('services', 'quiet', 'svc0')!);
     const svc1 = t.api.store.get('services', 'quiet', 'svc1')!;
-    t.api.update('services', { ...svc1, metadata: { ...svc1.metadata, labels: { changed: 'yes' } } });
+    t.api.update('services', { ...svc1, spec: { ...svc1.spec, externalIPs: ['192.0.2.2'] } });
     t.api.create('services', service('quiet', 'born-during-list'));
     await waitFor('merged', () => sink.services.has('quiet/born-during-list'));
-    await waitFor('settled', () => sink.services.get('quiet/svc1')?.metadata?.labels?.changed === 'yes');
+    await waitFor('settled', () => sink.services.get('quiet/svc1')?.spec?.externalIPs?.[0] === '192.0.2.2');
     await t.watcher!.settled();
     assert.deepEqual(sink.serviceKeys(), ['quiet/born-during-list', 'quiet/svc1', 'quiet/svc2']);
     assert.equal(sink.slices.size, 3);
