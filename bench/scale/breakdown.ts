@@ -1,7 +1,8 @@
 // Where the proxy's heap goes, step by step, in one process started with --expose-gc inside the
 // size's network namespace: the same cluster in a test API server (measured first, so it can be
-// subtracted), then the real ClusterWatcher listing it (the informer caches), then ProxyState fed from
-// those cached objects (the model), then the production sync parts (syncParts: NftablesProxier, sync
+// subtracted), then the real ClusterWatcher listing it (the informer caches), then ProxyState fed by a
+// second watcher's events as production's sink feeds it (the model; that watcher is stopped and
+// dropped before the reading), then the production sync parts (syncParts: NftablesProxier, sync
 // loop, guard, health-check servers) after their first full sync into this namespace's kernel. After
 // each step: gc, then process.memoryUsage(). Heap snapshots before and after the proxy's parts
 // cross-check the deltas by constructor name.
@@ -94,7 +95,7 @@ export async function runBreakdown(o: BreakdownOptions): Promise<BreakdownResult
 
   const config = proxyConfig(dir, host);
   const listening = listingSink();
-  const watcher = new ClusterWatcher({ kubeConfig: loadKubeConfig({ kubeconfig: config.clientConnection.kubeconfig }), nodeName: NODE_NAME, log, sink: listening.sink });
+  let watcher: ClusterWatcher | undefined = new ClusterWatcher({ kubeConfig: loadKubeConfig({ kubeconfig: config.clientConnection.kubeconfig }), nodeName: NODE_NAME, log, sink: listening.sink });
   watcher.start();
   await listening.synced;
   host.api.compact();
@@ -103,7 +104,7 @@ export async function runBreakdown(o: BreakdownOptions): Promise<BreakdownResult
 
   const families = servedFamilies(config);
   const state = new ProxyState({ nodeName: NODE_NAME, ipFamilies: families, log });
-  feedModel(state, cachedObjects(watcher), listening.node(), listening.cidrs());
+  await feedModel(state, config, log);
   steps.push(reading('+ model (ProxyState fed, changes pending)'));
 
   const parts = syncParts({ config, log, families, metrics: createProxyMetrics(new Registry()), health: new ProxyHealth(2 * config.syncPeriod), state, nft: Nft.open() });
@@ -112,10 +113,10 @@ export async function runBreakdown(o: BreakdownOptions): Promise<BreakdownResult
   steps.push(reading('+ first full sync (proxier state, sync loop, guard, health-check servers)'));
   await snap('synced');
 
-  // What-if, after the measurement: what the caches would weigh without the managedFields the proxy never reads.
-  const cached = cachedObjects(watcher);
-  for (const obj of [...cached.services, ...cached.slices]) if (obj.metadata) obj.metadata.managedFields = undefined;
-  steps.push(reading('what-if: managedFields dropped from the cached objects'));
+  // Cross-check, after the measurement: the first watcher stopped and dropped frees what its caches hold.
+  watcher.stop();
+  watcher = undefined;
+  steps.push(reading('cross-check: the informer caches dropped (watcher stopped)'));
   rmSync(dir, { recursive: true, force: true });
   return { n: o.n, steps, problems, heapStatistics: { ...v8.getHeapStatistics() } as unknown as Record<string, number>, snapshot: snapshotDiffs(snapshots, o) };
 }
@@ -133,17 +134,16 @@ function snapshotDiffs(s: HeapSummary[], o: BreakdownOptions): BreakdownResult['
   return { caches: diffSummaries(s[0], s[1], 25), proxyParts: diffSummaries(s[1], s[2], 25), mib: s.map((x) => totalBytes(x) / MiB) };
 }
 
-interface Cached { services: V1Service[]; slices: V1EndpointSlice[] }
-
-/** The very objects the watcher caches (private to it; read here so the model gets the same references). */
-function cachedObjects(watcher: ClusterWatcher): Cached {
-  return { services: (watcher['services'] as Reflector<V1Service>).items(), slices: (watcher['slices'] as Reflector<V1EndpointSlice>).items() };
-}
-
-/** The watcher's cached objects into the model, as the production sink would have delivered them. */
-function feedModel(state: ProxyState, cached: Cached, node: V1Node | undefined, cidrs: string[]): void {
-  state.onNode(node);
-  state.onServiceCIDRs(cidrs);
-  for (const s of cached.services) state.onService('add', s);
-  for (const s of cached.slices) state.onEndpointSlice('add', s);
+/** ProxyState fed as production's sink feeds it, by a watcher of its own that is stopped once listed. */
+async function feedModel(state: ProxyState, config: KubeProxyConfiguration, log: Logger): Promise<void> {
+  let done!: () => void;
+  const synced = new Promise<void>((r) => (done = r));
+  const sink: ClusterEventSink = {
+    onService: (k, s) => void state.onService(k, s), onEndpointSlice: (k, s) => void state.onEndpointSlice(k, s),
+    onNode: (n) => void state.onNode(n), onServiceCIDRs: (c) => void state.onServiceCIDRs(c), onSynced: () => done(),
+  };
+  const feeder = new ClusterWatcher({ kubeConfig: loadKubeConfig({ kubeconfig: config.clientConnection.kubeconfig }), nodeName: NODE_NAME, log, sink });
+  feeder.start();
+  await synced;
+  feeder.stop();
 }

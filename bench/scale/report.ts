@@ -38,7 +38,7 @@ export function churnTable(rs: SizeResult[]): string {
 /** Heap used after each step minus the step before (all after gc). */
 export function breakdownTable(bs: BreakdownResult[]): string {
   const labels = ['API server store (bench, not the proxy)', 'informer caches', 'model (ProxyState)', 'first full sync: proxier, sync loop, guard, health servers'];
-  const head = ['N', ...labels.map((l) => `${l} MiB`), 'proxy total MiB', 'caches KiB / Service', 'of the caches: managedFields MiB (what-if)', 'external / arrayBuffers MiB at end'];
+  const head = ['N', ...labels.map((l) => `${l} MiB`), 'proxy total MiB', 'caches KiB / Service', 'cross-check: caches freed when dropped MiB', 'external / arrayBuffers MiB at end'];
   return markdownTable(head, bs.map((b) => {
     const used = b.steps.map((s) => s.heapUsedMiB);
     const deltas = used.slice(1, 5).map((u, i) => u - used[i]);
