@@ -38,12 +38,12 @@ export function churnTable(rs: SizeResult[]): string {
 /** Heap used after each step minus the step before (all after gc). */
 export function breakdownTable(bs: BreakdownResult[]): string {
   const labels = ['API server store (bench, not the proxy)', 'informer caches', 'model (ProxyState)', 'first full sync: proxier, sync loop, guard, health servers'];
-  const head = ['N', ...labels.map((l) => `${l} MiB`), 'proxy total MiB', 'caches KiB / Service', 'cross-check: caches freed when dropped MiB', 'external / arrayBuffers MiB at end'];
+  const head = ['N', ...labels.map((l) => `${l} MiB`), 'proxy total MiB', 'caches KiB / Service', 'external / arrayBuffers MiB at end'];
   return markdownTable(head, bs.map((b) => {
     const used = b.steps.map((s) => s.heapUsedMiB);
     const deltas = used.slice(1, 5).map((u, i) => u - used[i]);
     const synced = b.steps[4];
-    return [n0(b.n), ...deltas.map(f1), f1(used[4] - used[1]), f2((deltas[1] * 1024) / b.n), f1(used[4] - used[5]),
+    return [n0(b.n), ...deltas.map(f1), f1(used[4] - used[1]), f2((deltas[1] * 1024) / b.n),
       `${f1(synced.externalMiB)} / ${f1(synced.arrayBuffersMiB)}`];
   }));
 }

@@ -40,7 +40,7 @@ describe('scale bench, one small size', () => {
   it('breaks the heap down: caches, model, sync parts, with snapshots by constructor', async () => {
     const b = await measureBreakdown({ n: N, seed: 11, snapshotMaxN: N });
     assert.deepEqual(b.problems, []);
-    assert.equal(b.steps.length, 6);
+    assert.equal(b.steps.length, 5);
     const used = b.steps.map((s) => s.heapUsedMiB);
     assert.ok(used[2] > used[1], 'the caches take heap');
     assert.ok(used[3] > used[2], 'the model takes heap');
