@@ -4,9 +4,10 @@ import { runProbe } from './probe/commit-floor';
 import { runMonitorCost } from './probe/monitor-cost';
 import { runConnectCost } from './probe/connect-cost';
 import { isScenarioChild, runPipeline, scenarioChild } from './pipeline/run-pipeline';
+import { isMemoryChild, memoryChild, runProxierMemory } from './memory/run-memory';
 
-const USAGE = `usage: npm run bench -- [pipeline|shapes|probe|monitor|connect] [--quick] [--sizes N,N,...] [--repeats R]
-                                     [--distinct D,D,...] [--connections C]
+const USAGE = `usage: npm run bench -- [pipeline|shapes|probe|monitor|connect|proxier-memory] [--quick] [--sizes N,N,...] [--repeats R]
+                                     [--distinct D,D,...] [--connections C] [--kernel]
   pipeline (default)  synthetic clusters through model -> NftablesProxier -> addon -> kernel,
                       full and partial sync times from sync_proxy_rules_duration_seconds, vs nft -f
   shapes              linear vs upstream ruleset shape, addon vs nft -f
@@ -14,11 +15,14 @@ const USAGE = `usage: npm run bench -- [pipeline|shapes|probe|monitor|connect] [
   monitor             what an open NftMonitor costs our own big commits (best of --repeats, default 3)
   connect             what the nat chains add to each new connection, 1,000 Services whose endpoint
                       counts take D distinct values (--distinct, default 1,10,50; --connections per figure, default 3000)
+  proxier-memory      the nftables proxier's heap: its state, the full sync's peak, growth over --repeats
+                      one-pod partial syncs (default 1000), at 10k and 44k Services x 6 endpoints (mixed);
+                      --kernel commits into a fresh namespace instead of only reading the buffer
   --quick             small sizes, finishes in under a minute
   --sizes             override the Service counts (pipeline, probe)
   --repeats           repeats per sync kind (pipeline) or per mode (monitor)`;
 
-const COMMANDS = ['pipeline', 'shapes', 'probe', 'monitor', 'connect'] as const;
+const COMMANDS = ['pipeline', 'shapes', 'probe', 'monitor', 'connect', 'proxier-memory'] as const;
 
 export interface CliOptions {
   command: (typeof COMMANDS)[number];
@@ -27,6 +31,7 @@ export interface CliOptions {
   repeats?: number;
   distinct?: number[];
   connections?: number;
+  kernel?: boolean;
 }
 
 export function parseArgs(argv: string[]): CliOptions {
@@ -35,6 +40,7 @@ export function parseArgs(argv: string[]): CliOptions {
     const a = argv[i];
     if ((COMMANDS as readonly string[]).includes(a)) opts.command = a as CliOptions['command'];
     else if (a === '--quick') opts.quick = true;
+    else if (a === '--kernel') opts.kernel = true;
     else if (a === '--sizes') opts.sizes = positiveInts('--sizes', argv[++i]);
     else if (a === '--repeats') opts.repeats = positiveInts('--repeats', argv[++i])[0];
     else if (a === '--distinct') opts.distinct = positiveInts('--distinct', argv[++i]);
@@ -56,11 +62,13 @@ function positiveInts(flag: string, value: string | undefined): number[] {
 async function main(): Promise<void> {
   if (process.getuid?.() !== 0) throw new Error('the bench creates network namespaces and needs root');
   if (isScenarioChild(process.argv.slice(2))) return scenarioChild(process.argv.slice(2));
+  if (isMemoryChild(process.argv.slice(2))) return memoryChild(process.argv.slice(2));
   const opts = parseArgs(process.argv.slice(2));
   if (opts.command === 'shapes') await runShapes(opts);
   else if (opts.command === 'probe') await runProbe(opts);
   else if (opts.command === 'monitor') await runMonitorCost(opts);
   else if (opts.command === 'connect') await runConnectCost(opts);
+  else if (opts.command === 'proxier-memory') await runProxierMemory(opts);
   else await runPipeline(opts);
 }
 
