@@ -19,5 +19,6 @@ export type Op =
   | { op: 'addSet'; family: Family; table: string; set: SetSpec; create?: boolean }
   | { op: 'flushSet' | 'deleteSet'; family: Family; table: string; set: string; isMap: boolean }
   // firstAdd: the elements were encoded as the first ones of a set created in this transaction.
+  // An op from an ElementBatch decodes `elements` from the buffer each time it is read.
   | { op: 'addElements' | 'deleteElements'; family: Family; table: string; set: SetSpec; elements: Element[]; firstAdd: boolean };
 
