@@ -17,6 +17,8 @@ export interface MemoryOptions { n: number; endpoints: number; partials: number;
 
 export interface FullSyncResult {
   ms: number;
+  /** This process's CPU time (user + sys) during the sync: less sensitive than wall time to other load on the machine. */
+  cpuMs: number;
   commit: CommitSample | undefined;
   /** RSS high-water mark during the sync (VmHWM, reset before it), MiB. */
   rssPeak: number;
@@ -32,7 +34,7 @@ export interface MemoryResult {
   model: HeapReading;
   initial: FullSyncResult;
   second: FullSyncResult;
-  partial: { count: number; p50Ms: number; p99Ms: number; maxMs: number; ops: number; after: HeapReading };
+  partial: { count: number; cpuP50Ms: number; p50Ms: number; p99Ms: number; maxMs: number; ops: number; after: HeapReading };
   counts: StateCounts;
   freedMiB: [string, number][];
   errors: string[];
@@ -50,12 +52,14 @@ async function fullSync(state: ProxyState, proxier: NftablesProxier, nft: Measur
   reading();
   resetRssPeak();
   const before = nft.samples.length;
+  const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   const r = await proxier.sync(taken.snapshot, taken.changes, true);
   const ms = performance.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
   const peak = rssPeak();
   if (!r.ok) errors.push(`full sync failed: ${r.error?.message}`);
-  return { ms, commit: nft.samples[before], rssPeak: peak, after: reading() };
+  return { ms, cpuMs: (cpu.user + cpu.system) / 1000, commit: nft.samples[before], rssPeak: peak, after: reading() };
 }
 
 /** Replaces one pod of a different Service each time, and syncs the one changed Service. */
@@ -63,6 +67,7 @@ async function partialSyncs(o: MemoryOptions, services: SynthService[], driver: 
   nft: MeasuringNft, errors: string[]): Promise<MemoryResult['partial']> {
   nft.measure = false;
   const times: number[] = [];
+  const cpus: number[] = [];
   let ops = 0;
   const counting = nft.commit.bind(nft);
   nft.commit = (tx) => { ops += tx.opCount; return counting(tx); };
@@ -73,13 +78,16 @@ async function partialSyncs(o: MemoryOptions, services: SynthService[], driver: 
     services[i] = { ...s, endpoints: s.endpoints.map((ep, k) => (k === slot ? { ip: endpointIp(i, k, o.endpoints, r + 1), port: ep.port } : ep)) };
     driver.upsert(services[i]);
     const taken = driver.state.takeChanges();
+    const cpu0 = process.cpuUsage();
     const t0 = performance.now();
     const res = await proxier.sync(taken.snapshot, taken.changes, false);
     times.push(performance.now() - t0);
+    const cpu = process.cpuUsage(cpu0);
+    cpus.push((cpu.user + cpu.system) / 1000);
     if (!res.ok || res.full) errors.push(`partial sync ${r}: ${res.ok ? 'ran as a full sync' : res.error?.message}`);
   }
   nft.measure = true;
-  return { count: times.length, p50Ms: quantile(times, 0.5) ?? NaN, p99Ms: quantile(times, 0.99) ?? NaN, maxMs: Math.max(...times), ops, after: reading() };
+  return { count: times.length, cpuP50Ms: quantile(cpus, 0.5) ?? NaN, p50Ms: quantile(times, 0.5) ?? NaN, p99Ms: quantile(times, 0.99) ?? NaN, maxMs: Math.max(...times), ops, after: reading() };
 }
 
 function openKernel(kernel: boolean): { ns?: TestNetns; nft: MeasuringNft } {

@@ -44,22 +44,24 @@ export function memoryTables(results: MemoryResult[]): string {
     const state = r.initial.after.heapUsed - r.model.heapUsed;
     const atCommit = (s: MemoryResult['initial']) => (s.commit ? s.commit.live.heapUsed + s.commit.live.arrayBuffers - r.model.heapUsed - r.model.arrayBuffers : undefined);
     return [r.n, r.servicePorts, f0(model), f0(state), f0(atCommit(r.initial)), f0(r.initial.commit?.heapWithGarbage),
-      f0(r.second.after.heapUsed - r.model.heapUsed), f0(atCommit(r.second)), f1(r.partial.after.heapUsed - r.second.after.heapUsed),
+      f0(r.second.after.heapUsed - r.model.heapUsed), f0(atCommit(r.second)), f1(r.freedMiB.reduce((a, [, v]) => a + v, 0)),
       f0(r.model.rss), f0(r.initial.after.rss), f0(r.initial.rssPeak), f0(r.second.rssPeak), f0(r.partial.after.rss)];
   });
-  const sync = results.map((r) => [r.n, f0(r.initial.ms), f0(r.second.ms), r.initial.commit?.ops, f1((r.initial.commit?.bytes ?? NaN) / 1e6),
-    r.partial.count, f2(r.partial.p50Ms), f2(r.partial.p99Ms), f1(r.partial.maxMs), f1(r.partial.ops / Math.max(1, r.partial.count))]);
+  const sync = results.map((r) => [r.n, f0(r.initial.ms), f0(r.initial.cpuMs), f0(r.second.ms), f0(r.second.cpuMs), r.initial.commit?.ops,
+    f1((r.initial.commit?.bytes ?? NaN) / 1e6), r.partial.count, f2(r.partial.p50Ms), f2(r.partial.cpuP50Ms), f2(r.partial.p99Ms), f1(r.partial.maxMs),
+    f1(r.partial.ops / Math.max(1, r.partial.count))]);
   const counts = results.map((r) => `N=${r.n}: ${Object.entries(r.counts).map(([k, v]) => `${k} ${v.toLocaleString('en-US')}`).join(', ')}`);
   const freed = results.map((r) => `N=${r.n}: ${r.freedMiB.map(([k, v]) => `${k} ${v.toFixed(1)}`).join(', ')} MiB`);
   return [
     'Heap, MiB (live, after a full GC): model alone; the proxier\'s state after the first full sync; live at the first full sync\'s commit '
-      + 'beyond the model (heap + Buffers); heap at that commit with garbage; state after the periodic full sync and live at its commit; growth over the partial syncs. '
+      + 'beyond the model (heap + Buffers); heap at that commit with garbage; state after the periodic full sync and live at its commit; '
+      + 'the state after the partial syncs (what dropping it frees: the model changes during them, so a difference of heaps would mix the two). '
       + 'RSS, MiB: after the model, after the first full sync, high-water marks during the two full syncs, after the partial syncs',
-    markdownTable(['N', 'ServicePorts', 'model', 'state', 'live at commit', 'heap at commit', 'state (2nd)', 'live at commit (2nd)', 'partials growth',
+    markdownTable(['N', 'ServicePorts', 'model', 'state', 'live at commit', 'heap at commit', 'state (2nd)', 'live at commit (2nd)', 'state after partials',
       'RSS model', 'RSS after 1st', 'RSS peak 1st', 'RSS peak 2nd', 'RSS end'], heap),
     '',
-    'Syncs: full sync time (proxier.sync, ms), the first full sync\'s transaction, one-pod partial syncs (ms) and their ops',
-    markdownTable(['N', '1st full ms', '2nd full ms', 'ops', 'MB', 'partials', 'p50 ms', 'p99 ms', 'max ms', 'ops each'], sync),
+    'Syncs: full sync time (proxier.sync: wall ms, and this process\'s CPU ms), the first full sync\'s transaction, one-pod partial syncs (ms) and their ops',
+    markdownTable(['N', '1st full ms', '1st cpu ms', '2nd full ms', '2nd cpu ms', 'ops', 'MB', 'partials', 'p50 ms', 'p50 cpu ms', 'p99 ms', 'max ms', 'ops each'], sync),
     '',
     'The state, counted:', ...counts,
     '', 'Freed when dropped, field by field (in this order):', ...freed,

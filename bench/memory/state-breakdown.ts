@@ -49,22 +49,25 @@ function countServices(c: StateCounts, services: unknown): void {
   for (const s of services.values() as Iterable<Record<string, unknown>>) {
     if (Array.isArray(s.elements)) add(c, 'service element refs', s.elements.length);
     if (Array.isArray(s.chains)) add(c, 'service chains', s.chains.length);
-    if (s.source) add(c, 'services with source', 1);
   }
 }
 
+/** The index (element-index.ts ElementIndex): entries, key text, entries with several claimants. */
 function countIndex(c: StateCounts, index: unknown): void {
-  if (!(index instanceof Map)) return;
+  const entries = (index as { entries?: () => Iterable<[string, string, unknown]> })?.entries;
+  if (typeof entries !== 'function' || index instanceof Map) return;
   let keyChars = 0;
-  const sets = new Set<unknown>();
-  for (const [k, claims] of index as Map<string, Record<string, unknown>>) {
-    keyChars += typeof k === 'string' ? k.length : 0;
-    if (claims.others instanceof Map) add(c, 'index entries with other claimants', 1);
-    const el = claims.el as { set?: unknown } | undefined;
-    if (el?.set !== undefined) sets.add(el.set);
+  let n = 0;
+  const sets = new Set<string>();
+  for (const [set, text, claimants] of entries.call(index)) {
+    n++;
+    keyChars += text.length;
+    sets.add(set);
+    if (typeof claimants !== 'string') add(c, 'index entries with several claimants', 1);
   }
+  add(c, 'index entries', n);
   add(c, 'index key chars', keyChars);
-  add(c, 'distinct set names in index', sets.size);
+  add(c, 'index sets', sets.size);
 }
 
 /** Drops each field of each family's state in turn (biggest suspects first), measuring what it freed. */
