@@ -154,7 +154,7 @@ export async function runScenario(o: ScenarioOptions, makeParts: (netnsPath: str
     const rec = new Recorder(parts);
     progress(`N=${o.n}: initial full sync into an empty namespace`);
     await rec.phase('full-initial', 1, true, () => undefined);
-    const initial = parts.commits.at(-1);
+    const initial = parts.commits[0];
     const rssAfterInitial = MiB(process.memoryUsage().rss);
     await rec.phase('full', o.fullRepeats, true, () => undefined);
     await rec.phase('partial-1-endpoint', o.partialRepeats, false, (r) => {
@@ -172,7 +172,7 @@ export async function runScenario(o: ScenarioOptions, makeParts: (netnsPath: str
     const rssEnd = MiB(process.memoryUsage().rss);
     const heapUsedMiB = MiB(process.memoryUsage().heapUsed);
     parts.close();
-    if (!initial) throw new Error('the initial full sync committed no transaction');
+    if (!initial?.tx) throw new Error('the initial full sync committed no transaction');
     progress(`N=${o.n}: the initial full sync's transaction through nft -f into a fresh namespace`);
     const nftFile = nftFileCost(initial.tx.toNftScript(), initial.ops);
     progress(`N=${o.n}: nft -f ${nftFile.wallS.toFixed(3)} s`);
