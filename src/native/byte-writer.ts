@@ -13,6 +13,11 @@ export class ByteWriter {
     return this.pos;
   }
 
+  /** Bytes it holds before it must grow. */
+  get capacity(): number {
+    return this.buf.length;
+  }
+
   private ensure(n: number): void {
     if (this.pos + n <= this.buf.length) return;
     let size = this.buf.length * 2;

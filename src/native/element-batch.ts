@@ -5,18 +5,27 @@
 import { ByteWriter } from './byte-writer';
 import type { Element } from './elements';
 import { plainElementWriter, type PlainElementWriter } from './elements';
-import type { Family } from './nft-types';
+import { decodePlainElements } from './element-decode';
 import type { Op } from './ops';
 import { checkSetSpec, mapData, type SetSpec } from './set-spec';
 
 type ElementsOp = Extract<Op, { op: 'addElements' | 'deleteElements' }>;
 
-/** Small to start with: a per-ServicePort batch (a retry's one op per set and owner) holds a few elements. */
-const INITIAL_BYTES = 256;
+/**
+ * A batch starts small, since a per-ServicePort batch (a retry's one op per set and owner) holds a
+ * few elements, and grows as a buffer does up to CHUNKED_FROM. Past that its bytes live in chunks
+ * that are never copied (a doubling buffer would leave garbage the size of the set behind), each
+ * twice the last up to 1 MiB; a new one starts when less than ROOM is left, more than any element needs.
+ */
+const FIRST_BYTES = 256;
+const CHUNKED_FROM = 16 * 1024;
+const MAX_CHUNK = 1 << 20;
+const ROOM = 1024;
 
 export class ElementBatch {
   readonly spec: SetSpec;
-  private readonly w = new ByteWriter(INITIAL_BYTES);
+  private readonly full: ByteWriter[] = [];
+  private w = new ByteWriter(FIRST_BYTES);
   private readonly write: PlainElementWriter;
   private n = 0;
 
@@ -33,6 +42,10 @@ export class ElementBatch {
 
   /** Encodes one element now; a bad one throws (naming `elements[i]`) and leaves the batch as it was. */
   add(el: Element): this {
+    if (this.w.length >= CHUNKED_FROM && this.w.capacity - this.w.length < ROOM) {
+      this.full.push(this.w);
+      this.w = new ByteWriter(Math.min(this.w.capacity * 2, MAX_CHUNK));
+    }
     this.write(this.w, el, 'elements', this.n);
     this.n++;
     return this;
@@ -40,12 +53,12 @@ export class ElementBatch {
 
   /** Bytes the batch adds to a transaction (its elements, and the op's header but the table and set names). */
   get byteLength(): number {
-    return this.w.length + 32;
+    return this.full.reduce((a, c) => a + c.length, this.w.length) + 32;
   }
 
-  /** @internal The encoded elements (a view: valid until the next add). */
-  bytes(): Buffer {
-    return this.w.view();
+  /** @internal The encoded elements, in order (views: valid until the next add). */
+  bytes(): Buffer[] {
+    return [...this.full, this.w].map((c) => c.view());
   }
 }
 
@@ -61,8 +74,13 @@ export function checkBatchFits(batch: unknown, have: SetSpec | undefined, where:
   return batch;
 }
 
-/** The op's record: its elements are decoded from the transaction's buffer each time they are read. */
-export function batchRecord(family: Family, table: string, set: SetSpec, firstAdd: boolean, decode: () => Element[]): ElementsOp {
-  const rec: Omit<ElementsOp, 'elements'> = { op: 'addElements', family, table, set, firstAdd };
-  return Object.defineProperty(rec, 'elements', { enumerable: true, get: decode }) as ElementsOp;
+/**
+ * The op's record: its `count` elements, written at `at.start` in `w` (the transaction's buffer),
+ * are decoded each time they are read. Made here, not in the Transaction's method, so that the
+ * getter's closure does not keep the batch (and its bytes) alive as long as the transaction.
+ */
+export function batchRecord(head: Omit<ElementsOp, 'op' | 'elements'>, w: ByteWriter, at: { start: number }, count: number): ElementsOp {
+  const first = (n: number): Element[] => decodePlainElements(head.set, w.view(), at.start, Math.min(n, count));
+  const rec: Omit<ElementsOp, 'elements'> = { op: 'addElements', ...head, batch: { count, first } };
+  return Object.defineProperty(rec, 'elements', { enumerable: true, get: () => first(count) }) as ElementsOp;
 }

@@ -3,7 +3,6 @@
 // the whole batch as an `nft -f` script.
 import { ByteWriter } from './byte-writer';
 import { batchRecord, checkBatchFits, ElementBatch } from './element-batch';
-import { decodePlainElements } from './element-decode';
 import { Element, encodeElements, writePlainElements } from './elements';
 import { checkName, checkSetName } from './names';
 import { describeOp, scriptLines } from './nft-script';
@@ -51,11 +50,6 @@ function checkChainSpec(chain: unknown): ChainSpec {
   if (b.type === 'nat' && b.hook === 'forward') throw new RangeError('chain.base.hook: nat chains cannot hook forward');
   if (b.type === 'route' && b.hook !== 'output') throw new RangeError('chain.base.hook: route chains hook output only');
   return c;
-}
-
-/** Made outside the method, so the closure does not keep the batch (and its bytes) alive with the transaction. */
-function batchDecoder(spec: SetSpec, w: ByteWriter, at: { start: number }, count: number): () => Element[] {
-  return () => decodePlainElements(spec, w.view(), at.start, count);
 }
 
 export class Transaction {
@@ -347,13 +341,13 @@ export class Transaction {
     if (batch.count === 0 || !known) return this;
     const { w } = this;
     const at = { start: 0 };
-    this.record(batchRecord(family, table, known.spec, !known.filled, batchDecoder(known.spec, w, at, batch.count)), () => {
+    this.record(batchRecord({ family, table, set: known.spec, firstAdd: !known.filled }, w, at, batch.count), () => {
       const op = this.begin(OPCODE.addElems, family, table);
       w.str(known.spec.name);
       w.u32(known.createdHere ? known.id : 0);
       w.u32(batch.count);
       at.start = w.length;
-      w.bytes(batch.bytes());
+      for (const chunk of batch.bytes()) w.bytes(chunk);
       endOp(w, op);
     });
     known.filled = true;

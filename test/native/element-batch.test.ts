@@ -72,12 +72,12 @@ test('IPv6 addresses decode as RFC 5952 text', () => {
 
 test('a bad element is refused by name and leaves the batch as it was', () => {
   const b = new ElementBatch(SETS.noEndpoints).add({ key: ['10.0.0.1', 'tcp', 80] });
-  const before = Buffer.from(b.bytes());
+  const before = Buffer.concat(b.bytes());
   assert.throws(() => b.add({ key: ['10.0.0.300', 'tcp', 80] }), /elements\[1\]\.key\[0\]: '10\.0\.0\.300' is not an IP address/);
   assert.throws(() => b.add({ key: ['10.0.0.2', 'tcp'] }), /elements\[1\]\.key: set 'no-endpoint-services' has 3 key part/);
   assert.throws(() => b.add({ key: ['10.0.0.2', 'tcp', 80], verdict: { kind: 'drop' } }), /elements\[1\]\.verdict: set 'no-endpoint-services' is not a map/);
   assert.equal(b.count, 1);
-  assert.deepEqual(b.bytes(), before);
+  assert.deepEqual(Buffer.concat(b.bytes()), before);
   assert.throws(() => new ElementBatch(DATA_SETS.endpoints).add({ key: ['10.0.0.1', 'tcp', 80, 0] }), /elements\[0\]\.data: map 'endpoints-2' needs/);
 });
 
@@ -138,4 +138,19 @@ test('reserve makes room at once and changes nothing that is written', () => {
   assert.deepEqual(tx.serialize(), plain.serialize());
   assert.throws(() => tx.reserve(-1), /bytes: -1 is not a byte count/);
   assert.throws(() => tx.reserve(1.5), /bytes: 1.5 is not a byte count/);
+});
+
+test('a batch of many elements (several chunks) writes what addElements writes', () => {
+  const spec = DATA_SETS.endpoints;
+  const elements: Element[] = Array.from({ length: 20_000 }, (_, i) =>
+    ({ key: [`10.${i >> 8 & 255}.${i & 255}.1`, i % 2 ? 'udp' : 'tcp', 1 + (i % 60_000), i % 7], data: [`10.200.${i >> 8 & 255}.${i & 255}`, 8080] }));
+  const c: Case = { family: 'ip', table: TD, spec, elements };
+  const batched = build(c, true);
+  const plain = build(c, false);
+  assert.deepEqual(batched.serialize(), plain.serialize());
+  assert.equal(batched.describe(3), plain.describe(3));
+  assert.match(batched.describe(3), /, \.\.\. \} \(20000 elements\)$/);
+  assert.equal(batched.toNftScript(), plain.toNftScript());
+  const op = batched.opRecords()[3];
+  assert.deepEqual(op.op === 'addElements' && op.elements[19_999], elements[19_999]);
 });
