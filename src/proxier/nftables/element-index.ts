@@ -74,6 +74,26 @@ export class ElementIndex {
   }
 }
 
+/**
+ * Claims each of `owner`'s elements (a full sync, ServicePort by ServicePort) and returns those it
+ * claimed first, whose values are written. A ServicePort that wants one key twice (an external IP
+ * equal to its ClusterIP) is written with its last element, as a later claim replaces its own.
+ */
+export function claimAll(index: ElementIndex, owner: string, els: readonly ElementDef[]): ElementDef[] {
+  const first: ElementDef[] = [];
+  const texts: string[] = [];
+  for (const el of els) {
+    const text = keyText(el.key);
+    if (index.claim(el.set, text, owner)) {
+      first.push(el);
+      texts.push(text);
+    } else if (winnerOf(index.get(el.set, text)) === owner) {
+      first[first.findIndex((f, i) => f.set === el.set && texts[i] === text)] = el;
+    }
+  }
+  return first;
+}
+
 /** An element a partial sync touched: its claimants after the sync, and what it knows of it. */
 export interface TouchedElement {
   set: string;

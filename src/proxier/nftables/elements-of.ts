@@ -4,14 +4,18 @@
 // of the ServicePort, its endpoints and the family's context, and the context does not change
 // between full syncs.
 import { compileService } from './compile-service';
-import type { ElementDef, ServiceObjects } from './desired';
+import type { BaseObjects, ElementDef, ServiceObjects } from './desired';
 import { keyText } from './element-index';
 import type { FamilyState } from './state';
 import { BASE_OWNER } from './tx-writer';
 
+type BaseElements = Pick<BaseObjects, 'elements'>;
+
 export class ElementsOf {
   private readonly before = new Map<string, ServiceObjects | null>();
   private readonly after = new Map<string, ServiceObjects | null>();
+  /** Each looked-up object's elements by set and key text, made on first use. */
+  private readonly byKey = new Map<ServiceObjects | BaseElements, Map<string, ElementDef>>();
 
   constructor(private readonly state: FamilyState) {}
 
@@ -37,10 +41,15 @@ export class ElementsOf {
 
   /** The element `owner` wants at the touched key, before (`prev`) or after (`next`) this sync. */
   find(owner: string, when: 'prev' | 'next', at: { set: string; text: string }): ElementDef {
-    const elements = owner === BASE_OWNER ? this.state.base.elements
-      : (when === 'next' && this.after.has(owner) ? this.after.get(owner) : this.previous(owner))?.elements ?? [];
-    const el = elements.find((e) => e.set === at.set && keyText(e.key) === at.text);
+    const obj = owner === BASE_OWNER ? this.state.base : when === 'next' && this.after.has(owner) ? this.after.get(owner) : this.previous(owner);
+    const el = obj ? this.indexed(obj).get(`${at.set}\u0000${at.text}`) : undefined;
     if (!el) throw new Error(`nftables state: ${owner || 'the base'} is recorded as wanting ${at.set} { ${at.text} } but does not`);
     return el;
+  }
+
+  private indexed(obj: ServiceObjects | BaseElements): Map<string, ElementDef> {
+    let m = this.byKey.get(obj);
+    if (!m) this.byKey.set(obj, m = new Map(obj.elements.map((e) => [`${e.set}\u0000${keyText(e.key)}`, e])));
+    return m;
   }
 }

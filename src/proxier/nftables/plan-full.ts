@@ -8,7 +8,7 @@ import { NFT_DATA_VERDICT, SET_F } from '../../native/nft-types';
 import { baseElements, compileBase, setDefFor } from './compile-base';
 import type { FamilyContext } from './context';
 import type { ChainDef, ElementDef, ServiceObjects, SetDef } from './desired';
-import { ElementIndex, keyText } from './element-index';
+import { ElementIndex, claimAll } from './element-index';
 import { ElementSink } from './element-sink';
 import { BASE_OWNER, TxWriter, nativeSetSpec } from './tx-writer';
 import { chainFingerprint, setFingerprint, setsInUse, type FamilyMirror, type FamilyState, type ServiceSource } from './state';
@@ -63,8 +63,8 @@ export function mirrorSetMatcher(fingerprint: string): (want: SetDef) => boolean
 }
 
 /** Claims each element for `owner`; the first claimant's element is encoded into its set's op. */
-function claimAll(index: ElementIndex, sink: ElementSink, owner: string, els: readonly ElementDef[]): void {
-  for (const el of els) if (index.claim(el.set, keyText(el.key), owner)) sink.add(owner, el);
+function claimInto(index: ElementIndex, sink: ElementSink, owner: string, els: readonly ElementDef[]): void {
+  for (const el of claimAll(index, owner, els)) sink.add(owner, el);
 }
 
 /** Writes one family's full sync into `w` and returns the state the kernel will hold after it. */
@@ -75,11 +75,11 @@ export function planFullFamily(w: TxWriter, input: FullFamilyInput, elementOpPer
   // the endpoint maps, and so the base's sets and select rules, depend on which are claimed.
   const index = new ElementIndex();
   const sink = new ElementSink((set) => setDefFor(ctx, set), elementOpPerOwner);
-  claimAll(index, sink, BASE_OWNER, baseElements(ctx));
+  claimInto(index, sink, BASE_OWNER, baseElements(ctx));
   const serviceChains: { def: ChainDef; owner: string }[] = [];
   const services = new Map<string, ServiceSource>();
   for (const { obj, source } of input.services) {
-    claimAll(index, sink, obj.key, obj.elements);
+    claimInto(index, sink, obj.key, obj.elements);
     for (const def of obj.chains) serviceChains.push({ def, owner: obj.key });
     services.set(obj.key, source);
   }

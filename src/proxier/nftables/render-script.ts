@@ -3,7 +3,7 @@
 // elements that refer to them). Used by tests, docs and debugging; the sync itself goes through
 // the native addon. The text is src/native's (Transaction.toNftScript): one renderer for both.
 import type { BaseObjects, ServiceObjects } from './desired';
-import { ElementIndex, keyText } from './element-index';
+import { ElementIndex, claimAll } from './element-index';
 import { BASE_OWNER, TxWriter } from './tx-writer';
 
 export function renderDesiredScript(base: BaseObjects, services: readonly ServiceObjects[]): string {
@@ -17,7 +17,7 @@ export function renderDesiredScript(base: BaseObjects, services: readonly Servic
   // Each element once, the first claimant's (base first, then the ServicePorts in order), as a full sync writes them.
   const index = new ElementIndex();
   for (const { key, elements } of [{ key: BASE_OWNER, elements: base.elements }, ...services]) {
-    for (const el of elements) if (index.claim(el.set, keyText(el.key), key)) w.addElements(f, el.set, [el], BASE_OWNER);
+    for (const el of claimAll(index, key, elements)) w.addElements(f, el.set, [el], BASE_OWNER);
   }
   return w.tx.toNftScript();
 }
