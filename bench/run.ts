@@ -5,9 +5,10 @@ import { runMonitorCost } from './probe/monitor-cost';
 import { runConnectCost } from './probe/connect-cost';
 import { isScenarioChild, runPipeline, scenarioChild } from './pipeline/run-pipeline';
 import { isScaleChild, runScale, scaleChild } from './scale/run-scale';
+import { isMemoryChild, memoryChild, runProxierMemory } from './memory/run-memory';
 
-const USAGE = `usage: npm run bench -- [pipeline|shapes|probe|monitor|connect|scale] [--quick] [--sizes N,N,...] [--repeats R]
-                                     [--distinct D,D,...] [--connections C] [--no-breakdown]
+const USAGE = `usage: npm run bench -- [pipeline|shapes|probe|monitor|connect|scale|proxier-memory] [--quick] [--sizes N,N,...]
+                                     [--repeats R] [--distinct D,D,...] [--connections C] [--no-breakdown] [--kernel]
   pipeline (default)  synthetic clusters through model -> NftablesProxier -> addon -> kernel,
                       full and partial sync times from sync_proxy_rules_duration_seconds, vs nft -f
   shapes              linear vs upstream ruleset shape, addon vs nft -f
@@ -18,11 +19,14 @@ const USAGE = `usage: npm run bench -- [pipeline|shapes|probe|monitor|connect|sc
   scale               the real kube-proxy-native process against a test API server holding 1k, 10k, 44k Services:
                       start to first sync, sync times, RSS and JS heap before and after churn, then a heap
                       breakdown per size (caches, model, proxier; --no-breakdown skips it)
+  proxier-memory      the nftables proxier's heap: its state, the full sync's peak, growth over --repeats
+                      one-pod partial syncs (default 1000), at 10k and 44k Services x 6 endpoints (mixed);
+                      --kernel commits into a fresh namespace instead of only reading the buffer
   --quick             small sizes, finishes in under a minute
   --sizes             override the Service counts (pipeline, probe, scale)
   --repeats           repeats per sync kind (pipeline) or per mode (monitor)`;
 
-const COMMANDS = ['pipeline', 'shapes', 'probe', 'monitor', 'connect', 'scale'] as const;
+const COMMANDS = ['pipeline', 'shapes', 'probe', 'monitor', 'connect', 'scale', 'proxier-memory'] as const;
 
 export interface CliOptions {
   command: (typeof COMMANDS)[number];
@@ -33,6 +37,8 @@ export interface CliOptions {
   connections?: number;
   /** scale: run the heap breakdown after each size (default true). */
   breakdown?: boolean;
+  /** proxier-memory: commit into a fresh namespace instead of only reading the buffer. */
+  kernel?: boolean;
 }
 
 export function parseArgs(argv: string[]): CliOptions {
@@ -41,6 +47,7 @@ export function parseArgs(argv: string[]): CliOptions {
     const a = argv[i];
     if ((COMMANDS as readonly string[]).includes(a)) opts.command = a as CliOptions['command'];
     else if (a === '--quick') opts.quick = true;
+    else if (a === '--kernel') opts.kernel = true;
     else if (a === '--sizes') opts.sizes = positiveInts('--sizes', argv[++i]);
     else if (a === '--repeats') opts.repeats = positiveInts('--repeats', argv[++i])[0];
     else if (a === '--distinct') opts.distinct = positiveInts('--distinct', argv[++i]);
@@ -64,12 +71,14 @@ async function main(): Promise<void> {
   if (process.getuid?.() !== 0) throw new Error('the bench creates network namespaces and needs root');
   if (isScenarioChild(process.argv.slice(2))) return scenarioChild(process.argv.slice(2));
   if (isScaleChild(process.argv.slice(2))) return scaleChild(process.argv.slice(2));
+  if (isMemoryChild(process.argv.slice(2))) return memoryChild(process.argv.slice(2));
   const opts = parseArgs(process.argv.slice(2));
   if (opts.command === 'shapes') await runShapes(opts);
   else if (opts.command === 'probe') await runProbe(opts);
   else if (opts.command === 'monitor') await runMonitorCost(opts);
   else if (opts.command === 'connect') await runConnectCost(opts);
   else if (opts.command === 'scale') await runScale(opts);
+  else if (opts.command === 'proxier-memory') await runProxierMemory(opts);
   else await runPipeline(opts);
 }
 

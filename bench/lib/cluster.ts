@@ -10,6 +10,15 @@ export interface SynthService {
   /** 0 when the Service has no NodePort. */
   nodePort: number;
   endpoints: SynthEndpoint[];
+  /** What the realistic mix (ClusterSpec.mix) adds; absent in the plain cluster. */
+  secondPort?: { port: number; targetPort: number; nodePort: number };
+  /** A LoadBalancer Service's ingress IP (it has a NodePort too). */
+  loadBalancerIP?: string;
+  /** externalTrafficPolicy: Local; endpoint slot `localSlot` runs on the bench's node. */
+  externalLocal?: boolean;
+  localSlot?: number;
+  /** sessionAffinity: ClientIP (upstream's per-Service chains). */
+  affinity?: boolean;
 }
 
 export interface ClusterSpec {
@@ -19,12 +28,19 @@ export interface ClusterSpec {
   nodePortShare: number;
   /** Endpoints of Service `index`, 1..endpointsPerService (which still spaces the addresses); default endpointsPerService. */
   endpointCount?: (index: number) => number;
+  /**
+   * A realistic mix instead of one plain TCP port each: a second port (https) on every 4th Service,
+   * a LoadBalancer IP on every 20th (externalTrafficPolicy Local on every 40th, one endpoint on
+   * this node), ClientIP session affinity on every 100th. NodePorts then come two per Service.
+   */
+  mix?: boolean;
 }
 
 export const CLUSTER_CIDR = '10.128.0.0/9';
 const SERVICE_BASE = ip4ToInt('10.96.0.0');
 const POD_BASE = ip4ToInt('10.128.0.0');
 const NODEPORT_BASE = 30000;
+const LB_BASE = ip4ToInt('172.16.0.0');
 
 export function ip4ToInt(ip: string): number {
   return ip.split('.').reduce((acc, octet) => acc * 256 + Number(octet), 0);
@@ -52,14 +68,33 @@ function endpointCount(index: number, spec: ClusterSpec): number {
   return n;
 }
 
+function gcd(a: number, b: number): number {
+  return b === 0 ? a : gcd(b, a % b);
+}
+
+/** The mix's extras for Service `index` (ClusterSpec.mix); `nodePort` of its first port, 0 for none. */
+function mixOf(index: number, nodePort: number): Partial<SynthService> {
+  const out: Partial<SynthService> = {};
+  if (index % 4 === 2) out.secondPort = { port: 443, targetPort: 8443, nodePort: nodePort ? nodePort + 1 : 0 };
+  if (index % 20 === 0) out.loadBalancerIP = intToIp4(LB_BASE + 1 + index / 20);
+  if (index % 40 === 0) { out.externalLocal = true; out.localSlot = 0; }
+  if (index % 100 === 50) out.affinity = true;
+  return out;
+}
+
 export function syntheticService(index: number, spec: ClusterSpec): SynthService {
   const e = spec.endpointsPerService;
   // NodePorts past 32767 are outside the API server's default range, but the kernel does not care
-  // and a 50k-Service bench needs 5,000 of them.
-  const nodePort = hasNodePort(index, spec.nodePortShare)
-    ? NODEPORT_BASE + Math.floor(index / Math.max(1, Math.round(1 / spec.nodePortShare)))
+  // and a 50k-Service bench needs 5,000 of them. With the mix, every LoadBalancer (each 20th) has one
+  // too, and they come two apart (a second port may need one): index / gcd(period, 20) is unique.
+  const period = spec.nodePortShare > 0 ? Math.max(1, Math.round(1 / spec.nodePortShare)) : 0;
+  const lb = !!spec.mix && index % 20 === 0;
+  const step = spec.mix ? gcd(period, 20) : period;
+  const nodePort = hasNodePort(index, spec.nodePortShare) || lb
+    ? NODEPORT_BASE + (spec.mix ? 2 : 1) * Math.floor(index / step)
     : 0;
   return {
+    ...(spec.mix ? mixOf(index, nodePort) : {}),
     index,
     namespace: `ns-${index % 100}`,
     name: `svc-${index}`,

@@ -13,10 +13,28 @@ export class ByteWriter {
     return this.pos;
   }
 
+  /** Bytes it holds before it must grow. */
+  get capacity(): number {
+    return this.buf.length;
+  }
+
   private ensure(n: number): void {
     if (this.pos + n <= this.buf.length) return;
     let size = this.buf.length * 2;
     while (size < this.pos + n) size *= 2;
+    this.resize(size);
+  }
+
+  /**
+   * Grows the buffer once so that `n` more bytes fit (a large append known in advance: no doubling
+   * steps), with an eighth to spare for the small writes that follow it.
+   */
+  reserve(n: number): void {
+    const need = this.pos + n;
+    if (need > this.buf.length) this.resize(need + Math.max(64 * 1024, need >> 3));
+  }
+
+  private resize(size: number): void {
     const next = Buffer.allocUnsafe(size);
     this.buf.copy(next, 0, 0, this.pos);
     this.buf = next;

@@ -223,26 +223,35 @@ function writePlainElement(w: ByteWriter, spec: SetSpec, el: Element, keyLen: nu
   w.u64((el.timeoutSeconds ?? 0) * 1000);
 }
 
+/** Writes one element of a set without intervals; on a bad element the error names `${arg}[${index}]`. */
+export type PlainElementWriter = (w: ByteWriter, el: Element, arg: string, index: number) => void;
+
 /**
- * Writes the elements of a set without intervals straight into the buffer: no per-element objects,
- * since these lists run to hundreds of thousands. On any bad element (and for data given to a
- * delete, which is only validated), checkElement produces the error with the argument's name.
+ * The writer of elements of one set without intervals, straight into the buffer: no per-element
+ * objects, since these lists run to hundreds of thousands. On any bad element (and for data given
+ * to a delete, which is only validated), checkElement produces the error with the argument's name;
+ * the buffer is left as it was before the element.
  */
-export function writePlainElements(w: ByteWriter, spec: SetSpec, elements: Element[], arg: string, add: boolean): void {
+export function plainElementWriter(spec: SetSpec, add: boolean): PlainElementWriter {
   const keyLen = keyLength(spec.key);
   const types = mapData(spec);
   const data = types && { types, len: keyLength(types), add };
-  for (let i = 0; i < elements.length; i++) {
+  return (w, el, arg, index) => {
     const at = w.length;
     try {
-      writePlainElement(w, spec, elements[i], keyLen, data);
+      writePlainElement(w, spec, el, keyLen, data);
     } catch (e) {
-      checkElement(spec, elements[i], `${arg}[${i}]`, add);
-      if (add || elements[i]?.data === undefined) throw e;
-      w.truncate(at); // a delete's data was valid: write the element without it
-      writePlainElement(w, spec, { ...elements[i], data: undefined }, keyLen, data);
+      w.truncate(at);
+      checkElement(spec, el, `${arg}[${index}]`, add);
+      if (add || el?.data === undefined) throw e;
+      writePlainElement(w, spec, { ...el, data: undefined }, keyLen, data); // a delete's data was valid: write the element without it
     }
-  }
+  };
+}
+
+export function writePlainElements(w: ByteWriter, spec: SetSpec, elements: Element[], arg: string, add: boolean): void {
+  const write = plainElementWriter(spec, add);
+  for (let i = 0; i < elements.length; i++) write(w, elements[i], arg, i);
 }
 
 export interface EncodeOptions {

@@ -33,14 +33,15 @@ function sameValue(a: FakeElement, b: FakeElement): boolean {
 
 /** The elements in wire order: a single-field interval set's ranges sorted, after nft's leading end element. */
 function pieces(op: ElementsOp, add: boolean): Piece[] {
-  const out: Piece[] = op.elements.map((value) => {
+  const elements = op.elements; // read once: an op from an ElementBatch decodes them on every read
+  const out: Piece[] = elements.map((value) => {
     const [start, end] = encodeElements(op.set, [value], 'elements', { firstAdd: false, add });
     return { value, start, end };
   });
   if (!op.set.interval || op.set.key.length > 1) return out;
   out.sort((a, b) => Buffer.compare(Buffer.from(a.start.key as Uint8Array), Buffer.from(b.start.key as Uint8Array)));
   if (add && op.firstAdd) {
-    const [lead] = encodeElements(op.set, op.elements, 'elements', { firstAdd: true, add });
+    const [lead] = encodeElements(op.set, elements, 'elements', { firstAdd: true, add });
     if (lead && isEnd(lead)) out.unshift({ start: lead });
   }
   return out;

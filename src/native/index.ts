@@ -3,6 +3,7 @@ export type { ChainType, Family, Hook, NftType, Verdict, CtState, L4Proto } from
 export type { SetSpec } from './set-spec';
 export type { Element, KeyPart } from './elements';
 export { Transaction } from './transaction';
+export { ElementBatch } from './element-batch';
 export type { ChainSpec } from './transaction';
 export { Rule, RuleBuilder, rule } from './rule-builder';
 export type { KeyExpr, RuleFamily, SetRef } from './rule-builder';

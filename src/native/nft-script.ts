@@ -1,5 +1,5 @@
 // Transaction ops as nft script text: `nft -f` input (toNftScript) and error descriptions.
-import { elementText } from './elements';
+import { Element, elementText } from './elements';
 import { scriptName } from './names';
 import { Op } from './ops';
 import { setScriptBody } from './set-spec';
@@ -18,16 +18,20 @@ function chainText(op: Op & { op: 'addChain' }): string {
   return `${h} { type ${b.type} hook ${b.hook} priority ${b.priority};${b.policy ? ` policy ${b.policy};` : ''} }`;
 }
 
-function elementsText(op: Op & { op: 'addElements' | 'deleteElements' }, from: number, to: number): string {
+type ElementsOp = Op & { op: 'addElements' | 'deleteElements' };
+
+/** `els`: the op's elements, read once (an op from an ElementBatch decodes them on every read). */
+function elementsText(op: ElementsOp, els: readonly Element[], from: number, to: number): string {
   const verb = op.op === 'addElements' ? 'add' : 'delete';
-  const items = op.elements.slice(from, to).map((e) => elementText(op.set, e, op.op === 'addElements')).join(', ');
+  const items = els.slice(from, to).map((e) => elementText(op.set, e, op.op === 'addElements')).join(', ');
   return `${verb} element ${head(op)} ${op.set.name} { ${items} }`;
 }
 
 export function scriptLines(op: Op): string[] {
   if (op.op === 'addElements' || op.op === 'deleteElements') {
     const out: string[] = [];
-    for (let i = 0; i < op.elements.length; i += ELEMENTS_PER_LINE) out.push(elementsText(op, i, i + ELEMENTS_PER_LINE));
+    const els = op.elements;
+    for (let i = 0; i < els.length; i += ELEMENTS_PER_LINE) out.push(elementsText(op, els, i, i + ELEMENTS_PER_LINE));
     return out;
   }
   return [describeOp(op, Infinity)];
@@ -48,9 +52,10 @@ export function describeOp(op: Op, maxElements: number): string {
     case 'deleteSet': return `delete ${op.isMap ? 'map' : 'set'} ${head(op)} ${op.set}`;
     case 'addElements':
     case 'deleteElements': {
-      if (op.elements.length <= maxElements) return elementsText(op, 0, op.elements.length);
-      const shown = elementsText(op, 0, maxElements);
-      return `${shown.slice(0, -2)}, ... } (${op.elements.length} elements)`;
+      const els = op.batch ? op.batch.first(maxElements + 1) : op.elements;
+      if (els.length <= maxElements) return elementsText(op, els, 0, els.length);
+      const shown = elementsText(op, els, 0, maxElements);
+      return `${shown.slice(0, -2)}, ... } (${op.batch?.count ?? els.length} elements)`;
     }
   }
 }

@@ -19,5 +19,8 @@ export type Op =
   | { op: 'addSet'; family: Family; table: string; set: SetSpec; create?: boolean }
   | { op: 'flushSet' | 'deleteSet'; family: Family; table: string; set: string; isMap: boolean }
   // firstAdd: the elements were encoded as the first ones of a set created in this transaction.
-  | { op: 'addElements' | 'deleteElements'; family: Family; table: string; set: SetSpec; elements: Element[]; firstAdd: boolean };
+  // An op from an ElementBatch decodes `elements` from the buffer each time it is read.
+  | { op: 'addElements' | 'deleteElements'; family: Family; table: string; set: SetSpec; elements: Element[]; firstAdd: boolean;
+      /** An op from an ElementBatch: its element count, and its first `n` elements decoding no more (describe() of a huge op). */
+      batch?: { count: number; first(n: number): Element[] } };
 

@@ -2,6 +2,7 @@
 // buffer (docs/wire-format.md). It remembers enough per op to describe it (errors) and to render
 // the whole batch as an `nft -f` script.
 import { ByteWriter } from './byte-writer';
+import { batchRecord, checkBatchFits, ElementBatch } from './element-batch';
 import { Element, encodeElements, writePlainElements } from './elements';
 import { checkName, checkSetName } from './names';
 import { describeOp, scriptLines } from './nft-script';
@@ -326,6 +327,38 @@ export class Transaction {
 
   deleteElements(family: Family, table: string, set: string, elements: Element[]): this {
     return this.elementsOp('deleteElements', family, table, set, elements);
+  }
+
+  /**
+   * Adds an ElementBatch's elements (already encoded) as one op. Its record keeps no element
+   * objects: describe(), toNftScript() and the fake kernel decode them from the buffer.
+   */
+  addElementBatch(family: Family, table: string, batch: ElementBatch): this {
+    checkFamily(family);
+    checkName(table, 'table');
+    const known = this.sets.get(Transaction.setKey(family, table, (batch as ElementBatch)?.spec?.name));
+    checkBatchFits(batch, known?.spec, `${family} ${table}`);
+    if (batch.count === 0 || !known) return this;
+    const { w } = this;
+    const at = { start: 0 };
+    this.record(batchRecord({ family, table, set: known.spec, firstAdd: !known.filled }, w, at, batch.count), () => {
+      const op = this.begin(OPCODE.addElems, family, table);
+      w.str(known.spec.name);
+      w.u32(known.createdHere ? known.id : 0);
+      w.u32(batch.count);
+      at.start = w.length;
+      for (const chunk of batch.bytes()) w.bytes(chunk);
+      endOp(w, op);
+    });
+    known.filled = true;
+    return this;
+  }
+
+  /** Makes room for `bytes` more of ops at once (e.g. before adding large batches): the buffer then grows once, not by doubling. */
+  reserve(bytes: number): this {
+    if (!Number.isSafeInteger(bytes) || bytes < 0) throw new RangeError(`bytes: ${String(bytes)} is not a byte count`);
+    this.w.reserve(bytes);
+    return this;
   }
 
   /** @internal The op records in order: FakeNft applies them the way the kernel applies the buffer. */

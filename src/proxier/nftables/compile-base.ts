@@ -182,9 +182,20 @@ export function compileBase(ctx: FamilyContext, endpointMaps: Iterable<string> =
     .filter((m) => m.fam !== undefined).sort((a, b) => a.count - b.count);
   const chains = [...filterChains(ctx), ...natChains(ctx), ...trafficChains(ctx), ...selectChains(ctx, maps)];
   const sets = [...fixedSets(ctx), ...maps.map((m) => endpointMapSet(ctx, m.fam, m.count, m.name))];
-  const elements: ElementDef[] = ctx.nodePorts.kind === 'cidrs'
-    ? ctx.nodePorts.cidrs.map((cidr) => ({ set: SET.nodePortIPs, key: [cidr] })) : [];
-  return { family: ctx.family, chains, sets, elements };
+  return { family: ctx.family, chains, sets, elements: baseElements(ctx) };
+}
+
+/** Elements not owned by any ServicePort: they depend on the context alone. */
+export function baseElements(ctx: FamilyContext): ElementDef[] {
+  return ctx.nodePorts.kind === 'cidrs' ? ctx.nodePorts.cidrs.map((cidr) => ({ set: SET.nodePortIPs, key: [cidr] })) : [];
+}
+
+/** The set a ServicePort's element names, as compileBase declares it (a full sync encodes elements before it has the base). */
+export function setDefFor(ctx: FamilyContext, name: string): SetDef {
+  const m = parseEndpointMapName(name);
+  const def = m ? endpointMapSet(ctx, m.fam, m.count, name) : fixedSets(ctx).find((s) => s.name === name);
+  if (!def) throw new Error(`no set '${name}' in the ${ctx.family} table`);
+  return def;
 }
 
 /** Whether a set of the base is an endpoint map (derived from the Services, not fixed). */

@@ -1,7 +1,6 @@
 // The desired kernel state, as plain data. The compiler builds it; the sync diffs it against the
 // mirror of what the kernel holds and writes the difference as one transaction. Everything lives
 // in one table per family, `kube-proxy` (names.ts TABLE), so objects are named by name alone.
-import type { SelectedEndpoints, ServicePort } from '../../core/types';
 import type { Hook, KeyPart, NftType, Rule, SetSpec, Verdict } from '../../native';
 
 export type { Hook, KeyPart, NftType };
@@ -47,10 +46,4 @@ export interface ServiceObjects {
   family: NftFamily;
   chains: ChainDef[];
   elements: ElementDef[];
-  /** The model it was compiled from; kept only for ServicePorts with chains (see NftablesProxier.previous). */
-  source?: { sp: ServicePort; eps: SelectedEndpoints | undefined };
-}
-
-export function elementKeyString(key: readonly KeyPart[]): string {
-  return key.join(' . ');
 }

@@ -5,114 +5,142 @@
 // touches. The index is also our record of what the kernel holds: after every committed sync its
 // winners are exactly the kernel's elements.
 //
-// At 50k Services the index holds ~400k entries, so an entry is kept small: the first claimant's
-// own ElementDef (no copy) and, only when others want the element too, a map of them.
+// At 44k Services the index holds ~750k entries, so an entry is as small as a Map entry can be:
+// per set, the element's key as text -> the key of the ServicePort that wants it (a string the
+// model holds anyway), or, when several do (rare), their keys in claim order. No element objects
+// and no values (verdicts, endpoint addresses): a partial sync recompiles the ServicePorts it
+// touches and takes them from there (plan-partial.ts).
 import type { ElementDef, KeyPart } from './desired';
-import { elementKeyString } from './desired';
-import { verdictText } from '../../native/elements';
 
-export interface Claims {
-  /** The winning claimant and its element; undefined once nobody wants the element. */
-  owner: string | undefined;
-  el: ElementDef;
-  /** Further claimants in claim order (rare). */
-  others?: Map<string, ElementDef>;
+/** Who wants an element: one ServicePort key, or several in claim order (the first one's value is written). */
+export type Claimants = string | readonly string[];
+
+/** An element's key as the index holds it: its parts as nft writes them, `10.96.0.1 . tcp . 80`. */
+export const keyText = (key: readonly KeyPart[]): string => key.join(' . ');
+
+/** The claimant whose element the kernel holds. */
+export function winnerOf(c: Claimants | undefined): string | undefined {
+  return c === undefined || typeof c === 'string' ? c : c[0];
 }
 
-export type IndexKey = string;
-export const indexKey = (set: string, key: readonly KeyPart[]): IndexKey => `${set}\u0000${elementKeyString(key)}`;
-
-/** The element the kernel should hold for these claims, or null when nobody wants it. */
-export function winner(c: Claims | undefined): { owner: string; el: ElementDef } | null {
-  return c && c.owner !== undefined ? { owner: c.owner, el: c.el } : null;
+/** `owner` added at the end of the claim order (a claimant keeps its place). */
+function withClaim(c: Claimants | undefined, owner: string): Claimants {
+  if (c === undefined || c === owner) return owner;
+  if (typeof c === 'string') return [c, owner];
+  return c.includes(owner) ? c : [...c, owner];
 }
 
-export function isWanted(c: Claims | undefined): boolean {
-  return c !== undefined && c.owner !== undefined;
+/** `owner` taken out of the claim order; undefined once nobody wants the element. Releasing a non-claimant changes nothing. */
+function withoutClaim(c: Claimants | undefined, owner: string): Claimants | undefined {
+  if (c === undefined || typeof c === 'string') return c === owner ? undefined : c;
+  const rest = c.filter((o) => o !== owner);
+  return rest.length > 1 ? rest : rest[0];
 }
 
-/** The element's value as text: its verdict, its data, or '' in a plain set. */
-export function elementValue(el: Pick<ElementDef, 'verdict' | 'data'>): string {
-  if (el.verdict) return verdictText(el.verdict);
-  return el.data ? elementKeyString(el.data) : '';
-}
+export class ElementIndex {
+  /** set name -> key text -> claimants; a set's map is its wanted elements. */
+  private readonly bySet = new Map<string, Map<string, Claimants>>();
 
-function copy(c: Claims | undefined, el: ElementDef): Claims {
-  if (!c) return { owner: undefined, el };
-  return c.others ? { owner: c.owner, el: c.el, others: new Map(c.others) } : { owner: c.owner, el: c.el };
-}
+  get(set: string, text: string): Claimants | undefined {
+    return this.bySet.get(set)?.get(text);
+  }
 
-function claimIn(c: Claims, owner: string, el: ElementDef): void {
-  if (c.owner === undefined || c.owner === owner) {
-    c.owner = owner;
-    c.el = el;
-  } else {
-    (c.others ??= new Map()).set(owner, el);
+  /** Sets the claimants of an element; undefined removes it. */
+  put(set: string, text: string, c: Claimants | undefined): void {
+    let m = this.bySet.get(set);
+    if (c === undefined) {
+      m?.delete(text);
+      return;
+    }
+    if (!m) this.bySet.set(set, m = new Map());
+    m.set(text, c);
+  }
+
+  /** Adds a claim (a full sync, in claim order); true when `owner` is the element's first claimant, whose element is written. */
+  claim(set: string, text: string, owner: string): boolean {
+    const c = this.get(set, text);
+    this.put(set, text, withClaim(c, owner));
+    return c === undefined;
+  }
+
+  /** Wanted elements per set. */
+  counts(): Map<string, number> {
+    return new Map([...this.bySet].map(([set, m]) => [set, m.size]));
+  }
+
+  /** Every entry, set by set (tests and the memory bench). */
+  *entries(): IterableIterator<[set: string, text: string, claimants: Claimants]> {
+    for (const [set, m] of this.bySet) for (const [text, c] of m) yield [set, text, c];
   }
 }
 
-function releaseIn(c: Claims, owner: string): void {
-  if (c.owner !== owner) {
-    c.others?.delete(owner);
-    return;
-  }
-  const next = c.others?.entries().next();
-  if (!next || next.done) {
-    c.owner = undefined;
-    return;
-  }
-  const [o, el] = next.value;
-  c.others!.delete(o);
-  c.owner = o;
-  c.el = el;
-}
-
-/** A new index from every owner's elements, in claim order (a full sync: nothing to copy or blame). */
-export function buildIndex(owners: Iterable<{ owner: string; elements: readonly ElementDef[] }>): Map<IndexKey, Claims> {
-  const index = new Map<IndexKey, Claims>();
-  for (const { owner, elements } of owners) {
-    for (const el of elements) {
-      const k = indexKey(el.set, el.key);
-      const c = index.get(k);
-      if (c) claimIn(c, owner, el); else index.set(k, { owner, el });
+/**
+ * Claims each of `owner`'s elements (a full sync, ServicePort by ServicePort) and returns those it
+ * claimed first, whose values are written. A ServicePort that wants one key twice (an external IP
+ * equal to its ClusterIP) is written with its last element, as a later claim replaces its own.
+ */
+export function claimAll(index: ElementIndex, owner: string, els: readonly ElementDef[]): ElementDef[] {
+  const first: ElementDef[] = [];
+  const texts: string[] = [];
+  for (const el of els) {
+    const text = keyText(el.key);
+    if (index.claim(el.set, text, owner)) {
+      first.push(el);
+      texts.push(text);
+    } else if (winnerOf(index.get(el.set, text)) === owner) {
+      first[first.findIndex((f, i) => f.set === el.set && texts[i] === text)] = el;
     }
   }
-  return index;
+  return first;
+}
+
+/** An element a partial sync touched: its claimants after the sync, and what it knows of it. */
+export interface TouchedElement {
+  set: string;
+  text: string;
+  claimants: Claimants | undefined;
+  /** A touching ServicePort's element: the key parts every claimant shares. */
+  el: ElementDef;
+  /** The ServicePort whose change touched it last (blamed if the kernel refuses the op). */
+  by: string;
 }
 
 /** Copy-on-write edits of an index: a failed sync leaves the index as it was. */
 export class IndexEdit {
-  readonly changed = new Map<IndexKey, Claims>();
-  /** The ServicePort whose change touched each key last (blamed if the kernel refuses the op). */
-  readonly touchedBy = new Map<IndexKey, string>();
+  readonly changed = new Map<string, TouchedElement>();
 
-  constructor(private readonly base: ReadonlyMap<IndexKey, Claims>) {}
+  constructor(private readonly base: ElementIndex) {}
 
-  private entry(k: IndexKey, el: ElementDef): Claims {
-    let c = this.changed.get(k);
-    if (!c) this.changed.set(k, c = copy(this.base.get(k), el));
-    return c;
+  private edit(owner: string, els: readonly ElementDef[], change: (c: Claimants | undefined, owner: string) => Claimants | undefined): void {
+    for (const el of els) {
+      const text = keyText(el.key);
+      const id = `${el.set}\u0000${text}`;
+      const t = this.changed.get(id);
+      const claimants = change(t ? t.claimants : this.base.get(el.set, text), owner);
+      if (t) Object.assign(t, { claimants, el, by: owner });
+      else this.changed.set(id, { set: el.set, text, claimants, el, by: owner });
+    }
   }
 
   release(owner: string, els: readonly ElementDef[]): void {
-    for (const el of els) {
-      const k = indexKey(el.set, el.key);
-      releaseIn(this.entry(k, el), owner);
-      this.touchedBy.set(k, owner);
-    }
+    this.edit(owner, els, withoutClaim);
   }
 
   claim(owner: string, els: readonly ElementDef[]): void {
-    for (const el of els) {
-      const k = indexKey(el.set, el.key);
-      claimIn(this.entry(k, el), owner, el);
-      this.touchedBy.set(k, owner);
-    }
+    this.edit(owner, els, withClaim);
   }
 
-  applyTo(index: Map<IndexKey, Claims>): void {
-    for (const [k, c] of this.changed) {
-      if (c.owner === undefined) index.delete(k); else index.set(k, c);
+  /** Wanted elements per set once the edit is applied. */
+  countsAfter(): Map<string, number> {
+    const counts = this.base.counts();
+    for (const t of this.changed.values()) {
+      const delta = (t.claimants !== undefined ? 1 : 0) - (this.base.get(t.set, t.text) !== undefined ? 1 : 0);
+      if (delta !== 0) counts.set(t.set, (counts.get(t.set) ?? 0) + delta);
     }
+    return counts;
+  }
+
+  applyTo(index: ElementIndex): void {
+    for (const t of this.changed.values()) index.put(t.set, t.text, t.claimants);
   }
 }

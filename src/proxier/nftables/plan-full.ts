@@ -5,11 +5,13 @@
 // start-up dump, or a failed transaction) that are no longer wanted.
 import { setAttrs } from '../../native/set-spec';
 import { NFT_DATA_VERDICT, SET_F } from '../../native/nft-types';
+import { baseElements, compileBase, setDefFor } from './compile-base';
 import type { FamilyContext } from './context';
-import type { BaseObjects, ChainDef, ElementDef, NftFamily, ServiceObjects, SetDef } from './desired';
-import { buildIndex, winner, type Claims, type IndexKey } from './element-index';
-import { BASE_OWNER, MIXED_OWNER, TxWriter, nativeSetSpec } from './tx-writer';
-import { chainFingerprint, countSetUse, setFingerprint, withoutRules, type FamilyMirror, type FamilyState } from './state';
+import type { ChainDef, ElementDef, ServiceObjects, SetDef } from './desired';
+import { ElementIndex, claimAll } from './element-index';
+import { ElementSink } from './element-sink';
+import { BASE_OWNER, TxWriter, nativeSetSpec } from './tx-writer';
+import { chainFingerprint, setFingerprint, setsInUse, type FamilyMirror, type FamilyState, type ServiceSource } from './state';
 
 /** What we know exists in our table before this sync, beyond what we want. */
 export interface KnownObjects {
@@ -19,12 +21,20 @@ export interface KnownObjects {
   sets: Map<string, (want: SetDef) => boolean>;
 }
 
+/** One ServicePort compiled for the full sync, and the model objects it came from. */
+export interface CompiledService {
+  obj: ServiceObjects;
+  source: ServiceSource;
+}
+
 export interface FullFamilyInput {
   ctx: FamilyContext;
   ctxKey: string;
-  base: BaseObjects;
-  /** Compiled ServicePorts, in a stable order. */
-  services: ServiceObjects[];
+  /**
+   * The family's ServicePorts, compiled one at a time in a stable order: each one's elements are
+   * encoded and claimed, then dropped, so the sync never holds them all as objects.
+   */
+  services: Iterable<CompiledService>;
   known: KnownObjects;
   /** Re-create the base chains (once per process): an existing one may have another hook or priority. */
   recreateBaseChains: boolean;
@@ -52,56 +62,66 @@ export function mirrorSetMatcher(fingerprint: string): (want: SetDef) => boolean
   return (want) => setFingerprint(want) === fingerprint;
 }
 
-/** Who claims what, base first, for buildIndex. */
-export function ownersOf(base: BaseObjects, services: readonly ServiceObjects[]): { owner: string; elements: readonly ElementDef[] }[] {
-  return [{ owner: BASE_OWNER, elements: base.elements }, ...services.map((s) => ({ owner: s.key, elements: s.elements }))];
-}
-
-/**
- * One op per set; with `opPerOwner`, one per set and ServicePort (slower, but a refused op then
- * names its ServicePort).
- */
-function writeElements(w: TxWriter, family: NftFamily, index: Map<IndexKey, Claims>, opPerOwner: boolean): void {
-  const groups = new Map<string, { set: string; owner: string; els: ElementDef[] }>();
-  for (const c of index.values()) {
-    const win = winner(c);
-    if (!win) continue;
-    const g = opPerOwner ? `${win.el.set}\u0000${win.owner}` : win.el.set;
-    let group = groups.get(g);
-    if (!group) groups.set(g, group = { set: win.el.set, owner: win.owner, els: [] });
-    if (group.owner !== win.owner) group.owner = MIXED_OWNER;
-    group.els.push(win.el);
-  }
-  for (const g of groups.values()) w.addElements(family, g.set, g.els, g.owner);
+/** Claims each element for `owner`; the first claimant's element is encoded into its set's op. */
+function claimInto(index: ElementIndex, sink: ElementSink, owner: string, els: readonly ElementDef[]): void {
+  for (const el of claimAll(index, owner, els)) sink.add(owner, el);
 }
 
 /** Writes one family's full sync into `w` and returns the state the kernel will hold after it. */
 export function planFullFamily(w: TxWriter, input: FullFamilyInput, elementOpPerOwner: boolean): FamilyState {
-  const { ctx, base } = input;
+  const { ctx } = input;
   const f = ctx.family;
+  // Elements first, as they are compiled (the base's own first, then the ServicePorts' in order):
+  // the endpoint maps, and so the base's sets and select rules, depend on which are claimed.
+  const index = new ElementIndex();
+  const sink = new ElementSink((set) => setDefFor(ctx, set), elementOpPerOwner);
+  claimInto(index, sink, BASE_OWNER, baseElements(ctx));
+  const serviceChains: { def: ChainDef; owner: string }[] = [];
+  const services = new Map<string, ServiceSource>();
+  for (const { obj, source } of input.services) {
+    claimInto(index, sink, obj.key, obj.elements);
+    for (const def of obj.chains) serviceChains.push({ def, owner: obj.key });
+    services.set(obj.key, source);
+  }
+  const base = compileBase(ctx, setsInUse(index.counts()));
+  const mirror = writeTableAndSets(w, input, base.sets);
+  writeChains(w, input, [...base.chains.map((def) => ({ def, owner: BASE_OWNER })), ...serviceChains], mirror);
+  sink.writeTo(w, f);
+  for (const name of new Set(input.known.chains)) {
+    if (mirror.chains.has(name)) continue;
+    // add + delete: correct whether or not the chain still exists.
+    w.addChain(f, { name }, BASE_OWNER);
+    w.deleteChain(f, name, BASE_OWNER);
+  }
+  return { family: f, ctx, ctxKey: input.ctxKey, base, mirror, index, services };
+}
+
+/** `add table; flush table`, sets deleted when unknown or of another type, every set added (and flushed, but affinity). */
+function writeTableAndSets(w: TxWriter, input: FullFamilyInput, sets: readonly SetDef[]): FamilyMirror {
+  const f = input.ctx.family;
   const mirror: FamilyMirror = { chains: new Map(), sets: new Map() };
   w.addTable(f);
   w.flushTable(f);
-
-  const wantedSets = new Map(base.sets.map((s) => [s.name, s]));
+  const wantedSets = new Map(sets.map((s) => [s.name, s]));
   for (const [name, canKeep] of input.known.sets) {
     const want = wantedSets.get(name);
     if (!want || !canKeep(want)) w.deleteSet(f, name);
   }
-  for (const s of base.sets) {
+  for (const s of sets) {
     w.addSet(f, s);
     if (!s.keepElements) w.flushSet(f, s.name);
     mirror.sets.set(s.name, setFingerprint(s));
   }
+  return mirror;
+}
 
-  const chains: { def: ChainDef; owner: string }[] = [
-    ...base.chains.map((def) => ({ def, owner: BASE_OWNER })),
-    ...input.services.flatMap((s) => s.chains.map((def) => ({ def, owner: s.key }))),
-  ];
+/** Every chain (base chains re-created first when asked), then every rule. */
+function writeChains(w: TxWriter, input: FullFamilyInput, chains: readonly { def: ChainDef; owner: string }[], mirror: FamilyMirror): void {
+  const f = input.ctx.family;
   if (input.recreateBaseChains) {
-    for (const c of base.chains.filter((c) => c.base)) {
-      w.addChain(f, { name: c.name }, BASE_OWNER);
-      w.deleteChain(f, c.name, BASE_OWNER);
+    for (const { def } of chains.filter((c) => c.def.base)) {
+      w.addChain(f, { name: def.name }, BASE_OWNER);
+      w.deleteChain(f, def.name, BASE_OWNER);
     }
   }
   for (const { def, owner } of chains) w.addChain(f, def, owner);
@@ -109,19 +129,4 @@ export function planFullFamily(w: TxWriter, input: FullFamilyInput, elementOpPer
     w.addRules(f, def, owner);
     mirror.chains.set(def.name, chainFingerprint(def));
   }
-
-  const index = buildIndex(ownersOf(base, input.services));
-  writeElements(w, f, index, elementOpPerOwner);
-
-  for (const name of new Set(input.known.chains)) {
-    if (mirror.chains.has(name)) continue;
-    // add + delete: correct whether or not the chain still exists.
-    w.addChain(f, { name }, BASE_OWNER);
-    w.deleteChain(f, name, BASE_OWNER);
-  }
-  return {
-    family: f, ctx, ctxKey: input.ctxKey, base, mirror, index,
-    services: new Map(input.services.map((s) => [s.key, withoutRules(s)])),
-    setUse: countSetUse(index),
-  };
 }

@@ -2,15 +2,16 @@
 // wanted value differs from what the mirror says the kernel holds. Its cost depends on what
 // changed, not on how many Services exist.
 import type { BaseObjects, ChainDef, ElementDef, ServiceObjects } from './desired';
-import { IndexEdit, elementValue, isWanted, winner } from './element-index';
+import { IndexEdit, winnerOf, type TouchedElement } from './element-index';
 import { BASE_OWNER, TxWriter } from './tx-writer';
 import { compileBase, isEndpointMap } from './compile-base';
-import { chainFingerprint, setFingerprint, setsInUse, withoutRules, type FamilyState } from './state';
+import { ElementsOf } from './elements-of';
+import { chainFingerprint, setFingerprint, setsInUse, type FamilyState, type ServiceSource } from './state';
 
 export interface PartialChange {
   key: string;
   /** null: the ServicePort is gone from this family (removed, refused, or moved family). */
-  next: ServiceObjects | null;
+  next: { obj: ServiceObjects; source: ServiceSource } | null;
 }
 
 /** The edits to apply to the family's state once the transaction has committed. */
@@ -18,39 +19,40 @@ export interface PartialResult {
   state: FamilyState;
   /** The base after this sync: endpoint maps and select rules follow the endpoint counts in use. */
   base: BaseObjects;
-  setUse: Map<string, number>;
   sets: Map<string, string | null>;
   chains: Map<string, string | null>;
-  services: Map<string, ServiceObjects | null>;
+  services: Map<string, ServiceSource | null>;
   index: IndexEdit;
 }
 
 export function planPartialFamily(w: TxWriter, state: FamilyState, changes: PartialChange[]): PartialResult {
   const f = state.family;
   const index = new IndexEdit(state.index);
+  const elementsOf = new ElementsOf(state);
   const chains = new Map<string, string | null>();
-  const services = new Map<string, ServiceObjects | null>();
+  const services = new Map<string, ServiceSource | null>();
   // chain name -> what we want there (null: the chain goes away), and who owned a chain that goes
   const wanted = new Map<string, { def: ChainDef; owner: string } | null>();
   const droppedBy = new Map<string, string>();
 
   for (const { key, next } of changes) {
-    const prev = state.services.get(key);
+    const prev = elementsOf.previous(key);
     if (!prev && !next) continue;
-    services.set(key, next);
+    services.set(key, next?.source ?? null);
+    elementsOf.setNext(key, next?.obj ?? null);
     for (const c of prev?.chains ?? []) {
       if (!wanted.has(c.name)) { wanted.set(c.name, null); droppedBy.set(c.name, key); }
     }
-    for (const c of next?.chains ?? []) wanted.set(c.name, { def: c, owner: key });
+    for (const c of next?.obj.chains ?? []) wanted.set(c.name, { def: c, owner: key });
     index.release(key, prev?.elements ?? []);
-    if (next) index.claim(key, next.elements);
+    if (next) index.claim(key, next.obj.elements);
   }
 
-  const setUse = nextSetUse(state, index);
+  const counts = index.countsAfter();
   // The base depends on the Services only through the endpoint maps in use: most partial syncs
   // keep it, and then only declare its sets.
-  const sameMaps = sameEndpointMaps(state.setUse, setUse);
-  const base = sameMaps ? state.base : compileBase(state.ctx, setsInUse(setUse));
+  const sameMaps = endpointMapsInUse(state.index.counts()) === endpointMapsInUse(counts);
+  const base = sameMaps ? state.base : compileBase(state.ctx, setsInUse(counts));
   const sets = writeBaseSets(w, state, base);
   if (!sameMaps) writeBaseChains(w, state, base, chains);
   const fill: { def: ChainDef; owner: string }[] = [];
@@ -68,7 +70,7 @@ export function planPartialFamily(w: TxWriter, state: FamilyState, changes: Part
   }
   for (const c of fill) w.addRules(f, c.def, c.owner);
 
-  writeElementChanges(w, state, index);
+  writeElementChanges(w, state, index, elementsOf);
 
   for (const [name, want] of wanted) {
     if (want || !state.mirror.chains.has(name)) continue;
@@ -76,25 +78,11 @@ export function planPartialFamily(w: TxWriter, state: FamilyState, changes: Part
     chains.set(name, null);
   }
   for (const [name, fp] of sets) if (fp === null) w.deleteSet(f, name);
-  return { state, base, setUse, sets, chains, services, index };
+  return { state, base, sets, chains, services, index };
 }
 
-function endpointMapsInUse(use: ReadonlyMap<string, number>): string {
-  return setsInUse(use).filter(isEndpointMap).sort().join(' ');
-}
-
-function sameEndpointMaps(a: ReadonlyMap<string, number>, b: ReadonlyMap<string, number>): boolean {
-  return endpointMapsInUse(a) === endpointMapsInUse(b);
-}
-
-function nextSetUse(state: FamilyState, index: IndexEdit): Map<string, number> {
-  const use = new Map(state.setUse);
-  for (const [k, c] of index.changed) {
-    const was = isWanted(state.index.get(k));
-    const is = isWanted(c);
-    if (was !== is) use.set(c.el.set, (use.get(c.el.set) ?? 0) + (is ? 1 : -1));
-  }
-  return use;
+function endpointMapsInUse(counts: ReadonlyMap<string, number>): string {
+  return setsInUse(counts).filter(isEndpointMap).sort().join(' ');
 }
 
 /** Declares the sets that exist, adds the endpoint maps now needed; returns the set changes. */
@@ -126,17 +114,36 @@ function writeBaseChains(w: TxWriter, state: FamilyState, base: BaseObjects, cha
   }
 }
 
-/** Deletes, then adds, the elements whose winning value changed (the old index is what the kernel holds). */
-function writeElementChanges(w: TxWriter, state: FamilyState, index: IndexEdit): void {
+/** An element's value as text: its verdict, its data, or '' in a plain set. */
+function valueText(el: ElementDef): string {
+  if (el.verdict) return el.verdict.kind === 'jump' || el.verdict.kind === 'goto' ? `${el.verdict.kind} ${el.verdict.chain}` : el.verdict.kind;
+  return el.data ? el.data.join(' . ') : '';
+}
+
+/**
+ * What to delete and add for one touched element: the kernel holds the old winner's element (the
+ * old index is what it holds), the new winner's should be there. Nothing when both have the same value.
+ */
+function elementChange(t: TouchedElement, state: FamilyState, elementsOf: ElementsOf): { del?: ElementDef; add?: ElementDef } {
+  const have = winnerOf(state.index.get(t.set, t.text));
+  const win = winnerOf(t.claimants);
+  const valued = t.el.verdict !== undefined || t.el.data !== undefined;
+  if (have !== undefined && win !== undefined && !valued) return {};
+  const del = have === undefined ? undefined : elementsOf.find(have, 'prev', t);
+  const add = win === undefined ? undefined : elementsOf.find(win, 'next', t);
+  if (del && add && valueText(del) === valueText(add)) return {};
+  return { del, add };
+}
+
+/** Deletes, then adds, the elements whose winning value changed. */
+function writeElementChanges(w: TxWriter, state: FamilyState, index: IndexEdit, elementsOf: ElementsOf): void {
   const f = state.family;
   const adds: { owner: string; el: ElementDef }[] = [];
-  for (const [k, claims] of index.changed) {
-    const have = winner(state.index.get(k));
-    const win = winner(claims);
-    if (have && win && elementValue(have.el) === elementValue(win.el)) continue;
-    const blame = win?.owner || index.touchedBy.get(k)!;
-    if (have) w.deleteElements(f, have.el.set, [have.el], blame);
-    if (win) adds.push({ owner: blame, el: win.el });
+  for (const t of index.changed.values()) {
+    const { del, add } = elementChange(t, state, elementsOf);
+    const blame = winnerOf(t.claimants) || t.by;
+    if (del) w.deleteElements(f, del.set, [del], blame);
+    if (add) adds.push({ owner: blame, el: add });
   }
   for (const { owner, el } of adds) w.addElements(f, el.set, [el], owner);
 }
@@ -145,15 +152,14 @@ function writeElementChanges(w: TxWriter, state: FamilyState, index: IndexEdit):
 export function applyPartial(r: PartialResult): void {
   const { state } = r;
   state.base = r.base;
-  state.setUse = r.setUse;
   for (const [name, fp] of r.sets) {
     if (fp === null) state.mirror.sets.delete(name); else state.mirror.sets.set(name, fp);
   }
   for (const [name, fp] of r.chains) {
     if (fp === null) state.mirror.chains.delete(name); else state.mirror.chains.set(name, fp);
   }
-  for (const [key, obj] of r.services) {
-    if (obj === null) state.services.delete(key); else state.services.set(key, withoutRules(obj));
+  for (const [key, source] of r.services) {
+    if (source === null) state.services.delete(key); else state.services.set(key, source);
   }
   r.index.applyTo(state.index);
 }

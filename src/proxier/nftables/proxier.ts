@@ -1,14 +1,16 @@
 // NftablesProxier: keeps our table `kube-proxy` of the `ip`/`ip6` families equal to the model,
 // one atomic transaction per sync, never listing the kernel's ruleset during normal syncs.
 import type { ChangeSet, Proxier, ProxySnapshot, ServicePort, SyncResult } from '../../core/types';
-import { compileBase, setNamesOf } from './compile-base';
 import { ServicePortError, compileService } from './compile-service';
-import { buildContext, contextKey, type ContextInputs } from './context';
-import type { NftFamily, ServiceObjects } from './desired';
+import { buildContext, contextKey, type ContextInputs, type FamilyContext } from './context';
+import type { NftFamily } from './desired';
+import { ElementIndex } from './element-index';
 import { checkOptions, type NftablesProxierOptions } from './options';
 import { TABLE } from './names';
 import { applyPartial, planPartialFamily, type PartialChange, type PartialResult } from './plan-partial';
-import { dumpedSetMatcher, mirrorSetMatcher, planFullFamily, type FullFamilyInput, type KnownObjects } from './plan-full';
+import {
+  dumpedSetMatcher, mirrorSetMatcher, planFullFamily, type CompiledService, type FullFamilyInput, type KnownObjects,
+} from './plan-full';
 import type { FamilyState } from './state';
 import { BASE_OWNER, MIXED_OWNER, OwnedBuildError, TxWriter } from './tx-writer';
 
@@ -93,6 +95,7 @@ export class NftablesProxier implements Proxier {
     if (doFull) this.startRepair();
     try {
       if (doFull && this.needRead) this.adoption = await this.dumpExisting();
+      if (doFull) this.dropIndexes();
       await this.runAttempts(doFull, snapshot, changes, ctxs);
       this.needFull = false;
       if (doFull) {
@@ -113,6 +116,16 @@ export class NftablesProxier implements Proxier {
       this.opts.log.error({ err: error, full: doFull }, `nftables sync failed; ${outcome}the next sync re-reads our tables and rewrites them`);
       return { full: doFull, ok: false, error };
     }
+  }
+
+  /**
+   * A full sync rewrites every element and builds a new index; the old one would only double the
+   * sync's peak. Only partial syncs read an index, and none runs until a full sync has succeeded
+   * (a failed one leaves needFull set), so the old states keep their mirror and sources (what a
+   * retry needs) but not their index.
+   */
+  private dropIndexes(): void {
+    for (const s of this.states.values()) s.index = new ElementIndex();
   }
 
   /** A full sync that follows a repair reason counts it once, and says why it runs. */
@@ -144,7 +157,7 @@ export class NftablesProxier implements Proxier {
     return out;
   }
 
-  private async runAttempts(full: boolean, snapshot: ProxySnapshot, changes: ChangeSet, ctxs: ReturnType<typeof buildContext>[]): Promise<void> {
+  private async runAttempts(full: boolean, snapshot: ProxySnapshot, changes: ChangeSet, ctxs: FamilyContext[]): Promise<void> {
     const refusedNow = new Map<string, string>();
     /** Refused ServicePorts whose previous objects the kernel refused too: left out. */
     const noPrevious = new Set<string>();
@@ -198,15 +211,13 @@ export class NftablesProxier implements Proxier {
 
   /**
    * A refused ServicePort's objects as the kernel last accepted them, for a full sync to write
-   * again: its elements, and its chains recompiled from the model they came from.
+   * again: compiled anew from the model objects they came from.
    */
-  private previous(key: string, ctx: ReturnType<typeof buildContext>, noPrevious: ReadonlySet<string>): ServiceObjects | null {
-    const prev = this.states.get(ctx.family)?.services.get(key);
-    if (!prev || noPrevious.has(key)) return null;
-    if (prev.chains.length === 0) return prev;
-    if (!prev.source) return null;
+  private previous(key: string, ctx: FamilyContext, noPrevious: ReadonlySet<string>): CompiledService | null {
+    const source = this.states.get(ctx.family)?.services.get(key);
+    if (!source || noPrevious.has(key)) return null;
     try {
-      return { ...compileService(prev.source.sp, prev.source.eps, ctx), source: prev.source };
+      return { obj: compileService(source.sp, source.eps, ctx), source };
     } catch {
       return null;
     }
@@ -227,14 +238,11 @@ export class NftablesProxier implements Proxier {
   }
 
   /** Compiles one ServicePort for its family, or records why it cannot be programmed. */
-  private compile(sp: ServicePort, snapshot: ProxySnapshot, ctx: ReturnType<typeof buildContext>, refusedNow: Map<string, string>): ServiceObjects | null {
+  private compile(sp: ServicePort, snapshot: ProxySnapshot, ctx: FamilyContext, refusedNow: Map<string, string>): CompiledService | null {
     if (refusedNow.has(sp.key)) return null;
     try {
       const eps = snapshot.endpoints.get(sp.key);
-      const obj = compileService(sp, eps, ctx);
-      // Chains are kept without their rules (state.withoutRules): the model they came from lets a later
-      // full sync write them again if this ServicePort is refused then.
-      return obj.chains.length > 0 ? { ...obj, source: { sp, eps } } : obj;
+      return { obj: compileService(sp, eps, ctx), source: { sp, eps } };
     } catch (e) {
       if (!(e instanceof ServicePortError)) throw e;
       refusedNow.set(sp.key, e.message);
@@ -243,21 +251,24 @@ export class NftablesProxier implements Proxier {
     }
   }
 
-  private planFull(snapshot: ProxySnapshot, ctxs: ReturnType<typeof buildContext>[], refusedNow: Map<string, string>,
+  /** The family's ServicePorts compiled one at a time, in key order (a refused one as the kernel last accepted it). */
+  private *compiled(keys: readonly string[], snapshot: ProxySnapshot, ctx: FamilyContext, refusedNow: Map<string, string>,
+    noPrevious: ReadonlySet<string>): Generator<CompiledService> {
+    for (const key of keys) {
+      const sp = snapshot.services.get(key)!;
+      if (familyOf(sp) !== ctx.family) continue;
+      const c = this.compile(sp, snapshot, ctx, refusedNow) ?? this.previous(key, ctx, noPrevious);
+      if (c) yield c;
+    }
+  }
+
+  private planFull(snapshot: ProxySnapshot, ctxs: FamilyContext[], refusedNow: Map<string, string>,
     noPrevious: ReadonlySet<string>, elementOpPerOwner: boolean): Attempt {
     const writer = new TxWriter();
-    const byFamily = new Map<NftFamily, ServiceObjects[]>(ctxs.map((c) => [c.family, []]));
-    const ctxOf = new Map(ctxs.map((c) => [c.family, c]));
-    for (const key of [...snapshot.services.keys()].sort()) {
-      const sp = snapshot.services.get(key)!;
-      const ctx = ctxOf.get(familyOf(sp));
-      if (!ctx) continue;
-      const obj = this.compile(sp, snapshot, ctx, refusedNow) ?? this.previous(key, ctx, noPrevious);
-      if (obj) byFamily.get(ctx.family)!.push(obj);
-    }
+    const keys = [...snapshot.services.keys()].sort();
     const next: FamilyState[] = ctxs.map((ctx) => {
       const input: FullFamilyInput = {
-        ctx, ctxKey: contextKey(ctx), base: compileBase(ctx, setNamesOf(byFamily.get(ctx.family)!)), services: byFamily.get(ctx.family)!,
+        ctx, ctxKey: contextKey(ctx), services: this.compiled(keys, snapshot, ctx, refusedNow, noPrevious),
         known: this.knownObjects(ctx.family), recreateBaseChains: this.needRecreateBaseChains,
       };
       return planFullFamily(writer, input, elementOpPerOwner);

@@ -3,8 +3,7 @@
 // elements that refer to them). Used by tests, docs and debugging; the sync itself goes through
 // the native addon. The text is src/native's (Transaction.toNftScript): one renderer for both.
 import type { BaseObjects, ServiceObjects } from './desired';
-import { buildIndex, winner } from './element-index';
-import { ownersOf } from './plan-full';
+import { ElementIndex, claimAll } from './element-index';
 import { BASE_OWNER, TxWriter } from './tx-writer';
 
 export function renderDesiredScript(base: BaseObjects, services: readonly ServiceObjects[]): string {
@@ -15,9 +14,10 @@ export function renderDesiredScript(base: BaseObjects, services: readonly Servic
   for (const c of chains) w.addChain(f, c, BASE_OWNER);
   for (const s of base.sets) w.addSet(f, s);
   for (const c of chains) w.addRules(f, c, BASE_OWNER);
-  for (const claims of buildIndex(ownersOf(base, services)).values()) {
-    const win = winner(claims);
-    if (win) w.addElements(f, win.el.set, [win.el], BASE_OWNER);
+  // Each element once, the first claimant's (base first, then the ServicePorts in order), as a full sync writes them.
+  const index = new ElementIndex();
+  for (const { key, elements } of [{ key: BASE_OWNER, elements: base.elements }, ...services]) {
+    for (const el of claimAll(index, key, elements)) w.addElements(f, el.set, [el], BASE_OWNER);
   }
   return w.tx.toNftScript();
 }

@@ -1,8 +1,9 @@
 // What we believe one family's table holds (the mirror), plus what produced it. Syncs read and
 // update this instead of listing the kernel.
+import type { SelectedEndpoints, ServicePort } from '../../core/types';
 import type { FamilyContext } from './context';
-import type { BaseObjects, ChainDef, NftFamily, ServiceObjects, SetDef } from './desired';
-import { isWanted, type Claims, type IndexKey } from './element-index';
+import type { BaseObjects, ChainDef, NftFamily, SetDef } from './desired';
+import type { ElementIndex } from './element-index';
 
 export interface FamilyMirror {
   /** chain name -> fingerprint of its hook and rules */
@@ -11,30 +12,33 @@ export interface FamilyMirror {
   sets: Map<string, string>;
 }
 
+/**
+ * The model objects a ServicePort was compiled from: the model's own (shared, so free to keep).
+ * Compiling them again with the family's context gives exactly what the kernel holds for it.
+ */
+export interface ServiceSource {
+  sp: ServicePort;
+  eps: SelectedEndpoints | undefined;
+}
+
 export interface FamilyState {
   family: NftFamily;
   ctx: FamilyContext;
   ctxKey: string;
   base: BaseObjects;
   mirror: FamilyMirror;
-  /** Elements of the shared maps and sets with who wants them: the winners are what the kernel holds. */
-  index: Map<IndexKey, Claims>;
-  /** The objects of every ServicePort the kernel holds. */
-  services: Map<string, ServiceObjects>;
-  /** Number of wanted elements per set: which endpoint maps (and select rules) must exist. */
-  setUse: Map<string, number>;
-}
-
-/** Element counts per set of an index. */
-export function countSetUse(index: ReadonlyMap<IndexKey, Claims>): Map<string, number> {
-  const use = new Map<string, number>();
-  for (const c of index.values()) if (isWanted(c)) use.set(c.el.set, (use.get(c.el.set) ?? 0) + 1);
-  return use;
+  /**
+   * Elements of the shared maps and sets with who wants them: the winners are what the kernel
+   * holds. Only partial syncs read it; a full sync drops it first (see NftablesProxier.syncNow).
+   */
+  index: ElementIndex;
+  /** What every ServicePort the kernel holds was compiled from. */
+  services: Map<string, ServiceSource>;
 }
 
 /** Names of the sets in use, as compileBase takes them. */
-export function setsInUse(use: ReadonlyMap<string, number>): string[] {
-  return [...use].filter(([, n]) => n > 0).map(([s]) => s);
+export function setsInUse(counts: ReadonlyMap<string, number>): string[] {
+  return [...counts].filter(([, n]) => n > 0).map(([s]) => s);
 }
 
 /**
@@ -56,13 +60,6 @@ function digest64(text: string): string {
     b = Math.imul(b ^ c, 0x5bd1e995);
   }
   return (a >>> 0).toString(36) + ':' + (b >>> 0).toString(36) + ':' + text.length.toString(36);
-}
-
-/** What the state keeps of a ServicePort once applied: chain names and elements, not the rules. */
-export function withoutRules(s: ServiceObjects): ServiceObjects {
-  const out: ServiceObjects = { key: s.key, family: s.family, chains: s.chains.map((c) => ({ name: c.name, rules: [] })), elements: s.elements };
-  if (s.source) out.source = s.source;
-  return out;
 }
 
 export function setFingerprint(s: SetDef): string {

@@ -1,7 +1,7 @@
 // Writes desired objects into a native Transaction on our table and remembers, for every op,
 // which ServicePort it belongs to: when the kernel refuses an op (NetlinkError.opIndex) the sync
 // knows whom to leave out on the retry.
-import type { Element, SetSpec } from '../../native';
+import type { Element, ElementBatch, SetSpec } from '../../native';
 import { Transaction } from '../../native/transaction';
 import type { ChainDef, ElementDef, NftFamily, SetDef } from './desired';
 import { TABLE } from './names';
@@ -18,7 +18,8 @@ export class OwnedBuildError extends Error {
   }
 }
 
-function owned<T>(owner: string, fn: () => T): T {
+/** Runs a native builder call for `owner`: a ServicePort's refused object becomes an OwnedBuildError. */
+export function owned<T>(owner: string, fn: () => T): T {
   try {
     return fn();
   } catch (e) {
@@ -69,6 +70,11 @@ export class TxWriter {
   /** Elements of one set (all of `els` must name `set`). */
   addElements(family: NftFamily, set: string, els: Omit<ElementDef, 'set'>[], owner: string): void {
     owned(owner, () => this.tx.addElements(family, TABLE, set, els.map(nativeElement)));
+    this.recordOwner(owner);
+  }
+  /** Elements already encoded (a full sync's), one op. */
+  addElementBatch(family: NftFamily, batch: ElementBatch, owner: string): void {
+    owned(owner, () => this.tx.addElementBatch(family, TABLE, batch));
     this.recordOwner(owner);
   }
   deleteElements(family: NftFamily, set: string, els: Omit<ElementDef, 'set'>[], owner: string): void {
