@@ -34,6 +34,11 @@ export interface SyncLoopDeps {
   serviceHealth?: ServiceHealthServer;
   conntrack?: ConntrackSteps;
   log: SyncLog;
+  /**
+   * Called after each successful full sync: gives the native memory its buffers freed back to the
+   * kernel (src/native releaseFreeMemory), so RSS does not stay at the full sync's peak.
+   */
+  releaseMemory?: () => void;
   /** The wall clock (metric timestamps, the full-sync period); the system's by default. */
   clock?: Pick<Clock, 'wall'>;
 }
@@ -101,7 +106,10 @@ export class SyncLoop {
   };
 
   private async afterSuccess(taken: TakenChanges, result: SyncResult, end: Date): Promise<void> {
-    if (result.full) this.lastFullAt = end.getTime();
+    if (result.full) {
+      this.lastFullAt = end.getTime();
+      this.d.releaseMemory?.();
+    }
     for (const f of this.d.families) this.d.health.updated(f);
     observeNetworkProgramming(this.d.metrics, this.d.families[0], taken.endpointTriggerTimes, end);
     this.local.update(taken.snapshot, taken.changes, result.full);

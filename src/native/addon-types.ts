@@ -54,6 +54,8 @@ export interface AddonModule {
   groupNotifications(datagrams: Buffer[], interest: { family: number; table: string }[], ownPortIds: number[]): RawMonitorEvent[];
   /** The name the addon's errors carry as `code` for this errno ('ENOENT'; 'E<n>' when unknown). */
   errnoName(errno: number): string;
+  /** malloc_trim(0): true when memory was returned to the kernel. */
+  releaseFreeMemory(): boolean;
   conntrackDelete(netnsPath: string | null, filters: ConntrackFilter[], options?: ConntrackDeleteOptions): Promise<ConntrackDeleteResult>;
   conntrackList(netnsPath: string | null, query: ConntrackListQuery): Promise<DnatFlowList>;
 }
