@@ -234,7 +234,8 @@ export class Reflector<T extends KubernetesObject> {
     if (this.state.current()) this.o.onStatus?.(this.status);
   }
 
-  private async listPaged(namespace?: string, fieldSelector = this.fieldSelector): Promise<{ items: T[]; resourceVersion: string; rejected: RejectedItem[] }> {
+  /** Lists every page; each page goes to `onPage` as it arrives, or is gathered into `items`. */
+  private async listPaged(namespace?: string, fieldSelector = this.fieldSelector, onPage?: (items: T[]) => void): Promise<{ items: T[]; resourceVersion: string; rejected: RejectedItem[] }> {
     const items: T[] = [];
     const rejected: RejectedItem[] = [];
     let continueToken: string | undefined;
@@ -247,7 +248,8 @@ export class Reflector<T extends KubernetesObject> {
         limit: this.o.pageSize ?? 500,
         continueToken,
       }, this.lists.signal);
-      items.push(...p.items);
+      if (onPage) onPage(p.items);
+      else items.push(...p.items);
       rejected.push(...p.rejected);
       continueToken = p.continueToken;
       resourceVersion = p.resourceVersion;
@@ -255,22 +257,28 @@ export class Reflector<T extends KubernetesObject> {
     return { items, resourceVersion, rejected };
   }
 
+  /**
+   * A full list, page by page: each page's objects reach the handler as the page arrives (so a
+   * 44k-Service list never exists as objects all at once), then what the list did not show is deleted.
+   */
   private async relist(): Promise<void> {
-    const { items, resourceVersion, rejected } = await this.listPaged();
+    const seen = new Set<string>();
+    const { resourceVersion, rejected } = await this.listPaged(undefined, this.fieldSelector, (page) => {
+      for (const o of page) {
+        if (!this.valid(o)) continue;
+        seen.add(keyOf(o));
+        this.upsert(o);
+      }
+    });
     this.reportRejected(rejected);
-    const fresh = new Map(items.filter((o) => this.valid(o)).map((o) => [keyOf(o), o] as const));
     // An object that can no longer be decoded keeps the version we had: it did not go away.
-    for (const r of rejected) {
-      const had = this.cache.get(r.key);
-      if (had && !fresh.has(r.key)) fresh.set(r.key, had);
-    }
+    for (const r of rejected) seen.add(r.key);
     for (const [k, old] of this.cache) {
-      if (!fresh.has(k)) {
+      if (!seen.has(k)) {
         this.cache.delete(k);
         this.emit('delete', old);
       }
     }
-    for (const obj of fresh.values()) this.upsert(obj);
     this.rv = resourceVersion;
     // A full list covers every namespace being merged: stop holding their events.
     this.merging.clear();
