@@ -10,7 +10,6 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as v8 from 'node:v8';
-import type { V1EndpointSlice, V1Node, V1Service } from '@kubernetes/client-node';
 import { Registry } from 'prom-client';
 import { parseCommandLine, type KubeProxyConfiguration } from '../../src/config';
 import { ProxyState } from '../../src/core';
@@ -23,7 +22,6 @@ import { ProxyHealth } from '../../src/health/proxy-health';
 import { Nft } from '../../src/native';
 import { servedFamilies } from '../../src/app/families';
 import { syncParts } from '../../src/app/sync-parts';
-import type { Reflector } from '../../src/k8s/reflector';
 import { ScaleApiHost } from './api-host';
 import { NODE_NAME } from './cluster-state';
 import { diffSummaries, summarizeHeapSnapshot, totalBytes, type HeapSummary } from './heap-summary';
@@ -57,17 +55,21 @@ function problemLogger(problems: string[]): Logger {
   return createLogger({ format: 'json', verbosity: 0, destination: { write } });
 }
 
-/** Listens like production but keeps nothing beyond what the watcher caches itself. */
-function listingSink(): { sink: ClusterEventSink; synced: Promise<void>; node: () => V1Node | undefined; cidrs: () => string[] } {
-  let node: V1Node | undefined;
-  let cidrs: string[] = [];
+/**
+ * A ClusterWatcher that has listed everything. Its sink feeds `state` as production's does, or, without
+ * one, keeps nothing beyond the watcher's own caches.
+ */
+async function listedWatcher(config: KubeProxyConfiguration, log: Logger, state?: ProxyState): Promise<ClusterWatcher> {
   let done!: () => void;
   const synced = new Promise<void>((r) => (done = r));
   const sink: ClusterEventSink = {
-    onService: () => undefined, onEndpointSlice: () => undefined,
-    onNode: (n) => (node = n), onServiceCIDRs: (c) => (cidrs = c), onSynced: () => done(),
+    onService: (k, svc) => void state?.onService(k, svc), onEndpointSlice: (k, slice) => void state?.onEndpointSlice(k, slice),
+    onNode: (n) => void state?.onNode(n), onServiceCIDRs: (c) => void state?.onServiceCIDRs(c), onSynced: () => done(),
   };
-  return { sink, synced, node: () => node, cidrs: () => cidrs };
+  const watcher = new ClusterWatcher({ kubeConfig: loadKubeConfig({ kubeconfig: config.clientConnection.kubeconfig }), nodeName: NODE_NAME, log, sink });
+  watcher.start();
+  await synced;
+  return watcher;
 }
 
 async function snapshot(dir: string, name: string): Promise<HeapSummary> {
@@ -94,17 +96,15 @@ export async function runBreakdown(o: BreakdownOptions): Promise<BreakdownResult
   await snap('server');
 
   const config = proxyConfig(dir, host);
-  const listening = listingSink();
-  const watcher = new ClusterWatcher({ kubeConfig: loadKubeConfig({ kubeconfig: config.clientConnection.kubeconfig }), nodeName: NODE_NAME, log, sink: listening.sink });
-  watcher.start();
-  await listening.synced;
+  const watcher = await listedWatcher(config, log);
   host.api.compact();
   steps.push(reading('+ informer caches (ClusterWatcher listed everything)'));
   await snap('caches');
 
   const families = servedFamilies(config);
   const state = new ProxyState({ nodeName: NODE_NAME, ipFamilies: families, log });
-  await feedModel(state, config, log);
+  // Fed by a second watcher's events, as production's sink feeds it; that watcher stops once listed.
+  (await listedWatcher(config, log, state)).stop();
   host.api.compact();
   steps.push(reading('+ model (ProxyState fed, changes pending)'));
 
@@ -130,18 +130,4 @@ function proxyConfig(dir: string, host: ScaleApiHost): KubeProxyConfiguration {
 function snapshotDiffs(s: HeapSummary[], o: BreakdownOptions): BreakdownResult['snapshot'] {
   if (s.length < 3) return { caches: [], proxyParts: [], mib: [], skipped: `heap snapshots are taken at N <= ${o.snapshotMaxN} only` };
   return { caches: diffSummaries(s[0], s[1], 25), proxyParts: diffSummaries(s[1], s[2], 25), mib: s.map((x) => totalBytes(x) / MiB) };
-}
-
-/** ProxyState fed as production's sink feeds it, by a watcher of its own that is stopped once listed. */
-async function feedModel(state: ProxyState, config: KubeProxyConfiguration, log: Logger): Promise<void> {
-  let done!: () => void;
-  const synced = new Promise<void>((r) => (done = r));
-  const sink: ClusterEventSink = {
-    onService: (k, s) => void state.onService(k, s), onEndpointSlice: (k, s) => void state.onEndpointSlice(k, s),
-    onNode: (n) => void state.onNode(n), onServiceCIDRs: (c) => void state.onServiceCIDRs(c), onSynced: () => done(),
-  };
-  const feeder = new ClusterWatcher({ kubeConfig: loadKubeConfig({ kubeconfig: config.clientConnection.kubeconfig }), nodeName: NODE_NAME, log, sink });
-  feeder.start();
-  await synced;
-  feeder.stop();
 }

@@ -215,7 +215,7 @@ export function mergeSlices(slices: Iterable<ParsedSlice>): Map<string, Endpoint
  * which doubled the model's endpoint memory (6 endpoints x 44k Services: measured in docs/memory.md).
  */
 function withPort(base: SliceEndpoint, port: number): Endpoint {
-  if ((base as Partial<Endpoint>).port === port) return base as Endpoint;
+  if (base.port === port) return base as Endpoint;
   const ep: Endpoint = { ip: base.ip, port, ready: base.ready, serving: base.serving, terminating: base.terminating, isLocal: base.isLocal };
   if (base.nodeName !== undefined) ep.nodeName = base.nodeName;
   if (base.zone !== undefined) ep.zone = base.zone;

@@ -2,7 +2,7 @@
 // arrival and kept per Service; a Service's slices are re-merged on each of its events (cost:
 // that Service's endpoints, never the cluster's) and compared with what was last applied.
 import type { V1EndpointSlice } from '@kubernetes/client-node';
-import { endpointListEqual } from './equality';
+import { endpointListEqual, sameAsApplied } from './equality';
 import { keptList } from './compact';
 import { mergeSlices, parseEndpointSlice, sliceIdentity, type ParsedSlice } from './endpoint-conversion';
 import { endpointKey } from './keys';
@@ -76,7 +76,7 @@ export class EndpointsChangeTracker {
   /** Re-merge one Service's slices; pending only if that differs from what was applied. */
   private refresh(service: string, trigger: Date | undefined): boolean {
     const merged = mergeSlices(this.slices.get(service) ?? []);
-    if (this.sameEndpoints(merged, this.appliedByService.get(service) ?? [])) {
+    if (sameAsApplied(merged, this.appliedByService.get(service) ?? [], this.applied, endpointListEqual)) {
       this.pending.delete(service);
       this.triggerTimes.delete(service);
       return false;
@@ -128,15 +128,6 @@ export class EndpointsChangeTracker {
     if (parsed) kept.push(parsed);
     if (kept.length > 0) this.slices.set(service, keptList(kept));
     else this.slices.delete(service);
-  }
-
-  /** Whether `merged` is exactly what is applied under `keys`. */
-  private sameEndpoints(merged: EndpointsByKey, keys: readonly string[]): boolean {
-    if (merged.size !== keys.length) return false;
-    for (const [key, list] of merged) {
-      if (!keys.includes(key) || !endpointListEqual(list, this.applied.get(key))) return false;
-    }
-    return true;
   }
 
   private recordTrigger(service: string, t: Date | undefined): void {

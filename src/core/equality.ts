@@ -45,3 +45,16 @@ export function endpointListEqual(a: readonly Endpoint[] | undefined, b: readonl
   if (!a || !b) return true;
   return a.every((ep, i) => endpointEqual(ep, b[i]));
 }
+
+/**
+ * Whether `wanted` is exactly what `applied` holds under `keys` (one Service's entries, as the
+ * trackers record them), compared with `equal`.
+ */
+export function sameAsApplied<V>(wanted: ReadonlyMap<string, V>, keys: readonly string[], applied: ReadonlyMap<string, V>, equal: (a: V, b: V) => boolean): boolean {
+  if (wanted.size !== keys.length) return false;
+  for (const [key, v] of wanted) {
+    const had = keys.includes(key) ? applied.get(key) : undefined;
+    if (had === undefined || !equal(v, had)) return false;
+  }
+  return true;
+}

@@ -2,7 +2,7 @@
 // applied map changes only in apply(), so a sync reading it is never disturbed by events.
 import type { V1Service } from '@kubernetes/client-node';
 import { keptList } from './compact';
-import { servicePortEqual } from './equality';
+import { sameAsApplied, servicePortEqual } from './equality';
 import { serviceName } from './keys';
 import { servicePortsFromService, type ServiceConversionOptions } from './service-conversion';
 import type { IPFamily, ModelLog, ServicePort } from './types';
@@ -48,7 +48,7 @@ export class ServiceChangeTracker {
     this.events++;
     const id = serviceName(ns, name);
     const desired = kind === 'delete' ? new Map() : byKey(servicePortsFromService(svc, this.families, this.log, this.opts));
-    if (this.samePorts(desired, this.appliedByService.get(id) ?? [])) {
+    if (sameAsApplied(desired, this.appliedByService.get(id) ?? [], this.applied, servicePortEqual)) {
       this.pending.delete(id);
       return false;
     }
@@ -83,16 +83,6 @@ export class ServiceChangeTracker {
     this.pending.clear();
     this.events = 0;
     return result;
-  }
-
-  /** Whether `desired` is exactly what is applied under `keys`. */
-  private samePorts(desired: PortsByKey, keys: readonly string[]): boolean {
-    if (desired.size !== keys.length) return false;
-    for (const [key, sp] of desired) {
-      const other = keys.includes(key) ? this.applied.get(key) : undefined;
-      if (!other || !servicePortEqual(sp, other)) return false;
-    }
-    return true;
   }
 }
 
