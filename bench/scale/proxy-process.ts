@@ -3,7 +3,7 @@
 // from outside: its JSON log lines on stderr (one "sync finished" line per sync, with the seconds the
 // sync loop observed into sync_proxy_rules_duration_seconds) and its /metrics.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { appendFileSync, writeFileSync } from 'node:fs';
 import { get } from 'node:http';
 import { join } from 'node:path';
 import { CLUSTER_CIDR, NODE_CIDR, NODE_NAME } from './cluster-state';
@@ -14,6 +14,9 @@ export const HEALTHZ_PORT = 10256;
 
 /** One sync, from the process's "sync finished" log line; atMs is when the line arrived (performance.now()). */
 export interface SyncLine { atMs: number; seconds: number; full: boolean; ok: boolean; changed: number; reason: string }
+
+/** One forced GC around a full sync, from the process's "memory released" log line. */
+export interface ReleaseLine { atMs: number; when: string; gcMs: number; heapTotalMiB: number[] }
 
 /**
  * The proxy's configuration: upstream's defaults (syncPeriod 30 s, minSyncPeriod 1 s) except for
@@ -40,6 +43,7 @@ export function configYaml(kubeconfig: string): string {
 
 export class ProxyProcess {
   readonly syncs: SyncLine[] = [];
+  readonly releases: ReleaseLine[] = [];
   /** Error lines (level >= 50), and anything on stderr that is not JSON; capped. */
   readonly problems: string[] = [];
   /** Warning lines (level 40), capped: reported, not failures (e.g. an OOM score a sandbox refuses). */
@@ -56,7 +60,11 @@ export class ProxyProcess {
       resolve(code ?? (signal ? -1 : null));
     }));
     let buf = '';
+    // SCALE_PROXY_LOG=FILE keeps the proxy's whole log (JSON lines) for a closer look.
+    const keep = process.env.SCALE_PROXY_LOG;
+    if (keep) writeFileSync(keep, '');
     proc.stderr!.on('data', (d: Buffer) => {
+      if (keep) appendFileSync(keep, d);
       const now = performance.now();
       buf += d.toString();
       for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
@@ -71,7 +79,8 @@ export class ProxyProcess {
     const config = join(dir, 'kube-proxy-config.yaml');
     writeFileSync(config, configYaml(kubeconfig));
     const at = performance.now();
-    const proc = spawn(process.execPath, [BIN, '--config', config], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const flags = (process.env.SCALE_PROXY_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+    const proc = spawn(process.execPath, [...flags, BIN, '--config', config], { stdio: ['ignore', 'ignore', 'pipe'] });
     return new ProxyProcess(proc, at);
   }
 
@@ -132,6 +141,9 @@ export class ProxyProcess {
     }
     if (typeof e.level === 'number' && e.level >= 50) this.problem(`error: ${e.msg} ${text.slice(0, 300)}`);
     else if (e.level === 40 && this.warnings.length < 100) this.warnings.push(`${e.msg} ${text.slice(0, 300)}`);
+    if (e.msg === 'memory released' && this.releases.length < 100) {
+      this.releases.push({ atMs, when: String(e.when), gcMs: Number(e.gcMs), heapTotalMiB: e.heapTotalMiB as number[] });
+    }
     if (e.msg !== 'sync finished') return;
     const s: SyncLine = { atMs, seconds: Number(e.seconds), full: e.full === true, ok: e.ok === true, changed: Number(e.changed ?? 0), reason: String(e.reason) };
     this.syncs.push(s);

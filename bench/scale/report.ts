@@ -9,13 +9,19 @@ const n0 = (v: number): Cell => Math.round(v);
 
 export function sizeTable(rs: SizeResult[]): string {
   const head = ['N', 'endpoints (ready + terminating)', 'JSON MB (objects / served)', 'start to first sync s', 'CPU to first sync: proxy / API server s', 'first full sync s',
-    'partial p50 / p95 ms', 'steady RSS MiB', 'peak RSS MiB', 'JS heap used MiB', 'after churn: RSS / heap MiB', 'peak RSS after churn MiB'];
+    'forced GC ms: before / after 1st full sync', 'partial p50 / p95 ms', 'steady RSS MiB', 'peak RSS MiB', 'JS heap used MiB', 'after churn: RSS / heap MiB', 'peak RSS after churn MiB'];
   return markdownTable(head, rs.map((r) => [
     n0(r.n), `${r.mix.readyEndpoints.toLocaleString('en-US')} + ${r.mix.terminatingEndpoints.toLocaleString('en-US')}`,
     `${f1(r.objectMB)} / ${f1(r.servedMB)}`, f2(r.startToSyncedS), `${f2(r.proxyCpuToSyncS)} / ${f2(r.apiServerCpuToSyncS)}`, f2(r.firstSyncS),
-    `${f2(r.partial.p50Ms)} / ${f2(r.partial.p95Ms)}`, f1(r.steady.rssMiB), f1(r.steady.peakRssMiB), f1(r.steady.heapUsedMiB),
+    forcedGc(r), `${f2(r.partial.p50Ms)} / ${f2(r.partial.p95Ms)}`, f1(r.steady.rssMiB), f1(r.steady.peakRssMiB), f1(r.steady.heapUsedMiB),
     `${f1(r.afterChurn.rssMiB)} / ${f1(r.afterChurn.heapUsedMiB)}`, f1(r.afterChurn.peakRssMiB),
   ]));
+}
+
+/** The proxy's first two forced GCs (src/app/release-memory.ts): the one before its first full sync, and the one after. */
+function forcedGc(r: SizeResult): Cell {
+  const ms = (when: string): string => String(f1(r.releases.find((x) => x.when === when)?.gcMs) ?? '-');
+  return `${ms('before the first full sync')} / ${ms('after a full sync')}`;
 }
 
 export function mixTable(rs: SizeResult[]): string {

@@ -70,6 +70,8 @@ export interface SizeResult {
   steady: MemoryReading;
   churn: ChurnResult;
   afterChurn: MemoryReading;
+  /** The proxy's forced GCs around full syncs (its "memory released" lines): when, and how long each took. */
+  releases: { when: string; gcMs: number }[];
   /** Syncs the log showed vs sync_proxy_rules_duration_seconds_count at the end. */
   syncLines: number;
   metricSyncCount?: number;

@@ -45,7 +45,7 @@ export async function runSize(o: SizeRunOptions): Promise<SizeResult> {
       n: o.n, seed: o.seed, mix: host.mix, objectMB: host.objectBytes / 1e6, servedMB,
       startToSyncedS: first.startToSyncedS, firstSyncS: first.seconds, proxyCpuToSyncS: first.proxyCpuS, apiServerCpuToSyncS: first.apiServerCpuS,
       partial, steady, churn: churned, afterChurn,
-      syncLines: proc.syncs.length, metricSyncCount,
+      releases: proc.releases.map((r) => ({ when: r.when, gcMs: r.gcMs })), syncLines: proc.syncs.length, metricSyncCount,
       timeline: sampler.timeline(), loadavgEnd: loadavg(), problems: [...problems, ...proc.problems], proxyWarnings: proc.warnings,
     };
   } finally {

@@ -35,10 +35,11 @@ export interface SyncLoopDeps {
   conntrack?: ConntrackSteps;
   log: SyncLog;
   /**
-   * Called after each successful full sync: gives the native memory its buffers freed back to the
-   * kernel (src/native releaseFreeMemory), so RSS does not stay at the full sync's peak.
+   * Called after each successful full sync, once its work is done, and before the first one (after
+   * the initial list): a compacting GC and the native memory's freed buffers back to the kernel
+   * (release-memory.ts), so RSS does not stay at the peak nor the sync start on the list's garbage.
    */
-  releaseMemory?: () => void;
+  releaseMemory?: (when: 'before the first full sync' | 'after a full sync') => void;
   /** The wall clock (metric timestamps, the full-sync period); the system's by default. */
   clock?: Pick<Clock, 'wall'>;
 }
@@ -83,6 +84,8 @@ export class SyncLoop {
   readonly run = async (reason: RunReason): Promise<boolean> => {
     const taken = this.d.state.takeChanges();
     const full = this.wantsFull(reason, taken);
+    // The first full sync follows the initial list, whose garbage would otherwise stay under the sync's peak.
+    if (full && this.lastFullAt === undefined) this.d.releaseMemory?.('before the first full sync');
     this.d.metrics.serviceChangesTotal.inc(taken.serviceChanges);
     this.d.metrics.endpointChangesTotal.inc(taken.endpointChanges);
     const started = process.hrtime.bigint();
@@ -102,14 +105,13 @@ export class SyncLoop {
     const waiters = this.waiters;
     this.waiters = [];
     for (const w of waiters) w(result);
+    // Last, so the GC it runs delays none of the sync's own work (health, metrics, conntrack).
+    if (result.ok && result.full) this.d.releaseMemory?.('after a full sync');
     return result.ok;
   };
 
   private async afterSuccess(taken: TakenChanges, result: SyncResult, end: Date): Promise<void> {
-    if (result.full) {
-      this.lastFullAt = end.getTime();
-      this.d.releaseMemory?.();
-    }
+    if (result.full) this.lastFullAt = end.getTime();
     for (const f of this.d.families) this.d.health.updated(f);
     observeNetworkProgramming(this.d.metrics, this.d.families[0], taken.endpointTriggerTimes, end);
     this.local.update(taken.snapshot, taken.changes, result.full);

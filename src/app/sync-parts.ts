@@ -10,12 +10,13 @@ import type { ProxyHealth } from '../health/proxy-health';
 import { ServiceHealthServer } from '../health/service-health';
 import type { Log } from '../base/log';
 import type { ProxyMetrics } from '../metrics/proxy-metrics';
-import { ConntrackClient, releaseFreeMemory, type Nft, type Transaction } from '../native';
+import { ConntrackClient, type Nft, type Transaction } from '../native';
 import { guardedTables, NftablesProxier, type NftablesMetrics } from '../proxier/nftables';
 import { BoundedFrequencyRunner } from '../runner/bounded-frequency-runner';
 import { systemClock } from '../base/clock';
 import { nftFamily } from './families';
 import { nftablesOptionsFrom } from './nftables-options';
+import { releaseMemoryLogged } from './release-memory';
 import { RulesetGuard } from './ruleset-guard';
 import { SyncLoop } from './sync-loop';
 
@@ -50,7 +51,7 @@ export function syncParts(i: SyncInputs): SyncParts {
   const loop = new SyncLoop({
     state: i.state, proxier, families: i.families, metrics: i.metrics, health: i.health, serviceHealth, log: i.log,
     conntrack: new ConntrackCleanup(new ConntrackClient({ netns: i.netns ?? null })),
-    releaseMemory: () => void releaseFreeMemory(),
+    releaseMemory: (when) => releaseMemoryLogged(i.log, when),
   });
   const runner = syncRunner(i.config, loop, i.log);
   guard = rulesetGuard(i, proxier, runner);

@@ -2,6 +2,7 @@
 // A slice is parsed once on arrival (ParsedSlice); a Service's slices are merged on demand.
 import type { V1EndpointSlice } from '@kubernetes/client-node';
 import { keptList } from './compact';
+import { endpointRecord, type SliceEndpoint } from './endpoint-record';
 import { endpointKey, serviceName, servicePortKey } from './keys';
 import { ipFamilyOf, isIPFamily } from './ip';
 import { isPortNumber, isProtocol } from './service-conversion';
@@ -11,8 +12,7 @@ import type { Endpoint, IPFamily, ModelLog, ObjectRef, Protocol } from './types'
 export const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
 export const TRIGGER_TIME_ANNOTATION = 'endpoints.kubernetes.io/last-change-trigger-time';
 
-/** An endpoint before it is paired with a port number (a one-port slice's carry it: see sliceEndpoint). */
-export type SliceEndpoint = Omit<Endpoint, 'port'> & { port?: number };
+export type { SliceEndpoint } from './endpoint-record';
 
 export interface SlicePort {
   portName: string;
@@ -157,11 +157,11 @@ function sliceEndpoint(ip: string, ep: NonNullable<V1EndpointSlice['endpoints']>
   const serving = flag(c.serving, true);
   const terminating = flag(c.terminating, false);
   const isLocal = nodeName !== '' && ep.nodeName === nodeName;
-  const out: SliceEndpoint | Endpoint = onlyPort === undefined
-    ? { ip, ready, serving, terminating, isLocal }
-    : { ip, port: onlyPort, ready, serving, terminating, isLocal };
-  if (typeof ep.nodeName === 'string' && ep.nodeName) out.nodeName = ep.nodeName;
-  if (typeof ep.zone === 'string' && ep.zone) out.zone = ep.zone;
+  const out = endpointRecord({
+    ip, ready, serving, terminating, isLocal,
+    nodeName: typeof ep.nodeName === 'string' && ep.nodeName ? ep.nodeName : undefined,
+    zone: typeof ep.zone === 'string' && ep.zone ? ep.zone : undefined,
+  }, onlyPort);
   const hints = isObject(ep.hints) ? ep.hints : {};
   const zoneHints = names(hints.forZones);
   if (zoneHints) out.zoneHints = zoneHints;
@@ -216,9 +216,7 @@ export function mergeSlices(slices: Iterable<ParsedSlice>): Map<string, Endpoint
  */
 function withPort(base: SliceEndpoint, port: number): Endpoint {
   if (base.port === port) return base as Endpoint;
-  const ep: Endpoint = { ip: base.ip, port, ready: base.ready, serving: base.serving, terminating: base.terminating, isLocal: base.isLocal };
-  if (base.nodeName !== undefined) ep.nodeName = base.nodeName;
-  if (base.zone !== undefined) ep.zone = base.zone;
+  const ep = endpointRecord(base, port) as Endpoint;
   if (base.zoneHints !== undefined) ep.zoneHints = base.zoneHints;
   if (base.nodeHints !== undefined) ep.nodeHints = base.nodeHints;
   return ep;

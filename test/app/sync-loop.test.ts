@@ -48,15 +48,15 @@ describe('SyncLoop', () => {
     assert.match(t.proxier.calls[1].changed[0], /^ns\/b:/);
   });
 
-  it('releases native memory after each successful full sync only', async () => {
+  it('releases memory before the first full sync and after each successful full sync only', async () => {
     let now = 1_000_000;
     const state = new ProxyState({ nodeName: 'node-a', ipFamilies: ['IPv4'], log: recordingLogger(), startTime: new Date(0) });
     const proxier = new RecordingProxier();
-    const releases: boolean[] = [];
+    const releases: string[] = [];
     const loop = new SyncLoop({
       state, proxier, families: ['IPv4'], metrics: createProxyMetrics(new Registry(), { processMetrics: false }),
       health: new ProxyHealth(60_000, { wall: () => new Date(now) }), log: quiet, clock: { wall: () => new Date(now) },
-      releaseMemory: () => releases.push(proxier.calls[proxier.calls.length - 1].full),
+      releaseMemory: (when) => releases.push(`${when} (${proxier.calls.length} syncs so far)`),
     });
     await loop.run('requested');
     state.onService('add', service('a'));
@@ -67,7 +67,9 @@ describe('SyncLoop', () => {
     now += FULL_SYNC_PERIOD_MS;
     await loop.run('periodic');
     assert.deepEqual(proxier.calls.map((c) => c.full), [true, false, true, true]);
-    assert.deepEqual(releases, [true, true], 'after the first and the last full sync; not after the partial or the failed one');
+    assert.deepEqual(releases, [
+      'before the first full sync (0 syncs so far)', 'after a full sync (1 syncs so far)', 'after a full sync (4 syncs so far)',
+    ], 'before and after the first full sync and after the last; not around the partial or the failed one');
   });
 
   it('makes the periodic run a full sync only once the full-sync period has passed', async () => {

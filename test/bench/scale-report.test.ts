@@ -90,6 +90,7 @@ function sizeResult(n: number): SizeResult {
   return {
     n, seed: 11, objectMB: n * 0.005, servedMB: n * 0.0051, startToSyncedS: 1.5, firstSyncS: 0.25, proxyCpuToSyncS: 2.25, apiServerCpuToSyncS: 0.5,
     mix: { services: n, clusterIP: n * 0.8, nodePort: n * 0.12, loadBalancer: n * 0.08, multiPort: 3, udpPorts: 1, servicePorts: n, sessionAffinity: 1, externalLocal: 1, internalLocal: 0, healthCheckNodePorts: 1, topologyHints: 1, slices: n, readyEndpoints: 6 * n, terminatingEndpoints: 7, localEndpoints: 2 },
+    releases: [{ when: 'before the first full sync', gcMs: 120.25 }, { when: 'after a full sync', gcMs: 150 }],
     partial: { seconds: [0.001, 0.002], p50Ms: 1.25, p95Ms: 2, full: 0, latencyMs: [5, 900] },
     steady: reading(100 + n / 100, 50 + n / 200), afterChurn: reading(101 + n / 100, 52 + n / 200),
     churn: { endpointChanges: 3000, servicesAdded: 200, servicesDeleted: 200, durationS: 45, syncs: 44, fullSyncs: 0, syncP50Ms: 12, syncP95Ms: 30 },
@@ -102,8 +103,8 @@ describe('scale bench report', () => {
     const t = sizeTable([sizeResult(1000), sizeResult(10000)]);
     const rows = t.split('\n');
     assert.equal(rows.length, 4);
-    assert.match(rows[0], /start to first sync s .*CPU to first sync: proxy \/ API server s .*steady RSS MiB .*peak RSS MiB .*JS heap used MiB/);
-    assert.match(rows[3], /^\| 10,000 +\| 60,000 \+ 7 +\| 50\.0 \/ 51\.0 +\| 1\.50 +\| 2\.25 \/ 0\.50 +\| 0\.25 +\| 1\.25 \/ 2\.00 +\| 200\.0 +\| 240\.0 +\| 100\.0 +\| 201\.0 \/ 102\.0 +\| 241\.2 +\|$/);
+    assert.match(rows[0], /start to first sync s .*CPU to first sync: proxy \/ API server s .*forced GC ms: before \/ after 1st full sync .*steady RSS MiB .*peak RSS MiB .*JS heap used MiB/);
+    assert.match(rows[3], /^\| 10,000 +\| 60,000 \+ 7 +\| 50\.0 \/ 51\.0 +\| 1\.50 +\| 2\.25 \/ 0\.50 +\| 0\.25 +\| 120\.3 \/ 150\.0 +\| 1\.25 \/ 2\.00 +\| 200\.0 +\| 240\.0 +\| 100\.0 +\| 201\.0 \/ 102\.0 +\| 241\.2 +\|$/);
   });
 
   it('prints the breakdown as deltas between steps, and the snapshot rows side by side', () => {

@@ -1,0 +1,32 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { releaseMemory, releaseMemoryLogged } from '../../src/app/release-memory';
+
+const MiB = 1048576;
+
+
+describe('releaseMemory', () => {
+  it('frees dropped external buffers at once, without --expose-gc', () => {
+    assert.equal(process.execArgv.includes('--expose-gc'), false, 'the test must run as production does');
+    let held: Uint8Array[] | undefined = [];
+    for (let i = 0; i < 64; i++) held.push(new Uint8Array(MiB).fill(i & 0xff));
+    const before = process.memoryUsage().arrayBuffers;
+    assert.ok(before >= 64 * MiB && held.length === 64);
+    held = undefined;
+    const r = releaseMemory();
+    const after = process.memoryUsage().arrayBuffers;
+    assert.ok(before - after >= 48 * MiB, `array buffers ${before / MiB} -> ${after / MiB} MiB`);
+    assert.ok(r.gcMs >= 0);
+    assert.equal(typeof r.trimmed, 'boolean');
+  });
+
+  it('logs what it released at debug level', () => {
+    const lines: Array<{ o: Record<string, unknown>; msg: string }> = [];
+    releaseMemoryLogged({ debug: (o: Record<string, unknown>, msg: string) => lines.push({ o, msg }) } as never, 'after a full sync');
+    assert.equal(lines.length, 1);
+    assert.equal(lines[0].msg, 'memory released');
+    assert.equal(lines[0].o.when, 'after a full sync');
+    assert.equal(typeof lines[0].o.gcMs, 'number');
+    assert.equal((lines[0].o.heapTotalMiB as number[]).length, 2);
+  });
+});
