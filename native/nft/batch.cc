@@ -97,10 +97,18 @@ void SetAck(std::vector<uint8_t>& bytes, size_t off) {
   std::memcpy(bytes.data() + off, &h, sizeof h);
 }
 
+// At scale the batch is ~1.13x the transaction buffer (44k Services: 34.9 MB from 30.9 MB; the
+// elements dominate and grow little, rules grow more). Reserving that room up front spares the
+// buffer's doublings, the last of which held the old and the new copy at once (~30 MB more at
+// the peak); reserved pages that are never written cost no RSS. A short guess only means doubling
+// from there, as without one.
+size_t BatchSizeHint(const Transaction& txn) { return txn.wireBytes + txn.wireBytes / 4 + 4096; }
+
 }  // namespace
 
 bool EncodeBatch(const Transaction& txn, EncodedBatch* out, long* failedOp) {
   NlBuilder b;
+  b.Reserve(BatchSizeHint(txn));
   PutBatchMarker(b, NFNL_MSG_BATCH_BEGIN, out);
   for (size_t i = 0; i < txn.ops.size(); i++) {
     const Op& op = txn.ops[i];

@@ -188,6 +188,8 @@ bool DecodeTransaction(const uint8_t* data, size_t len, Transaction* out, Decode
   if (!ok) {
     *err = r.error;
     out->ops.clear();
+  } else {
+    out->wireBytes = len;
   }
   return ok;
 }

@@ -84,6 +84,9 @@ struct Op {
   uint64_t handle = 0;      // DEL_RULE
 };
 
-struct Transaction { std::vector<Op> ops; };
+struct Transaction {
+  std::vector<Op> ops;
+  size_t wireBytes = 0;  // size of the buffer it was decoded from (0 if built in code): sizes the batch
+};
 
 }  // namespace kpn
