@@ -3,7 +3,7 @@
 //
 // Why: a full sync at 44,000 Services carries ~740,000 elements. As objects (three byte vectors
 // and a verdict string each: ~128 bytes plus one or two heap blocks) they cost ~140 MB of native
-// memory, held while the netlink batch is built next to them. Their wire bytes are ~40 bytes an
+// memory, held while the netlink batch is built next to them. Their wire bytes are ~34 bytes an
 // element and already validated field by field, so the list keeps one contiguous copy of them
 // (exactly the op's element section) plus the count, and readers walk it one element at a time,
 // getting views into those bytes: no allocation per element, one block per op.
