@@ -1,5 +1,5 @@
-// libFuzzer entry: the transaction decoder, then (for buffers it accepts) the nftables batch
-// encoder. Both are pure code: no sockets, no N-API.
+// libFuzzer entry: the transaction decoder, then (for buffers it accepts) the element lists'
+// invariants and the nftables batch encoder. All pure code: no sockets, no N-API.
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -11,6 +11,31 @@
 #include "nft/batch.h"
 #include "txn/decoder.h"
 
+namespace {
+
+// A decoded element list reads back to its count, and each element, appended again as plain
+// data, is accepted and takes the same bytes (the list's two ways in agree).
+void CheckElementList(const kpn::ElementList& list) {
+  kpn::ElementCursor cursor = list.Walk();
+  kpn::ElementView v;
+  kpn::ElementList again;
+  while (cursor.Next(&v)) {
+    kpn::Element e;
+    e.key.assign(v.key.data, v.key.data + v.key.size);
+    e.keyEnd.assign(v.keyEnd.data, v.keyEnd.data + v.keyEnd.size);
+    e.flags = v.flags;
+    e.dataKind = v.dataKind;
+    e.verdict = kpn::Verdict{v.verdictCode, std::string(v.verdictChain)};
+    e.data.assign(v.data.data, v.data.data + v.data.size);
+    e.timeoutMs = v.timeoutMs;
+    if (!again.Append(e)) __builtin_trap();
+  }
+  if (cursor.pos().index != list.size() || cursor.pos().offset != list.wireBytes()) __builtin_trap();
+  if (again.size() != list.size() || again.wireBytes() != list.wireBytes()) __builtin_trap();
+}
+
+}  // namespace
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   kpn::Transaction txn;
   kpn::DecodeError err;
@@ -19,6 +44,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     (void)n;
     return 0;
   }
+  for (const kpn::Op& op : txn.ops) CheckElementList(op.elements);
   kpn::nft::EncodedBatch batch;
   long failedOp = -1;
   if (!kpn::nft::EncodeBatch(txn, &batch, &failedOp)) return 0;

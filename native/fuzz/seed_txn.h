@@ -37,15 +37,18 @@ inline Op RuleOp(const std::string& chain, const std::string& set) {
   return op;
 }
 
+// Appends an element with only a key; the keys here are 1..64 bytes, which Append accepts.
+inline void AddKey(Op* op, Bytes key) {
+  Element e;
+  e.key = std::move(key);
+  if (!op->elements.Append(e)) __builtin_trap();
+}
+
 inline Op ElemsOp(const std::string& set, Bytes key) {
   Op op = MakeOp(OpCode::kAddElems, kTable);
   op.set = set;
-  Element e;
-  e.key = std::move(key);
-  op.elements.push_back(e);
-  Element second;
-  second.key = Bytes{10, 0, 0, 2};
-  op.elements.push_back(second);
+  AddKey(&op, std::move(key));
+  AddKey(&op, Bytes{10, 0, 0, 2});
   return op;
 }
 

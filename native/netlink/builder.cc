@@ -80,7 +80,7 @@ void NlBuilder::PutBe64(uint16_t type, uint64_t v) {
   PutBytes(type, b, 8);
 }
 
-void NlBuilder::PutStr(uint16_t type, const std::string& s) {
+void NlBuilder::PutStr(uint16_t type, std::string_view s) {
   PutAttrHeader(type, s.size() + 1);
   if (!ok_) return;
   buf_.insert(buf_.end(), s.begin(), s.end());

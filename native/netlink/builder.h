@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace kpn {
@@ -19,7 +20,7 @@ class NlBuilder {
   void PutBe16(uint16_t type, uint16_t v);
   void PutBe32(uint16_t type, uint32_t v);
   void PutBe64(uint16_t type, uint64_t v);
-  void PutStr(uint16_t type, const std::string& s);  // NUL-terminated, as the kernel's NLA_STRING wants
+  void PutStr(uint16_t type, std::string_view s);  // NUL-terminated, as the kernel's NLA_STRING wants
   void PutBytes(uint16_t type, const void* data, size_t len);
 
   size_t BeginNest(uint16_t type);

@@ -20,7 +20,7 @@ constexpr size_t kElemNestBudget = 60000;
 
 // Records the next message's op index and offset (the builder is 4-byte aligned between
 // messages, so b.size() is where it starts) and returns its relative seq.
-uint32_t NoteMessage(const NlBuilder& b, long opIndex, EncodedBatch* out, size_t firstElem = 0) {
+uint32_t NoteMessage(const NlBuilder& b, long opIndex, EncodedBatch* out, ElementPos firstElem = {}) {
   out->seqToOp.push_back(opIndex);
   out->seqToOffset.push_back(b.size());
   out->seqToFirstElem.push_back(firstElem);
@@ -35,26 +35,39 @@ uint16_t OpFlags(const Op& op) {
   return f;
 }
 
-void EncodeElemOp(NlBuilder& b, const Op& op, long opIndex, uint16_t flags, EncodedBatch* out) {
-  size_t first = 0;
-  while (first < op.elements.size()) {
-    size_t last = first, bytes = 0;
-    while (last < op.elements.size()) {
-      size_t sz = ElementAttrSize(op.elements[last]);
-      if (last > first && bytes + sz > kElemNestBudget) break;
-      bytes += sz;
-      last++;
+// One pass over the op's elements: a message takes elements while their attributes fit
+// kElemNestBudget (at least one each), then the next message starts. False if the list could not
+// be read to its end.
+bool EncodeElemOp(NlBuilder& b, const Op& op, long opIndex, uint16_t flags, EncodedBatch* out) {
+  ElementCursor cursor = op.elements.Walk();
+  ElementPos at = cursor.pos();
+  ElementView e;
+  ElemsMsg msg{};
+  bool open = false;
+  size_t bytes = 0;
+  while (cursor.Next(&e)) {
+    size_t sz = ElementAttrSize(e);
+    if (open && bytes + sz > kElemNestBudget) {
+      EndElemsMsg(b, msg);
+      open = false;
     }
-    uint32_t seq = NoteMessage(b, opIndex, out, first);
-    EncodeElemsMsg(b, op, first, last, seq, flags);
-    first = last;
+    if (!open) {
+      msg = BeginElemsMsg(b, op, NoteMessage(b, opIndex, out, at), flags);
+      open = true;
+      bytes = 0;
+    }
+    PutElement(b, e);
+    bytes += sz;
+    at = cursor.pos();
   }
+  if (open) EndElemsMsg(b, msg);
+  return at.index == op.elements.size();
 }
 
-void EncodeOp(NlBuilder& b, const Op& op, long opIndex, uint16_t flags, EncodedBatch* out) {
+// False when the op could not be encoded (see EncodeBatch).
+bool EncodeOp(NlBuilder& b, const Op& op, long opIndex, uint16_t flags, EncodedBatch* out) {
   if (op.code == OpCode::kAddElems || op.code == OpCode::kDelElems) {
-    EncodeElemOp(b, op, opIndex, flags, out);
-    return;
+    return EncodeElemOp(b, op, opIndex, flags, out) && b.ok();
   }
   uint32_t seq = NoteMessage(b, opIndex, out);
   switch (op.code) {
@@ -67,6 +80,7 @@ void EncodeOp(NlBuilder& b, const Op& op, long opIndex, uint16_t flags, EncodedB
     default:
       EncodeSetOp(b, op, opIndex, seq, flags); break;
   }
+  return b.ok();
 }
 
 void PutBatchMarker(NlBuilder& b, uint16_t type, EncodedBatch* out) {
@@ -83,15 +97,22 @@ void SetAck(std::vector<uint8_t>& bytes, size_t off) {
   std::memcpy(bytes.data() + off, &h, sizeof h);
 }
 
+// At scale the batch is ~1.13x the transaction buffer (44k Services: 34.9 MB from 30.9 MB; the
+// elements dominate and grow little, rules grow more). Reserving that room up front spares the
+// buffer's doublings, the last of which held the old and the new copy at once (~30 MB more at
+// the peak); reserved pages that are never written cost no RSS. A short guess only means doubling
+// from there, as without one.
+size_t BatchSizeHint(const Transaction& txn) { return txn.wireBytes + txn.wireBytes / 4 + 4096; }
+
 }  // namespace
 
 bool EncodeBatch(const Transaction& txn, EncodedBatch* out, long* failedOp) {
   NlBuilder b;
+  b.Reserve(BatchSizeHint(txn));
   PutBatchMarker(b, NFNL_MSG_BATCH_BEGIN, out);
   for (size_t i = 0; i < txn.ops.size(); i++) {
     const Op& op = txn.ops[i];
-    EncodeOp(b, op, long(i), OpFlags(op), out);
-    if (!b.ok()) {
+    if (!EncodeOp(b, op, long(i), OpFlags(op), out)) {
       *failedOp = long(i);
       return false;
     }

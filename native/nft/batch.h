@@ -16,13 +16,15 @@ struct EncodedBatch {
   std::vector<uint8_t> bytes;
   std::vector<long> seqToOp;  // relative seq -> op index (kBatchOpIndex for begin/end)
   std::vector<size_t> seqToOffset;  // relative seq -> byte offset of that message in `bytes`
-  std::vector<size_t> seqToFirstElem;  // relative seq -> index in its op of the message's first element
+  // relative seq -> the message's first element in its op's list (index, and offset for a cursor)
+  std::vector<ElementPos> seqToFirstElem;
   uint32_t ackedSeq = 0;      // relative seq of the last op message (the one with NLM_F_ACK)
   uint32_t opMessages = 0;    // messages excluding BATCH_BEGIN/END
 };
 
 // Returns false (with the index of the op at fault) if an attribute of that op would overflow
-// netlink's u16 attribute length, e.g. a rule with thousands of large expressions.
+// netlink's u16 attribute length, e.g. a rule with thousands of large expressions (or, which a
+// decoded transaction never has, its element list could not be read to the end).
 bool EncodeBatch(const Transaction& txn, EncodedBatch* out, long* failedOp);
 
 // Adds `base` to every message's nlmsg_seq.

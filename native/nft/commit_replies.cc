@@ -17,26 +17,36 @@ namespace nft {
 
 namespace {
 
-std::string Hex(const Bytes& b) {
+std::string Hex(ByteView b) {
   static const char* kDigits = "0123456789abcdef";
   std::string s;
-  for (uint8_t c : b) { s += kDigits[c >> 4]; s += kDigits[c & 15]; }
+  for (size_t i = 0; i < b.size; i++) { s += kDigits[b.data[i] >> 4]; s += kDigits[b.data[i] & 15]; }
   return s;
+}
+
+// "element 1234 (key 0a000005)": the n-th element of the message whose first element is `first`.
+// The cursor starts at that element, so this reads one message's elements at most.
+bool DescribeElement(const Op& op, ElementPos first, size_t n, std::string* out) {
+  ElementCursor cursor = op.elements.Walk(first);
+  ElementView e;
+  if (!cursor.Skip(n) || !cursor.Next(&e)) return false;
+  *out = "element " + std::to_string(first.index + n) + " (key " + Hex(e.key) + ")";
+  return true;
 }
 
 // Names what the kernel pointed at: "expression 2 (lookup)", "element 1234 (key 0a000005)", or
 // the raw attribute types ("attribute 3 > 1").
-std::string DescribePath(const std::vector<AttrStep>& path, const Op* op, size_t firstElem) {
+std::string DescribePath(const std::vector<AttrStep>& path, const Op* op, ElementPos firstElem) {
   bool elemOp = op && (op->code == OpCode::kAddElems || op->code == OpCode::kDelElems);
   if (op && op->code == OpCode::kAddRule && path.size() >= 2 && path[0].type == NFTA_RULE_EXPRESSIONS &&
       path[1].index < op->exprs.size()) {
     size_t i = path[1].index;
     return "expression " + std::to_string(i) + " (" + ExprName(op->exprs[i]) + ")";
   }
+  std::string element;
   if (elemOp && path.size() >= 2 && path[0].type == NFTA_SET_ELEM_LIST_ELEMENTS &&
-      firstElem + path[1].index < op->elements.size()) {
-    size_t i = firstElem + path[1].index;
-    return "element " + std::to_string(i) + " (key " + Hex(op->elements[i].key) + ")";
+      DescribeElement(*op, firstElem, path[1].index, &element)) {
+    return element;
   }
   std::string s = "attribute";
   for (size_t i = 0; i < path.size(); i++) s += (i ? " > " : " ") + std::to_string(path[i].type);

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <string_view>
 
 #include "txn/wire_reader.h"
 
@@ -63,5 +64,7 @@ inline bool ReadSetId(WireReader& r, const char* field, uint32_t* v) {
 
 // Verdict: i32 code, str chain (non-empty exactly for jump/goto).
 bool ReadVerdict(WireReader& r, Verdict* v);
+// The same, the chain a view into the buffer (elements: no copy).
+bool ReadVerdictView(WireReader& r, int32_t* code, std::string_view* chain);
 
 }  // namespace kpn

@@ -19,7 +19,6 @@ constexpr size_t kUserdataMax = 256;
 constexpr uint32_t kReserveOpsMax = 4096;
 constexpr uint32_t kTableFlagsMask = 0x7;   // DORMANT | OWNER | PERSIST
 constexpr uint32_t kSetFlagsMask = 0x1ff;   // NFT_SET_ANONYMOUS .. NFT_SET_EXPR
-constexpr uint32_t kElemFlagsMask = NFT_SET_ELEM_INTERVAL_END;
 
 bool ReadFamily(WireReader& r, uint8_t* f) {
   if (!r.U8("family", f)) return false;
@@ -85,18 +84,6 @@ bool ReadSetSpec(WireReader& r, SetSpec* s) {
   return r.Blob("userdata", &s->userdata, 0, kUserdataMax);
 }
 
-bool ReadElement(WireReader& r, Element* e) {
-  if (!r.Blob("key", &e->key, 1, kDataMax)) return false;
-  if (!r.Blob("keyEnd", &e->keyEnd, 0, kDataMax)) return false;
-  if (!ReadFlags32(r, "elemFlags", &e->flags, kElemFlagsMask)) return false;
-  uint8_t kind;
-  if (!ReadU8Max(r, "dataKind", &kind, 2)) return false;
-  e->dataKind = DataKind(kind);
-  if (e->dataKind == DataKind::kVerdict && !ReadVerdict(r, &e->verdict)) return false;
-  if (e->dataKind == DataKind::kData && !r.Blob("data", &e->data, 1, kDataMax)) return false;
-  return r.U64("timeoutMs", &e->timeoutMs);
-}
-
 bool ReadElements(WireReader& r, Op* op) {
   if (!ReadName(r, "set", &op->set)) return false;
   if (!ReadSetId(r, "setId", &op->setId)) return false;
@@ -107,14 +94,7 @@ bool ReadElements(WireReader& r, Op* op) {
     return r.FailHere("count", std::to_string(n) + " elements cannot fit in the " +
                                    std::to_string(r.remaining()) + " bytes left in the op body");
   }
-  op->elements.reserve(n < kReserveOpsMax ? n : kReserveOpsMax);
-  for (uint32_t i = 0; i < n; i++) {
-    r.elem = i;
-    op->elements.emplace_back();
-    if (!ReadElement(r, &op->elements.back())) return false;
-  }
-  r.elem = -1;
-  return true;
+  return op->elements.Decode(r, n);
 }
 
 bool ReadDelRule(WireReader& r, Op* op) {
@@ -208,6 +188,8 @@ bool DecodeTransaction(const uint8_t* data, size_t len, Transaction* out, Decode
   if (!ok) {
     *err = r.error;
     out->ops.clear();
+  } else {
+    out->wireBytes = len;
   }
   return ok;
 }

@@ -116,15 +116,22 @@ bool ReadAs(WireReader& r, Expr* out, F fn) {
 
 }  // namespace
 
-bool ReadVerdict(WireReader& r, Verdict* v) {
-  if (!r.I32("verdictCode", &v->code)) return false;
-  if (!IsKnownVerdict(v->code)) {
-    return r.FailHere("verdictCode", "unknown verdict code " + std::to_string(v->code));
+bool ReadVerdictView(WireReader& r, int32_t* code, std::string_view* chain) {
+  if (!r.I32("verdictCode", code)) return false;
+  if (!IsKnownVerdict(*code)) {
+    return r.FailHere("verdictCode", "unknown verdict code " + std::to_string(*code));
   }
-  if (!r.Str("verdictChain", &v->chain, 0, kNameMax)) return false;
-  bool needsChain = v->code == NFT_JUMP || v->code == NFT_GOTO;
-  if (needsChain && v->chain.empty()) return r.FailHere("verdictChain", "jump/goto needs a chain name");
-  if (!needsChain && !v->chain.empty()) return r.FailHere("verdictChain", "only jump/goto take a chain name");
+  if (!r.Str("verdictChain", chain, 0, kNameMax)) return false;
+  bool needsChain = *code == NFT_JUMP || *code == NFT_GOTO;
+  if (needsChain && chain->empty()) return r.FailHere("verdictChain", "jump/goto needs a chain name");
+  if (!needsChain && !chain->empty()) return r.FailHere("verdictChain", "only jump/goto take a chain name");
+  return true;
+}
+
+bool ReadVerdict(WireReader& r, Verdict* v) {
+  std::string_view chain;
+  if (!ReadVerdictView(r, &v->code, &chain)) return false;
+  v->chain.assign(chain.data(), chain.size());
   return true;
 }
 

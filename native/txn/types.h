@@ -6,6 +6,8 @@
 #include <variant>
 #include <vector>
 
+#include "txn/element_list.h"
+
 namespace kpn {
 
 using Bytes = std::vector<uint8_t>;
@@ -42,8 +44,8 @@ using Expr = std::variant<PayloadExpr, MetaExpr, CmpExpr, BitwiseExpr, LookupExp
                           NatExpr, MasqExpr, RejectExpr, NumgenExpr, CtExpr, CounterExpr, FibExpr,
                           DynsetExpr, NotrackExpr>;
 
-enum class DataKind : uint8_t { kNone = 0, kVerdict = 1, kData = 2 };
-
+// One element as plain data, for building an ElementList in code (ElementList::Append: the fuzz
+// seeds); the decoder never makes one, it keeps an op's elements in wire form.
 struct Element {
   Bytes key, keyEnd;
   uint32_t flags = 0;
@@ -78,10 +80,13 @@ struct Op {
   Bytes userdata;           // ADD_RULE
   std::vector<Expr> exprs;  // ADD_RULE
   SetSpec setSpec;          // ADD_SET
-  std::vector<Element> elements;  // ADD_ELEMS / DEL_ELEMS
+  ElementList elements;     // ADD_ELEMS / DEL_ELEMS
   uint64_t handle = 0;      // DEL_RULE
 };
 
-struct Transaction { std::vector<Op> ops; };
+struct Transaction {
+  std::vector<Op> ops;
+  size_t wireBytes = 0;  // size of the buffer it was decoded from (0 if built in code): sizes the batch
+};
 
 }  // namespace kpn

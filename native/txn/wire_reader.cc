@@ -68,7 +68,7 @@ bool WireReader::U64(const char* field, uint64_t* v) {
   return true;
 }
 
-bool WireReader::Blob(const char* field, Bytes* b, size_t minLen, size_t maxLen) {
+bool WireReader::Blob(const char* field, ByteView* b, size_t minLen, size_t maxLen) {
   size_t start = pos_;
   uint16_t n;
   if (!U16(field, &n)) return false;
@@ -77,13 +77,20 @@ bool WireReader::Blob(const char* field, Bytes* b, size_t minLen, size_t maxLen)
                                   std::to_string(minLen) + ".." + std::to_string(maxLen));
   }
   if (!Need(field, n)) return false;
-  b->assign(data_ + pos_, data_ + pos_ + n);
+  *b = ByteView{data_ + pos_, n};
   pos_ += n;
   last_ = start;
   return true;
 }
 
-bool WireReader::Str(const char* field, std::string* s, size_t minLen, size_t maxLen) {
+bool WireReader::Blob(const char* field, Bytes* b, size_t minLen, size_t maxLen) {
+  ByteView v;
+  if (!Blob(field, &v, minLen, maxLen)) return false;
+  b->assign(v.data, v.data + v.size);
+  return true;
+}
+
+bool WireReader::Str(const char* field, std::string_view* s, size_t minLen, size_t maxLen) {
   size_t start = pos_;
   uint16_t n;
   if (!U16(field, &n)) return false;
@@ -95,9 +102,16 @@ bool WireReader::Str(const char* field, std::string* s, size_t minLen, size_t ma
   const uint8_t* p = data_ + pos_;
   if (std::memchr(p, 0, n) != nullptr) return Fail(start, field, "string contains a NUL byte");
   if (!IsValidUtf8(p, n)) return Fail(start, field, "string is not valid UTF-8");
-  s->assign(reinterpret_cast<const char*>(p), n);
+  *s = std::string_view(reinterpret_cast<const char*>(p), n);
   pos_ += n;
   last_ = start;
+  return true;
+}
+
+bool WireReader::Str(const char* field, std::string* s, size_t minLen, size_t maxLen) {
+  std::string_view v;
+  if (!Str(field, &v, minLen, maxLen)) return false;
+  s->assign(v.data(), v.size());
   return true;
 }
 

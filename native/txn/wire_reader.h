@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "txn/decoder.h"
 
@@ -21,6 +22,9 @@ class WireReader {
   // str: u16 length then UTF-8 bytes without NUL; length must be in [minLen, maxLen].
   bool Str(const char* field, std::string* s, size_t minLen, size_t maxLen);
   bool Blob(const char* field, Bytes* b, size_t minLen, size_t maxLen);
+  // The same checks, without a copy: the views point into the buffer.
+  bool Str(const char* field, std::string_view* s, size_t minLen, size_t maxLen);
+  bool Blob(const char* field, ByteView* b, size_t minLen, size_t maxLen);
 
   // Records an error at `offset` for `field` (prefixed with the current op/expr/element path).
   bool Fail(size_t offset, const char* field, const std::string& message);
@@ -31,6 +35,7 @@ class WireReader {
   size_t limit() const { return limit_; }
   void set_limit(size_t limit) { limit_ = limit; }
   size_t total() const { return len_; }
+  const uint8_t* data() const { return data_; }
 
   // Path context for error messages (-1 = not inside one).
   long op = -1, expr = -1, elem = -1;
