@@ -46,8 +46,9 @@ describe('endpointRecord', () => {
     }
     gc();
     const perEndpoint = (process.memoryUsage().heapUsed - before) / n;
-    // The object (8 fields, ~44 bytes) and its slot in `kept`; an own copy of the node name would add ~56 bytes, a property store ~40.
-    assert.ok(perEndpoint < 75, `${perEndpoint.toFixed(1)} bytes per endpoint`);
+    // The object (8 fields: 88 bytes with 64-bit pointers) and its slot in `kept`, ~98 in all; an own
+    // copy of the node name adds ~160 bytes (measured: 256), names added after the literal ~200 (304).
+    assert.ok(perEndpoint < 150, `${perEndpoint.toFixed(1)} bytes per endpoint`);
     assert.equal(kept.length, n);
   });
 });
