@@ -6,7 +6,7 @@ import { BackoffOptions, backoffDelay, DEFAULT_BACKOFF } from './backoff';
 import { cacheEntry } from './kept-fields';
 import { silentLog, type Log } from '../base/log';
 import { ReflectorState, ReflectorStatus } from './reflector-state';
-import { rawKey, RejectedItem, ResourceClient } from './resources';
+import { rawKey, type ListPage, RejectedItem, ResourceClient } from './resources';
 import { WatchStream } from './watch-stream';
 
 export type { ReflectorStatus } from './reflector-state';
@@ -235,26 +235,38 @@ export class Reflector<T extends KubernetesObject> {
   }
 
   /** Lists every page; each page goes to `onPage` as it arrives, or is gathered into `items`. */
+  /**
+   * Pages are requested one ahead: the next page's request goes out as soon as this one's continue
+   * token is known, before this page's objects are handled, so the API server prepares it while we
+   * build the model (at 44k Services a list is ~180 pages; start-up no longer alternates between the
+   * two sides' work).
+   */
   private async listPaged(namespace?: string, fieldSelector = this.fieldSelector, onPage?: (items: T[]) => void): Promise<{ items: T[]; resourceVersion: string; rejected: RejectedItem[] }> {
     const items: T[] = [];
     const rejected: RejectedItem[] = [];
-    let continueToken: string | undefined;
     let resourceVersion = '';
-    do {
-      const p = await this.o.client.list({
-        namespace,
-        labelSelector: this.o.labelSelector,
-        fieldSelector: fieldSelector || undefined,
-        limit: this.o.pageSize ?? 500,
-        continueToken,
-      }, this.lists.signal);
+    let next: Promise<ListPage<T>> | undefined = this.listPage(namespace, fieldSelector, undefined);
+    while (next) {
+      const p: ListPage<T> = await next;
+      next = p.continueToken ? this.listPage(namespace, fieldSelector, p.continueToken) : undefined;
+      // Seen when awaited in the next turn; should handling this page throw, it is not unhandled.
+      next?.catch(() => undefined);
       if (onPage) onPage(p.items);
       else items.push(...p.items);
       rejected.push(...p.rejected);
-      continueToken = p.continueToken;
       resourceVersion = p.resourceVersion;
-    } while (continueToken);
+    }
     return { items, resourceVersion, rejected };
+  }
+
+  private listPage(namespace: string | undefined, fieldSelector: string | undefined, continueToken: string | undefined): Promise<ListPage<T>> {
+    return this.o.client.list({
+      namespace,
+      labelSelector: this.o.labelSelector,
+      fieldSelector: fieldSelector || undefined,
+      limit: this.o.pageSize ?? 500,
+      continueToken,
+    }, this.lists.signal);
   }
 
   /**
