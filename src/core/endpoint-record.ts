@@ -22,16 +22,8 @@ export function sharedName(name: string): string {
   return name;
 }
 
-/** What every endpoint has. */
-export interface EndpointCore {
-  ip: string;
-  ready: boolean;
-  serving: boolean;
-  terminating: boolean;
-  isLocal: boolean;
-  nodeName?: string;
-  zone?: string;
-}
+/** What every endpoint has, and the names it may have. */
+export type EndpointCore = Pick<Endpoint, 'ip' | 'ready' | 'serving' | 'terminating' | 'isLocal' | 'nodeName' | 'zone'>;
 
 /**
  * The endpoint, with its port when given; absent names stay absent (not `undefined`). The hints
