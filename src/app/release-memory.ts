@@ -7,7 +7,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { Log } from '../base/log';
-import { releaseFreeMemory } from '../native';
+import { releaseFreeMemory, type Transaction } from '../native';
 
 type Gc = () => void;
 let exposedGc: Gc | undefined;
@@ -25,34 +25,60 @@ function gcFunction(): Gc {
   return exposedGc;
 }
 
+/** gcMs: the GCs' time, and the trims' (small beside them). */
 export interface MemoryRelease { gcMs: number; trimmed: boolean }
 
 /**
- * A full GC that compacts every page (V8's own full GCs move objects off only the most fragmented
- * pages, which leaves a heap that grew during a sync hundreds of MB above its live size), then the C
- * library's free pages back to the kernel.
+ * A full GC, then the C library's free pages back to the kernel. `compact`: then a second GC that
+ * moves every live object to fresh pages (V8's own full GCs move objects off only the most fragmented
+ * pages, which leaves a heap that grew during a sync hundreds of MB above its live size). Compaction
+ * holds both copies of what it moves while it runs, so it follows a plain GC and the trim, which have
+ * already given back what they could: at 44k that keeps it under the sync's own peak.
  */
-export function releaseMemory(): MemoryRelease {
+export function releaseMemory(compact: boolean): MemoryRelease {
   const gc = gcFunction();
   const started = process.hrtime.bigint();
-  setFlagsFromString('--compact-on-every-full-gc');
-  try {
-    gc();
-  } finally {
-    setFlagsFromString('--no-compact-on-every-full-gc');
+  gc();
+  let trimmed = releaseFreeMemory();
+  if (compact) {
+    setFlagsFromString('--compact-on-every-full-gc');
+    try {
+      gc();
+    } finally {
+      setFlagsFromString('--no-compact-on-every-full-gc');
+    }
+    trimmed = releaseFreeMemory() || trimmed;
   }
-  const gcMs = Number(process.hrtime.bigint() - started) / 1e6;
-  return { gcMs, trimmed: releaseFreeMemory() };
+  return { gcMs: Number(process.hrtime.bigint() - started) / 1e6, trimmed };
 }
 
-/** releaseMemory, logged at debug level with what it cost; `when` says which sync it follows or precedes. */
+/**
+ * releaseMemory, logged at debug level with what it cost; `when` says which sync it follows or
+ * precedes: only after a sync does it compact.
+ */
 export function releaseMemoryLogged(log: Pick<Log, 'debug'>, when: string): void {
   const before = process.memoryUsage();
-  const r = releaseMemory();
+  const r = releaseMemory(when.startsWith('after'));
   const after = process.memoryUsage();
   const mib = (b: number): number => Math.round(b / 1048576);
   log.debug({
     when, gcMs: Math.round(r.gcMs), heapUsedMiB: [mib(before.heapUsed), mib(after.heapUsed)],
     heapTotalMiB: [mib(before.heapTotal), mib(after.heapTotal)], externalMiB: [mib(before.external), mib(after.external)],
   }, 'memory released');
+}
+
+/**
+ * A transaction this large (a full sync of ~20k Services or more) is committed after a GC: the
+ * sync's own garbage (compiled rules, the element batches now copied into the transaction) goes
+ * before the addon adds its copy of the commit, the process's peak (44k: 858 -> 798 MiB, for
+ * ~0.2-0.4 s more per full sync; docs/memory.md).
+ */
+export const GC_BEFORE_COMMIT_BYTES = 16 * 1024 * 1024;
+
+/** `commit`, preceded by `release` when the transaction is at least `minBytes` long. */
+export function gcBeforeLargeCommits<R>(commit: (tx: Transaction) => Promise<R>, release: () => void, minBytes = GC_BEFORE_COMMIT_BYTES): (tx: Transaction) => Promise<R> {
+  return (tx) => {
+    if (tx.serialize().length >= minBytes) release();
+    return commit(tx);
+  };
 }

@@ -16,7 +16,7 @@ import { BoundedFrequencyRunner } from '../runner/bounded-frequency-runner';
 import { systemClock } from '../base/clock';
 import { nftFamily } from './families';
 import { nftablesOptionsFrom } from './nftables-options';
-import { releaseMemoryLogged } from './release-memory';
+import { gcBeforeLargeCommits, releaseMemoryLogged } from './release-memory';
 import { RulesetGuard } from './ruleset-guard';
 import { SyncLoop } from './sync-loop';
 
@@ -44,7 +44,8 @@ export interface SyncParts {
 export function syncParts(i: SyncInputs): SyncParts {
   // The proxier commits through the guard, and the guard's repairs go to the proxier: made in turn.
   let guard: RulesetGuard;
-  const proxier = nftablesProxier(i, (tx) => guard.commitQuietly(i.nft, tx));
+  const commit = gcBeforeLargeCommits((tx) => guard.commitQuietly(i.nft, tx), () => releaseMemoryLogged(i.log, 'before a large commit'));
+  const proxier = nftablesProxier(i, commit);
   const serviceHealth = new ServiceHealthServer({
     addresses: i.healthCheckAddresses, proxyHealthy: () => i.health.report().healthy, log: i.log,
   });

@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { releaseMemory, releaseMemoryLogged } from '../../src/app/release-memory';
+import { gcBeforeLargeCommits, releaseMemory, releaseMemoryLogged } from '../../src/app/release-memory';
+import { Transaction } from '../../src/native';
 
 const MiB = 1048576;
 
@@ -13,7 +14,7 @@ describe('releaseMemory', () => {
     const before = process.memoryUsage().arrayBuffers;
     assert.ok(before >= 64 * MiB && held.length === 64);
     held = undefined;
-    const r = releaseMemory();
+    const r = releaseMemory(true);
     const after = process.memoryUsage().arrayBuffers;
     assert.ok(before - after >= 48 * MiB, `array buffers ${before / MiB} -> ${after / MiB} MiB`);
     assert.ok(r.gcMs >= 0);
@@ -28,5 +29,17 @@ describe('releaseMemory', () => {
     assert.equal(lines[0].o.when, 'after a full sync');
     assert.equal(typeof lines[0].o.gcMs, 'number');
     assert.equal((lines[0].o.heapTotalMiB as number[]).length, 2);
+  });
+
+  it('runs the release before large commits only', async () => {
+    const order: string[] = [];
+    const commit = gcBeforeLargeCommits(async (tx: Transaction) => { order.push(`commit ${tx.opCount} ops`); }, () => order.push('release'), 4096);
+    const small = new Transaction().addTable('ip', 't');
+    const large = new Transaction().addTable('ip', 't');
+    for (let i = 0; i < 200; i++) large.addChain('ip', 't', { name: `chain-${i}` });
+    assert.ok(small.serialize().length < 4096 && large.serialize().length >= 4096);
+    await commit(small);
+    await commit(large);
+    assert.deepEqual(order, ['commit 1 ops', 'release', 'commit 201 ops']);
   });
 });
