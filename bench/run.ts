@@ -9,6 +9,7 @@ import { isMemoryChild, memoryChild, runProxierMemory } from './memory/run-memor
 
 const USAGE = `usage: npm run bench -- [pipeline|shapes|probe|monitor|connect|scale|proxier-memory] [--quick] [--sizes N,N,...]
                                      [--repeats R] [--distinct D,D,...] [--connections C] [--no-breakdown] [--kernel]
+                                     [--churn-rounds K]
   pipeline (default)  synthetic clusters through model -> NftablesProxier -> addon -> kernel,
                       full and partial sync times from sync_proxy_rules_duration_seconds, vs nft -f
   shapes              linear vs upstream ruleset shape, addon vs nft -f
@@ -18,7 +19,8 @@ const USAGE = `usage: npm run bench -- [pipeline|shapes|probe|monitor|connect|sc
                       counts take D distinct values (--distinct, default 1,10,50; --connections per figure, default 3000)
   scale               the real kube-proxy-native process against a test API server holding 1k, 10k, 44k Services:
                       start to first sync, sync times, RSS and JS heap before and after churn, then a heap
-                      breakdown per size (caches, model, proxier; --no-breakdown skips it)
+                      breakdown per size (caches, model, proxier; --no-breakdown skips it); --churn-rounds K
+                      repeats the churn phase and its steady reading K times (default 1): memory over time
   proxier-memory      the nftables proxier's heap: its state, the full sync's peak, growth over --repeats
                       one-pod partial syncs (default 1000), at 10k and 44k Services x 6 endpoints (mixed);
                       --kernel commits into a fresh namespace instead of only reading the buffer
@@ -37,6 +39,8 @@ export interface CliOptions {
   connections?: number;
   /** scale: run the heap breakdown after each size (default true). */
   breakdown?: boolean;
+  /** scale: how many churn phases, each followed by a steady reading (default 1). */
+  churnRounds?: number;
   /** proxier-memory: commit into a fresh namespace instead of only reading the buffer. */
   kernel?: boolean;
 }
@@ -53,6 +57,7 @@ export function parseArgs(argv: string[]): CliOptions {
     else if (a === '--distinct') opts.distinct = positiveInts('--distinct', argv[++i]);
     else if (a === '--connections') opts.connections = positiveInts('--connections', argv[++i])[0];
     else if (a === '--no-breakdown') opts.breakdown = false;
+    else if (a === '--churn-rounds') opts.churnRounds = positiveInts('--churn-rounds', argv[++i])[0];
     else if (a === '--help' || a === '-h') { process.stdout.write(`${USAGE}\n`); process.exit(0); }
     else throw new RangeError(`unknown argument ${JSON.stringify(a)}\n${USAGE}`);
   }

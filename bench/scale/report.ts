@@ -41,6 +41,14 @@ export function churnTable(rs: SizeResult[]): string {
   ]));
 }
 
+/** Memory over time: the steady reading before churn and after each churn round (--churn-rounds). */
+export function roundsTable(rs: SizeResult[]): string {
+  const head = ['N', 'reading', 'RSS MiB', 'JS heap used MiB', 'JS heap total MiB'];
+  return markdownTable(head, rs.flatMap((r) => [r.steady, r.afterChurn, ...r.laterRounds].map((m, i) => [
+    n0(r.n), i === 0 ? 'before churn' : `after churn round ${i}`, f1(m.rssMiB), f1(m.heapUsedMiB), f1(m.heapTotalMiB),
+  ])));
+}
+
 /** Heap used after each step minus the step before (all after gc). */
 export function breakdownTable(bs: BreakdownResult[]): string {
   const labels = ['API server store (bench, not the proxy)', 'informer caches', 'model (ProxyState)', 'first full sync: proxier, sync loop, guard, health servers'];

@@ -7,7 +7,7 @@ import { timestamp, writeResult } from '../lib/results';
 import { progress } from '../report/table';
 import { runBreakdown, type BreakdownOptions } from './breakdown';
 import { answer, removeNetns, runInNetns, scaleNetns } from './netns-child';
-import { breakdownTable, churnTable, mixTable, scaleChart, sizeTable, snapshotTable } from './report';
+import { breakdownTable, churnTable, mixTable, roundsTable, scaleChart, sizeTable, snapshotTable } from './report';
 import type { BreakdownResult, SizeResult, Timing } from './scale-types';
 import { runSize, type SizeRunOptions } from './size-run';
 
@@ -19,11 +19,11 @@ export const SNAPSHOT_MAX_N = 10_000;
 
 export const FULL_TIMING: Timing = {
   steadyWaitMs: 10_000, samples: 5, sampleGapMs: 1000, partialRepeats: 20,
-  churnMs: 45_000, churnEndpointChanges: 3000, churnServiceSwaps: 200, startTimeoutMs: 600_000,
+  churnMs: 45_000, churnEndpointChanges: 3000, churnServiceSwaps: 200, churnRounds: 1, startTimeoutMs: 600_000,
 };
 export const QUICK_TIMING: Timing = {
   steadyWaitMs: 3000, samples: 3, sampleGapMs: 500, partialRepeats: 6,
-  churnMs: 8000, churnEndpointChanges: 300, churnServiceSwaps: 20, startTimeoutMs: 120_000,
+  churnMs: 8000, churnEndpointChanges: 300, churnServiceSwaps: 20, churnRounds: 1, startTimeoutMs: 120_000,
 };
 
 const SIZE_CHILD = '_scale-size';
@@ -59,12 +59,12 @@ export async function measureBreakdown(opts: BreakdownOptions): Promise<Breakdow
   }
 }
 
-export interface ScaleOptions { quick: boolean; sizes?: number[]; breakdown?: boolean }
+export interface ScaleOptions { quick: boolean; sizes?: number[]; breakdown?: boolean; churnRounds?: number }
 
 export async function runScale(opts: ScaleOptions): Promise<void> {
   const env = benchEnv();
   const sizes = opts.sizes ?? (opts.quick ? QUICK_SIZES : FULL_SIZES);
-  const timing = opts.quick ? QUICK_TIMING : FULL_TIMING;
+  const timing = { ...(opts.quick ? QUICK_TIMING : FULL_TIMING), ...(opts.churnRounds ? { churnRounds: opts.churnRounds } : {}) };
   const results: SizeResult[] = [];
   const breakdowns: BreakdownResult[] = [];
   for (const n of sizes) {
@@ -96,6 +96,7 @@ function reportText(env: ReturnType<typeof benchEnv>, rs: SizeResult[], bs: Brea
     `${envLine(env)}; load average at the end of each size: ${loads}`,
     '', sizeTable(rs), '', 'The cluster:', mixTable(rs), '', 'Churn, then steady again:', churnTable(rs),
   ];
+  if (rs.some((r) => r.laterRounds.length > 0)) parts.push('', 'Memory over churn rounds (steady readings):', roundsTable(rs));
   if (bs.length) {
     parts.push('', 'Heap breakdown (in-process, after gc; heapUsed deltas):', breakdownTable(bs));
     for (const b of bs) parts.push('', snapshotTable(b));

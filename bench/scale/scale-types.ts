@@ -15,6 +15,8 @@ export interface Timing {
   churnEndpointChanges: number;
   /** Each swap adds one Service (with its slice) and deletes another. */
   churnServiceSwaps: number;
+  /** Churn phases, each followed by a steady reading (the first one's are `churn` and `afterChurn`). */
+  churnRounds: number;
   startTimeoutMs: number;
 }
 
@@ -70,6 +72,8 @@ export interface SizeResult {
   steady: MemoryReading;
   churn: ChurnResult;
   afterChurn: MemoryReading;
+  /** The steady readings after the second and later churn phases (--churn-rounds). */
+  laterRounds: MemoryReading[];
   /** The proxy's forced GCs around full syncs (its "memory released" lines): when, and how long each took. */
   releases: { when: string; gcMs: number }[];
   /** Syncs the log showed vs sync_proxy_rules_duration_seconds_count at the end. */

@@ -39,12 +39,18 @@ export async function runSize(o: SizeRunOptions): Promise<SizeResult> {
     const churned = await churn(host, proc, t, expected);
     progress(`N=${o.n}: steady state after churn`);
     const afterChurn = await steadyMemory(proc, sampler, t);
+    const laterRounds = [];
+    for (let round = 2; round <= t.churnRounds; round++) {
+      progress(`N=${o.n}: churn round ${round} of ${t.churnRounds}`);
+      await churn(host, proc, t, expected);
+      laterRounds.push(await steadyMemory(proc, sampler, t));
+    }
     const metricSyncCount = (await proc.metrics()).get(SYNC_COUNT);
     if (metricSyncCount !== proc.syncs.length) problems.push(`the log showed ${proc.syncs.length} syncs, sync_proxy_rules_duration_seconds_count says ${metricSyncCount}`);
     result = {
       n: o.n, seed: o.seed, mix: host.mix, objectMB: host.objectBytes / 1e6, servedMB,
       startToSyncedS: first.startToSyncedS, firstSyncS: first.seconds, proxyCpuToSyncS: first.proxyCpuS, apiServerCpuToSyncS: first.apiServerCpuS,
-      partial, steady, churn: churned, afterChurn,
+      partial, steady, churn: churned, afterChurn, laterRounds,
       releases: proc.releases.map((r) => ({ when: r.when, gcMs: r.gcMs })), syncLines: proc.syncs.length, metricSyncCount,
       timeline: sampler.timeline(), loadavgEnd: loadavg(), problems: [...problems, ...proc.problems], proxyWarnings: proc.warnings,
     };

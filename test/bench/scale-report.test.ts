@@ -11,7 +11,7 @@ import { parseProcStatus } from '../../bench/scale/memory-sampler';
 import { parseProcStat, readProcCpuSeconds } from '../../bench/scale/proc-cpu';
 import { parseMetrics } from '../../bench/scale/proxy-process';
 import { diffSummaries, summarizeChunks, summarizeHeapSnapshot } from '../../bench/scale/heap-summary';
-import { breakdownTable, scaleChart, sizeTable, snapshotTable } from '../../bench/scale/report';
+import { breakdownTable, roundsTable, scaleChart, sizeTable, snapshotTable } from '../../bench/scale/report';
 import type { BreakdownResult, MemoryReading, SizeResult } from '../../bench/scale/scale-types';
 
 describe('scale bench statistics and parsers', () => {
@@ -92,7 +92,7 @@ function sizeResult(n: number): SizeResult {
     mix: { services: n, clusterIP: n * 0.8, nodePort: n * 0.12, loadBalancer: n * 0.08, multiPort: 3, udpPorts: 1, servicePorts: n, sessionAffinity: 1, externalLocal: 1, internalLocal: 0, healthCheckNodePorts: 1, topologyHints: 1, slices: n, readyEndpoints: 6 * n, terminatingEndpoints: 7, localEndpoints: 2 },
     releases: [{ when: 'before the first full sync', gcMs: 120.25 }, { when: 'after a full sync', gcMs: 150 }],
     partial: { seconds: [0.001, 0.002], p50Ms: 1.25, p95Ms: 2, full: 0, latencyMs: [5, 900] },
-    steady: reading(100 + n / 100, 50 + n / 200), afterChurn: reading(101 + n / 100, 52 + n / 200),
+    steady: reading(100 + n / 100, 50 + n / 200), afterChurn: reading(101 + n / 100, 52 + n / 200), laterRounds: [reading(102 + n / 100, 52 + n / 200)],
     churn: { endpointChanges: 3000, servicesAdded: 200, servicesDeleted: 200, durationS: 45, syncs: 44, fullSyncs: 0, syncP50Ms: 12, syncP95Ms: 30 },
     syncLines: 70, metricSyncCount: 70, timeline: [], loadavgEnd: [1, 1, 1], problems: [], proxyWarnings: [],
   };
@@ -105,6 +105,13 @@ describe('scale bench report', () => {
     assert.equal(rows.length, 4);
     assert.match(rows[0], /start to first sync s .*CPU to first sync: proxy \/ API server s .*forced GC ms: before \/ after 1st full sync .*steady RSS MiB .*peak RSS MiB .*JS heap used MiB/);
     assert.match(rows[3], /^\| 10,000 +\| 60,000 \+ 7 +\| 50\.0 \/ 51\.0 +\| 1\.50 +\| 2\.25 \/ 0\.50 +\| 0\.25 +\| 120\.3 \/ 150\.0 +\| 1\.25 \/ 2\.00 +\| 200\.0 +\| 240\.0 +\| 100\.0 +\| 201\.0 \/ 102\.0 +\| 241\.2 +\|$/);
+  });
+
+  it('prints the steady reading before churn and after each churn round', () => {
+    const rows = roundsTable([sizeResult(10000)]).split('\n');
+    assert.equal(rows.length, 5);
+    assert.match(rows[2], /^\| 10,000 +\| before churn +\| 200\.0 +\| 100\.0 +\| 150\.0 +\|$/);
+    assert.match(rows[4], /^\| 10,000 +\| after churn round 2 +\| 202\.0 +\| 102\.0 +\| 153\.0 +\|$/);
   });
 
   it('prints the breakdown as deltas between steps, and the snapshot rows side by side', () => {
