@@ -1,7 +1,7 @@
 // `npm run bench -- proxier-memory`: the nftables proxier's memory (its state, and the full sync's
 // peak) at N Services x E endpoints, one child process per size so each size's heap is its own.
-import { spawn } from 'node:child_process';
 import { benchEnv, envLine } from '../lib/env';
+import { printResult, runResultChild } from '../lib/result-child';
 import { timestamp, writeResult } from '../lib/results';
 import { markdownTable, progress, type Cell } from '../report/table';
 import { runMemoryScenario, type MemoryOptions, type MemoryResult } from './memory-scenario';
@@ -17,21 +17,11 @@ export function isMemoryChild(argv: string[]): boolean {
 
 export async function memoryChild(argv: string[]): Promise<void> {
   const result = await runMemoryScenario(JSON.parse(argv[1]) as MemoryOptions);
-  process.stdout.write(`RESULT ${JSON.stringify(result)}\n`);
+  await printResult(result);
 }
 
 function runChild(o: MemoryOptions): Promise<MemoryResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--expose-gc', process.argv[1], CHILD_FLAG, JSON.stringify(o)], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout.on('data', (d) => { out += d; });
-    child.on('error', reject);
-    child.on('close', (code) => {
-      const line = out.split('\n').find((l) => l.startsWith('RESULT '));
-      if (code !== 0 || !line) reject(new Error(`N=${o.n}: memory scenario exited ${code}${line ? '' : ' without a result'}`));
-      else resolve(JSON.parse(line.slice('RESULT '.length)) as MemoryResult);
-    });
-  });
+  return runResultChild(process.execPath, ['--expose-gc', process.argv[1], CHILD_FLAG, JSON.stringify(o)], `N=${o.n}: memory scenario`);
 }
 
 const f0 = (v: number | undefined): Cell => (v === undefined || !Number.isFinite(v) ? undefined : v.toFixed(0));

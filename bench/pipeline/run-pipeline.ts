@@ -1,7 +1,7 @@
 // Part B of the bench (`npm run bench`): synthetic clusters through the real pipeline, one child
 // process per size, then a table, bench/results/<timestamp>.json and an SVG chart.
-import { spawn } from 'node:child_process';
 import { benchEnv, envLine } from '../lib/env';
+import { printResult, runResultChild } from '../lib/result-child';
 import { timestamp, writeResult } from '../lib/results';
 import { progress } from '../report/table';
 import { lineChartSvg } from '../report/svg';
@@ -23,23 +23,11 @@ export function isScenarioChild(argv: string[]): boolean {
 export async function scenarioChild(argv: string[]): Promise<void> {
   const opts = JSON.parse(argv[1]) as ScenarioOptions;
   const result = await runScenario(opts, makeParts);
-  process.stdout.write(`RESULT ${JSON.stringify(result)}\n`);
+  await printResult(result);
 }
 
 function runChild(opts: ScenarioOptions): Promise<SizeResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--max-old-space-size=8192', '--expose-gc', process.argv[1], CHILD_FLAG, JSON.stringify(opts)], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let out = '';
-    child.stdout.on('data', (d) => { out += d; });
-    child.on('error', reject);
-    child.on('close', (code) => {
-      const line = out.split('\n').find((l) => l.startsWith('RESULT '));
-      if (code !== 0 || !line) reject(new Error(`N=${opts.n}: scenario process exited ${code}${line ? '' : ' without a result'}`));
-      else resolve(JSON.parse(line.slice('RESULT '.length)) as SizeResult);
-    });
-  });
+  return runResultChild(process.execPath, ['--max-old-space-size=8192', '--expose-gc', process.argv[1], CHILD_FLAG, JSON.stringify(opts)], `N=${opts.n}: scenario process`);
 }
 
 export async function runPipeline(opts: { quick: boolean; sizes?: number[]; repeats?: number }): Promise<void> {

@@ -2,9 +2,9 @@
 // ends inside; this kernel has no dummy links) holds the node's IP (NodePorts are served on it), ephemeral ports start above the NodePorts the cluster
 // allocates (the proxy listens on its health-check node ports), and the measuring process is this
 // bench's own entry point re-run inside it with `ip netns exec`, answering one RESULT line.
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { createNetns, type TestNetns } from '../../test/helpers/netns';
+import { printResult, runResultChild } from '../lib/result-child';
 import { NODE_IP } from './cluster-state';
 
 const RUN_JS = join(__dirname, '..', 'run.js');
@@ -32,21 +32,11 @@ export function removeNetns(ns: TestNetns): void {
 
 /** Runs `node [nodeFlags] dist/bench/run.js <args>` inside `ns`; resolves with its RESULT line's JSON. */
 export function runInNetns<T>(ns: TestNetns, nodeFlags: string[], args: string[]): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('ip', ['netns', 'exec', ns.name, process.execPath, ...nodeFlags, RUN_JS, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      const line = out.split('\n').find((l) => l.startsWith('RESULT '));
-      if (code !== 0 || !line) reject(new Error(`${args[0]} in netns ${ns.name} exited ${code}${line ? '' : ' without a result'}`));
-      else resolve(JSON.parse(line.slice('RESULT '.length)) as T);
-    });
-  });
+  return runResultChild<T>('ip', ['netns', 'exec', ns.name, process.execPath, ...nodeFlags, RUN_JS, ...args], `${args[0]} in netns ${ns.name}`);
 }
 
 /** The child side: runs `fn` and prints its result as the RESULT line, then exits (open servers and all). */
 export async function answer(fn: () => Promise<unknown>): Promise<void> {
-  const result = await fn();
-  process.stdout.write(`RESULT ${JSON.stringify(result)}\n`, () => process.exit(0));
+  await printResult(await fn());
+  process.exit(0);
 }
