@@ -13,6 +13,7 @@ import type { ServiceHealthServer } from '../health/service-health';
 import { observeNetworkProgramming, observeSync, type ProxyMetrics } from '../metrics/proxy-metrics';
 import type { RunReason } from '../runner/bounded-frequency-runner';
 import { LocalTrafficTracker } from './local-traffic-tracker';
+import type { ReleaseMoment } from './release-memory';
 
 /** Upstream's FullSyncPeriod: partial syncs otherwise, even on the periodic tick. */
 export const FULL_SYNC_PERIOD_MS = 60 * 60 * 1000;
@@ -36,10 +37,10 @@ export interface SyncLoopDeps {
   log: SyncLog;
   /**
    * Called after each successful full sync, once its work is done, and before the first one (after
-   * the initial list): a compacting GC and the native memory's freed buffers back to the kernel
+   * the initial list): forced GCs and the native memory's freed buffers back to the kernel
    * (release-memory.ts), so RSS does not stay at the peak nor the sync start on the list's garbage.
    */
-  releaseMemory?: (when: 'before the first full sync' | 'after a full sync') => void;
+  releaseMemory?: (when: Exclude<ReleaseMoment, 'before a large commit'>) => void;
   /** The wall clock (metric timestamps, the full-sync period); the system's by default. */
   clock?: Pick<Clock, 'wall'>;
 }
