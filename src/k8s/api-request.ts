@@ -164,7 +164,11 @@ export function readBody(res: http.IncomingMessage, pending: PendingResponse, l:
       idle = setTimeout(() => pending.abort(new DeadlineError(`${l.what}: nothing received for ${l.idleMs / 1000}s while reading the answer`)), l.idleMs).unref();
     };
     const total = setTimeout(() => pending.abort(new DeadlineError(`${l.what}: the answer took longer than ${l.totalMs / 1000}s`)), l.totalMs).unref();
+    let settled = false;
+    // 'close' follows 'end': without the flag a list page (megabytes) was joined and decoded twice.
     const finish = (err?: Error): void => {
+      if (settled) return;
+      settled = true;
       clearTimeout(idle);
       clearTimeout(total);
       if (err) reject(err);
