@@ -10,7 +10,7 @@
 // string the model holds anyway), or, when several do (rare), their keys in claim order. No element
 // objects and no values (verdicts, endpoint addresses): a partial sync recompiles the ServicePorts
 // it touches and takes them from there (plan-partial.ts). One entry stands for all the slots of a
-// destination in an endpoint map (entryKey), half of all elements.
+// destination in an endpoint map (entryKey): those slots are half of all elements.
 import type { ElementDef, KeyPart } from './desired';
 import { SET, parseEndpointMapName } from './names';
 
