@@ -41,7 +41,8 @@ export class ElementsOf {
 
   /**
    * The elements `owner` wants in the touched index entry, before (`prev`) or after (`next`) this
-   * sync: one element, or an endpoint map's slots of one destination; a key wanted twice counts once, with its last element.
+   * sync: one element, or an endpoint map's slots of one destination. A key it wants twice is there
+   * once, with its last element, as a full sync writes it.
    */
   at(owner: string, when: 'prev' | 'next', t: { set: string; entry: string }): ElementDef[] {
     const obj = owner === BASE_OWNER ? this.state.base : when === 'next' && this.after.has(owner) ? this.after.get(owner) : this.previous(owner);
