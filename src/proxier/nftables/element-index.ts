@@ -5,18 +5,44 @@
 // touches. The index is also our record of what the kernel holds: after every committed sync its
 // winners are exactly the kernel's elements.
 //
-// At 44k Services the index holds ~750k entries, so an entry is as small as a Map entry can be:
-// per set, the element's key as text -> the key of the ServicePort that wants it (a string the
-// model holds anyway), or, when several do (rare), their keys in claim order. No element objects
-// and no values (verdicts, endpoint addresses): a partial sync recompiles the ServicePorts it
-// touches and takes them from there (plan-partial.ts).
+// At 44k Services the kernel holds ~740k elements of ours, so the index keeps as little per element
+// as it can: per set, an entry's text (entryKey) -> the key of the ServicePort that wants it (a
+// string the model holds anyway), or, when several do (rare), their keys in claim order. No element
+// objects and no values (verdicts, endpoint addresses): a partial sync recompiles the ServicePorts
+// it touches and takes them from there (plan-partial.ts). One entry stands for all the slots of a
+// destination in an endpoint map (entryKey): those slots are half of all elements.
 import type { ElementDef, KeyPart } from './desired';
+import { SET, parseEndpointMapName } from './names';
 
 /** Who wants an element: one ServicePort key, or several in claim order (the first one's value is written). */
 export type Claimants = string | readonly string[];
 
-/** An element's key as the index holds it: its parts as nft writes them, `10.96.0.1 . tcp . 80`. */
+/** An element's key as nft writes it: `10.96.0.1 . tcp . 80 . 3`. */
 export const keyText = (key: readonly KeyPart[]): string => key.join(' . ');
+
+const endpointMaps = new Map<string, boolean>();
+
+/** Whether `set` is an endpoint map, remembered per name (a handful of names, looked up per element). */
+function inEndpointMap(set: string): boolean {
+  let yes = endpointMaps.get(set);
+  if (yes === undefined) endpointMaps.set(set, yes = parseEndpointMapName(set) !== null);
+  return yes;
+}
+
+/**
+ * The text of the index entry that records an element. An endpoint map's element is a destination
+ * and a slot (`10.96.0.1 . tcp . 80 . 3`); a ServicePort that wants one slot of a destination in
+ * the map of E endpoints wants all E (compile-service.ts endpointElements), and claims and releases
+ * them together, so the E slots always have the same claimants: one entry, keyed by the destination
+ * alone, stands for them all. A `hairpin` element is an address twice: its entry holds it once.
+ * Every other element's entry is its key text.
+ */
+export function entryKey(el: ElementDef): string {
+  const k = el.key;
+  if (el.set === SET.hairpin && k.length === 2 && k[0] === k[1]) return String(k[0]);
+  if (k.length > 1 && inEndpointMap(el.set)) return keyText(k.slice(0, -1));
+  return keyText(k);
+}
 
 /** The claimant whose element the kernel holds. */
 export function winnerOf(c: Claimants | undefined): string | undefined {
@@ -38,40 +64,55 @@ function withoutClaim(c: Claimants | undefined, owner: string): Claimants | unde
 }
 
 export class ElementIndex {
-  /** set name -> key text -> claimants; a set's map is its wanted elements. */
+  /** set name -> entry text -> claimants; a set's map is its wanted entries. */
   private readonly bySet = new Map<string, Map<string, Claimants>>();
 
-  get(set: string, text: string): Claimants | undefined {
-    return this.bySet.get(set)?.get(text);
+  get(set: string, entry: string): Claimants | undefined {
+    return this.bySet.get(set)?.get(entry);
   }
 
-  /** Sets the claimants of an element; undefined removes it. */
-  put(set: string, text: string, c: Claimants | undefined): void {
+  /** Sets the claimants of an entry; undefined removes it. */
+  put(set: string, entry: string, c: Claimants | undefined): void {
     let m = this.bySet.get(set);
     if (c === undefined) {
-      m?.delete(text);
+      m?.delete(entry);
       return;
     }
     if (!m) this.bySet.set(set, m = new Map());
-    m.set(text, c);
+    m.set(entry, c);
   }
 
-  /** Adds a claim (a full sync, in claim order); true when `owner` is the element's first claimant, whose element is written. */
-  claim(set: string, text: string, owner: string): boolean {
-    const c = this.get(set, text);
-    this.put(set, text, withClaim(c, owner));
-    return c === undefined;
+  /** The entries of one set, made on first use (a full sync's claims). */
+  entriesOf(set: string): Map<string, Claimants> {
+    let m = this.bySet.get(set);
+    if (!m) this.bySet.set(set, m = new Map());
+    return m;
   }
 
-  /** Wanted elements per set. */
+  /** Wanted entries per set (a set is in use while it has one). */
   counts(): Map<string, number> {
     return new Map([...this.bySet].map(([set, m]) => [set, m.size]));
   }
 
   /** Every entry, set by set (tests and the memory bench). */
-  *entries(): IterableIterator<[set: string, text: string, claimants: Claimants]> {
-    for (const [set, m] of this.bySet) for (const [text, c] of m) yield [set, text, c];
+  *entries(): IterableIterator<[set: string, entry: string, claimants: Claimants]> {
+    for (const [set, m] of this.bySet) for (const [entry, c] of m) yield [set, entry, c];
   }
+}
+
+/** Whether two elements have the same key, or (`slot`) differ only in an endpoint map's slot. */
+function sameKey(a: ElementDef, b: ElementDef, slot = false): boolean {
+  if (a.set !== b.set || a.key.length !== b.key.length) return false;
+  const last = slot && a.key.length > 1 && inEndpointMap(a.set) ? a.key.length - 2 : a.key.length - 1;
+  for (let i = last; i >= 0; i--) if (a.key[i] !== b.key[i]) return false;
+  return true;
+}
+
+/** `el` in place of the element of `first[from..]` with its key, or added at the end. */
+function replaceOrPush(first: ElementDef[], el: ElementDef, from: number): void {
+  let at = first.length - 1;
+  while (at >= from && !sameKey(first[at], el)) at--;
+  if (at < from) first.push(el); else first[at] = el;
 }
 
 /**
@@ -81,25 +122,33 @@ export class ElementIndex {
  */
 export function claimAll(index: ElementIndex, owner: string, els: readonly ElementDef[]): ElementDef[] {
   const first: ElementDef[] = [];
-  const texts: string[] = [];
+  // A run: elements of one entry in a row (an endpoint map's slots), claimed once, at its head.
+  let head: ElementDef | undefined;
+  let runStart = 0;
+  let outcome: 'first' | 'again' | 'taken' = 'first';
   for (const el of els) {
-    const text = keyText(el.key);
-    if (index.claim(el.set, text, owner)) {
-      first.push(el);
-      texts.push(text);
-    } else if (winnerOf(index.get(el.set, text)) === owner) {
-      first[first.findIndex((f, i) => f.set === el.set && texts[i] === text)] = el;
+    if (!head || !sameKey(head, el, true)) {
+      head = el;
+      runStart = first.length;
+      const entries = index.entriesOf(el.set);
+      const entry = entryKey(el);
+      const c = entries.get(entry);
+      // `owner` already claimed first in this call: the same key (or entry) again, its element replaced.
+      outcome = c === undefined ? 'first' : c === owner ? 'again' : 'taken';
+      if (outcome !== 'again') entries.set(entry, withClaim(c, owner));
     }
+    if (outcome === 'first') replaceOrPush(first, el, runStart);
+    else if (outcome === 'again') replaceOrPush(first, el, 0);
   }
   return first;
 }
 
-/** An element a partial sync touched: its claimants after the sync, and what it knows of it. */
-export interface TouchedElement {
+/** An index entry a partial sync touched: its claimants after the sync, and what it knows of it. */
+export interface TouchedEntry {
   set: string;
-  text: string;
+  entry: string;
   claimants: Claimants | undefined;
-  /** A touching ServicePort's element: the key parts every claimant shares. */
+  /** One of the entry's elements, as a touching ServicePort wants it: whether the set holds values. */
   el: ElementDef;
   /** The ServicePort whose change touched it last (blamed if the kernel refuses the op). */
   by: string;
@@ -107,18 +156,18 @@ export interface TouchedElement {
 
 /** Copy-on-write edits of an index: a failed sync leaves the index as it was. */
 export class IndexEdit {
-  readonly changed = new Map<string, TouchedElement>();
+  readonly changed = new Map<string, TouchedEntry>();
 
   constructor(private readonly base: ElementIndex) {}
 
   private edit(owner: string, els: readonly ElementDef[], change: (c: Claimants | undefined, owner: string) => Claimants | undefined): void {
     for (const el of els) {
-      const text = keyText(el.key);
-      const id = `${el.set}\u0000${text}`;
+      const entry = entryKey(el);
+      const id = `${el.set}\u0000${entry}`;
       const t = this.changed.get(id);
-      const claimants = change(t ? t.claimants : this.base.get(el.set, text), owner);
+      const claimants = change(t ? t.claimants : this.base.get(el.set, entry), owner);
       if (t) Object.assign(t, { claimants, el, by: owner });
-      else this.changed.set(id, { set: el.set, text, claimants, el, by: owner });
+      else this.changed.set(id, { set: el.set, entry, claimants, el, by: owner });
     }
   }
 
@@ -130,17 +179,17 @@ export class IndexEdit {
     this.edit(owner, els, withClaim);
   }
 
-  /** Wanted elements per set once the edit is applied. */
+  /** Wanted entries per set once the edit is applied. */
   countsAfter(): Map<string, number> {
     const counts = this.base.counts();
     for (const t of this.changed.values()) {
-      const delta = (t.claimants !== undefined ? 1 : 0) - (this.base.get(t.set, t.text) !== undefined ? 1 : 0);
+      const delta = (t.claimants !== undefined ? 1 : 0) - (this.base.get(t.set, t.entry) !== undefined ? 1 : 0);
       if (delta !== 0) counts.set(t.set, (counts.get(t.set) ?? 0) + delta);
     }
     return counts;
   }
 
   applyTo(index: ElementIndex): void {
-    for (const t of this.changed.values()) index.put(t.set, t.text, t.claimants);
+    for (const t of this.changed.values()) index.put(t.set, t.entry, t.claimants);
   }
 }

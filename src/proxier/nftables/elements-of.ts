@@ -5,7 +5,7 @@
 // between full syncs.
 import { compileService } from './compile-service';
 import type { BaseObjects, ElementDef, ServiceObjects } from './desired';
-import { keyText } from './element-index';
+import { entryKey, keyText } from './element-index';
 import type { FamilyState } from './state';
 import { BASE_OWNER } from './tx-writer';
 
@@ -14,8 +14,8 @@ type BaseElements = Pick<BaseObjects, 'elements'>;
 export class ElementsOf {
   private readonly before = new Map<string, ServiceObjects | null>();
   private readonly after = new Map<string, ServiceObjects | null>();
-  /** Each looked-up object's elements by set and key text, made on first use. */
-  private readonly byKey = new Map<ServiceObjects | BaseElements, Map<string, ElementDef>>();
+  /** Each looked-up object's elements by set and index entry, made on first use. */
+  private readonly byEntry = new Map<ServiceObjects | BaseElements, Map<string, ElementDef[]>>();
 
   constructor(private readonly state: FamilyState) {}
 
@@ -39,17 +39,29 @@ export class ElementsOf {
     this.after.set(key, obj);
   }
 
-  /** The element `owner` wants at the touched key, before (`prev`) or after (`next`) this sync. */
-  find(owner: string, when: 'prev' | 'next', at: { set: string; text: string }): ElementDef {
+  /**
+   * The elements `owner` wants in the touched index entry, before (`prev`) or after (`next`) this
+   * sync: one element, or an endpoint map's slots of one destination. A key it wants twice is there
+   * once, with its last element, as a full sync writes it.
+   */
+  at(owner: string, when: 'prev' | 'next', t: { set: string; entry: string }): ElementDef[] {
     const obj = owner === BASE_OWNER ? this.state.base : when === 'next' && this.after.has(owner) ? this.after.get(owner) : this.previous(owner);
-    const el = obj ? this.indexed(obj).get(`${at.set}\u0000${at.text}`) : undefined;
-    if (!el) throw new Error(`nftables state: ${owner || 'the base'} is recorded as wanting ${at.set} { ${at.text} } but does not`);
-    return el;
+    const els = obj ? this.indexed(obj).get(`${t.set}\u0000${t.entry}`) : undefined;
+    if (!els) throw new Error(`nftables state: ${owner || 'the base'} is recorded as wanting ${t.set} { ${t.entry} } but does not`);
+    return els;
   }
 
-  private indexed(obj: ServiceObjects | BaseElements): Map<string, ElementDef> {
-    let m = this.byKey.get(obj);
-    if (!m) this.byKey.set(obj, m = new Map(obj.elements.map((e) => [`${e.set}\u0000${keyText(e.key)}`, e])));
+  private indexed(obj: ServiceObjects | BaseElements): Map<string, ElementDef[]> {
+    let m = this.byEntry.get(obj);
+    if (m) return m;
+    this.byEntry.set(obj, m = new Map());
+    for (const el of obj.elements) {
+      const id = `${el.set}\u0000${entryKey(el)}`;
+      const els = m.get(id);
+      if (!els) { m.set(id, [el]); continue; }
+      const same = els.findIndex((e) => keyText(e.key) === keyText(el.key));
+      if (same < 0) els.push(el); else els[same] = el;
+    }
     return m;
   }
 }

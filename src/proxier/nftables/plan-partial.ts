@@ -2,7 +2,7 @@
 // wanted value differs from what the mirror says the kernel holds. Its cost depends on what
 // changed, not on how many Services exist.
 import type { BaseObjects, ChainDef, ElementDef, ServiceObjects } from './desired';
-import { IndexEdit, winnerOf, type TouchedElement } from './element-index';
+import { IndexEdit, keyText, winnerOf, type TouchedEntry } from './element-index';
 import { BASE_OWNER, TxWriter } from './tx-writer';
 import { compileBase, isEndpointMap } from './compile-base';
 import { ElementsOf } from './elements-of';
@@ -121,18 +121,21 @@ function valueText(el: ElementDef): string {
 }
 
 /**
- * What to delete and add for one touched element: the kernel holds the old winner's element (the
- * old index is what it holds), the new winner's should be there. Nothing when both have the same value.
+ * What to delete and add for one touched index entry: the kernel holds the old winner's elements
+ * (the old index is what it holds), the new winner's should be there. An element whose key and
+ * value both have is left alone; in a plain set, nothing changes while anyone wants the entry.
  */
-function elementChange(t: TouchedElement, state: FamilyState, elementsOf: ElementsOf): { del?: ElementDef; add?: ElementDef } {
-  const have = winnerOf(state.index.get(t.set, t.text));
+function entryChange(t: TouchedEntry, state: FamilyState, elementsOf: ElementsOf): { del: ElementDef[]; add: ElementDef[] } {
+  const have = winnerOf(state.index.get(t.set, t.entry));
   const win = winnerOf(t.claimants);
   const valued = t.el.verdict !== undefined || t.el.data !== undefined;
-  if (have !== undefined && win !== undefined && !valued) return {};
-  const del = have === undefined ? undefined : elementsOf.find(have, 'prev', t);
-  const add = win === undefined ? undefined : elementsOf.find(win, 'next', t);
-  if (del && add && valueText(del) === valueText(add)) return {};
-  return { del, add };
+  if (have !== undefined && win !== undefined && !valued) return { del: [], add: [] };
+  const del = have === undefined ? [] : elementsOf.at(have, 'prev', t);
+  const add = win === undefined ? [] : elementsOf.at(win, 'next', t);
+  if (del.length === 0 || add.length === 0) return { del, add };
+  const held = new Map(del.map((e) => [keyText(e.key), valueText(e)]));
+  const kept = new Set(add.filter((e) => held.get(keyText(e.key)) === valueText(e)).map((e) => keyText(e.key)));
+  return { del: del.filter((e) => !kept.has(keyText(e.key))), add: add.filter((e) => !kept.has(keyText(e.key))) };
 }
 
 /** Deletes, then adds, the elements whose winning value changed. */
@@ -140,10 +143,10 @@ function writeElementChanges(w: TxWriter, state: FamilyState, index: IndexEdit, 
   const f = state.family;
   const adds: { owner: string; el: ElementDef }[] = [];
   for (const t of index.changed.values()) {
-    const { del, add } = elementChange(t, state, elementsOf);
+    const { del, add } = entryChange(t, state, elementsOf);
     const blame = winnerOf(t.claimants) || t.by;
-    if (del) w.deleteElements(f, del.set, [del], blame);
-    if (add) adds.push({ owner: blame, el: add });
+    for (const el of del) w.deleteElements(f, el.set, [el], blame);
+    for (const el of add) adds.push({ owner: blame, el });
   }
   for (const { owner, el } of adds) w.addElements(f, el.set, [el], owner);
 }
