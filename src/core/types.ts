@@ -54,12 +54,12 @@ export interface Endpoint {
 
 /** Endpoints of one ServicePort after upstream's selection rules (core/endpoint-selection). */
 export interface SelectedEndpoints {
-  /** Used for traffic with Cluster policy. */
-  cluster: Endpoint[];
+  /** Used for traffic with Cluster policy. May be the model's own list of the ServicePort's endpoints. */
+  cluster: readonly Endpoint[];
   /** Used for traffic with Local policy. */
-  local: Endpoint[];
+  local: readonly Endpoint[];
   /** cluster ∪ local: every endpoint a rule may send to (one chain each). */
-  allReachable: Endpoint[];
+  allReachable: readonly Endpoint[];
   /**
    * Whether the Service has a usable endpoint anywhere in the cluster (ready, or serving and
    * terminating), as upstream's CategorizeEndpoints: false means reject; true with an empty
