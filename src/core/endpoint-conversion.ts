@@ -27,7 +27,6 @@ export interface ParsedSlice {
   family: IPFamily;
   ports: SlicePort[];
   endpoints: SliceEndpoint[];
-  triggerTime?: Date;
 }
 
 export interface SliceIdentity {
@@ -76,7 +75,7 @@ export function parseEndpointSlice(
     return undefined;
   }
   const ports = slicePorts(slice, ref, log);
-  const parsed: ParsedSlice = {
+  return {
     namespace: id.namespace,
     serviceName: id.serviceName,
     name: id.name,
@@ -84,9 +83,6 @@ export function parseEndpointSlice(
     ports: keptList(ports),
     endpoints: keptList(sliceEndpoints(slice, family, nodeName, ref, log, ports.length === 1 ? ports[0].port : undefined)),
   };
-  const trigger = triggerTime(slice, ref, log);
-  if (trigger) parsed.triggerTime = trigger;
-  return parsed;
 }
 
 function slicePorts(slice: V1EndpointSlice, ref: ObjectRef, log: ModelLog): SlicePort[] {
@@ -176,7 +172,12 @@ function names(list: unknown): string[] | undefined {
   return out.length > 0 ? out : undefined;
 }
 
-function triggerTime(slice: V1EndpointSlice, ref: ObjectRef, log: ModelLog): Date | undefined {
+/**
+ * The slice's `last-change-trigger-time`, undefined when absent or unparseable (logged). Read apart
+ * from the parsed slice, which is kept: the time is needed once, on arrival (docs/memory.md).
+ */
+export function sliceTriggerTime(slice: V1EndpointSlice, log: ModelLog): Date | undefined {
+  const ref = sliceRef(slice);
   const raw = slice.metadata?.annotations?.[TRIGGER_TIME_ANNOTATION];
   if (raw === undefined) return undefined;
   const t = new Date(raw);

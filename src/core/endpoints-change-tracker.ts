@@ -4,7 +4,7 @@
 import type { V1EndpointSlice } from '@kubernetes/client-node';
 import { endpointListEqual, sameAsApplied } from './equality';
 import { keptList } from './compact';
-import { mergeSlices, parseEndpointSlice, sliceIdentity, type ParsedSlice } from './endpoint-conversion';
+import { mergeSlices, parseEndpointSlice, sliceIdentity, sliceTriggerTime, type ParsedSlice } from './endpoint-conversion';
 import { endpointKey } from './keys';
 import type { EventKind } from './service-change-tracker';
 import type { Endpoint, IPFamily, ModelLog } from './types';
@@ -66,11 +66,12 @@ export class EndpointsChangeTracker {
     }
     if (!id) return changed;
     const parsed = kind === 'delete' ? undefined : parseEndpointSlice(slice, this.opts.nodeName, this.opts.log);
+    const trigger = parsed ? sliceTriggerTime(slice, this.opts.log) : undefined;
     const served = parsed && this.opts.ipFamilies.includes(parsed.family) ? parsed : undefined;
     this.storeSlice(id.service, id.name, served);
     if (served) this.owner.set(sliceKey!, id.service);
     else this.owner.delete(sliceKey!);
-    return this.refresh(id.service, served?.triggerTime) || changed;
+    return this.refresh(id.service, served ? trigger : undefined) || changed;
   }
 
   /** Re-merge one Service's slices; pending only if that differs from what was applied. */

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mergeSlices, parseEndpointSlice, TRIGGER_TIME_ANNOTATION } from '../../src/core/endpoint-conversion';
+import { mergeSlices, parseEndpointSlice, sliceTriggerTime, TRIGGER_TIME_ANNOTATION } from '../../src/core/endpoint-conversion';
 import { recordingLogger, slice, sliceEndpoint } from './fixtures';
 
 test('conditions default as upstream when nil: ready true, serving true, terminating false', () => {
@@ -77,11 +77,12 @@ test('FQDN slices are ignored quietly, unknown address types and unlabeled slice
 
 test('trigger time annotation is parsed; garbage is logged and ignored', () => {
   const log = recordingLogger();
-  const ok = parseEndpointSlice(slice('s', 'web', [], { annotations: { [TRIGGER_TIME_ANNOTATION]: '2026-11-26T04:00:00Z' } }), 'n', log);
-  assert.equal(ok?.triggerTime?.toISOString(), '2026-11-26T04:00:00.000Z');
-  const bad = parseEndpointSlice(slice('s', 'web', [], { annotations: { [TRIGGER_TIME_ANNOTATION]: 'yesterday-ish' } }), 'n', log);
-  assert.equal(bad?.triggerTime, undefined);
+  const ok = sliceTriggerTime(slice('s', 'web', [], { annotations: { [TRIGGER_TIME_ANNOTATION]: '2026-11-26T04:00:00Z' } }), log);
+  assert.equal(ok?.toISOString(), '2026-11-26T04:00:00.000Z');
+  assert.equal(sliceTriggerTime(slice('s', 'web', [], { annotations: { [TRIGGER_TIME_ANNOTATION]: 'yesterday-ish' } }), log), undefined);
+  assert.equal(sliceTriggerTime(slice('s', 'web', []), log), undefined);
   assert.equal(log.lines.length, 1);
+  assert.equal(log.lines[0].obj.name, 's');
 });
 
 test('mergeSlices: slices of one Service merge per port name, protocol and family, sorted', () => {
