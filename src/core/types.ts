@@ -24,10 +24,10 @@ export interface ServicePort {
   port: number;
   /** 0 when the Service has no NodePort. */
   nodePort: number;
-  externalIPs: string[];
+  externalIPs: readonly string[];
   /** LoadBalancer ingress IPs of this family whose ipMode is not `Proxy`. */
-  loadBalancerIPs: string[];
-  loadBalancerSourceRanges: string[];
+  loadBalancerIPs: readonly string[];
+  loadBalancerSourceRanges: readonly string[];
   /** 0 when session affinity is None; else ClientIP timeout in seconds. */
   affinityTimeoutSeconds: number;
   externalPolicyLocal: boolean;
