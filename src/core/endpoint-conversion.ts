@@ -81,7 +81,7 @@ export function parseEndpointSlice(
     name: id.name,
     family,
     ports: keptList(ports),
-    endpoints: keptList(sliceEndpoints(slice, family, nodeName, ref, log, ports.length === 1 ? ports[0].port : undefined)),
+    endpoints: keptList(sliceEndpoints(slice, family, nodeName, ref, log, ports[0]?.port)),
   };
 }
 
@@ -110,7 +110,7 @@ function sliceEndpoints(
   nodeName: string,
   ref: ObjectRef,
   log: ModelLog,
-  onlyPort: number | undefined,
+  firstPort: number | undefined,
 ): SliceEndpoint[] {
   const seen = new Set<string>();
   const out: SliceEndpoint[] = [];
@@ -136,16 +136,17 @@ function sliceEndpoints(
       continue;
     }
     seen.add(ip);
-    out.push(sliceEndpoint(ip, ep, nodeName, onlyPort));
+    out.push(sliceEndpoint(ip, ep, nodeName, firstPort));
   }
   return out;
 }
 
 /**
- * One endpoint of a slice. When the slice has one port (the common case) the endpoint carries it
- * already, so the merged per-port lists share this object instead of copying it (withPort).
+ * One endpoint of a slice. It carries the slice's first port already, so the merged list of that
+ * port shares this object instead of copying it (withPort): a one-port slice (the common case)
+ * makes no copy, a multi-port slice one per further port.
  */
-function sliceEndpoint(ip: string, ep: NonNullable<V1EndpointSlice['endpoints']>[number], nodeName: string, onlyPort: number | undefined): SliceEndpoint {
+function sliceEndpoint(ip: string, ep: NonNullable<V1EndpointSlice['endpoints']>[number], nodeName: string, firstPort: number | undefined): SliceEndpoint {
   const c = isObject(ep.conditions) ? ep.conditions : {};
   const flag = (v: unknown, dflt: boolean): boolean => (typeof v === 'boolean' ? v : dflt);
   // Upstream's nil defaults (newEndpointSliceInfo): ready and serving default to true, terminating to false.
@@ -157,7 +158,7 @@ function sliceEndpoint(ip: string, ep: NonNullable<V1EndpointSlice['endpoints']>
     ip, ready, serving, terminating, isLocal,
     nodeName: typeof ep.nodeName === 'string' && ep.nodeName ? ep.nodeName : undefined,
     zone: typeof ep.zone === 'string' && ep.zone ? ep.zone : undefined,
-  }, onlyPort);
+  }, firstPort);
   const hints = isObject(ep.hints) ? ep.hints : {};
   const zoneHints = names(hints.forZones);
   if (zoneHints) out.zoneHints = zoneHints;

@@ -6,7 +6,7 @@
 //   an object after its literal costs the object a separate property store (~40 bytes).
 import type { Endpoint } from './types';
 
-/** An endpoint before it is paired with a port number (a one-port slice's carry it). */
+/** An endpoint as its slice keeps it: with the slice's first port, or none when the slice has no port. */
 export type SliceEndpoint = Omit<Endpoint, 'port'> & { port?: number };
 
 /** Upper bound of the shared names table: a cluster's nodes and zones; cleared (not grown) past it. */

@@ -10,17 +10,22 @@ test('conditions default as upstream when nil: ready true, serving true, termina
   assert.deepEqual(q?.endpoints[0], { ip: '10.0.0.1', port: 8080, ready: false, serving: true, terminating: true, isLocal: false });
 });
 
-test("a one-port slice's endpoints carry the port and are the merged lists' objects; a two-port slice's are copied per port", () => {
+test("a slice's endpoints carry its first port and are that port's merged objects; further ports get copies", () => {
   const log = recordingLogger();
   const one = parseEndpointSlice(slice('s1', 'web', [{ addresses: ['10.0.0.1'] }]), 'node-a', log)!;
   assert.equal([...mergeSlices([one]).values()][0][0], one.endpoints[0]);
   const two = parseEndpointSlice(slice('s2', 'web', [{ addresses: ['10.0.0.1'] }], {
     ports: [{ name: 'http', port: 8080, protocol: 'TCP' }, { name: 'dns', port: 53, protocol: 'UDP' }],
   }), 'node-a', log)!;
-  assert.deepEqual(two.endpoints, [{ ip: '10.0.0.1', ready: true, serving: true, terminating: false, isLocal: false }]);
-  const merged = [...mergeSlices([two]).values()].map((eps) => eps[0]);
-  assert.deepEqual(merged.map((ep) => ep.port).sort(), [53, 8080]);
-  assert.ok(merged.every((ep) => ep !== two.endpoints[0]));
+  assert.deepEqual(two.endpoints, [{ ip: '10.0.0.1', port: 8080, ready: true, serving: true, terminating: false, isLocal: false }]);
+  const merged = mergeSlices([two]);
+  assert.equal(merged.get('ns/web:http/TCP/IPv4')![0], two.endpoints[0]);
+  const dns = merged.get('ns/web:dns/UDP/IPv4')![0];
+  assert.notEqual(dns, two.endpoints[0]);
+  assert.deepEqual(dns, { ...two.endpoints[0], port: 53 });
+  const none = parseEndpointSlice(slice('s3', 'web', [{ addresses: ['10.0.0.1'] }], { ports: [] }), 'node-a', log)!;
+  assert.equal(none.endpoints[0].port, undefined);
+  assert.equal(mergeSlices([none]).size, 0);
 });
 
 test('nodeName decides isLocal; zone and hints are kept sorted and deduplicated', () => {
