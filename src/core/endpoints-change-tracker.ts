@@ -5,7 +5,7 @@ import type { V1EndpointSlice } from '@kubernetes/client-node';
 import { endpointListEqual, sameAsApplied } from './equality';
 import { keptList } from './compact';
 import { mergeSlices, parseEndpointSlice, sliceIdentity, sliceTriggerTime, type ParsedSlice } from './endpoint-conversion';
-import { endpointKey } from './keys';
+import { endpointKey, sliceKey } from './keys';
 import type { EventKind } from './service-change-tracker';
 import type { Endpoint, IPFamily, ModelLog } from './types';
 
@@ -53,15 +53,15 @@ export class EndpointsChangeTracker {
   update(kind: EventKind, slice: V1EndpointSlice): boolean {
     const ns = slice.metadata?.namespace;
     const name = slice.metadata?.name;
-    const sliceKey = ns && name ? `${ns}/${name}` : undefined;
-    const former = sliceKey === undefined ? undefined : this.owner.get(sliceKey);
+    const ownerKey = ns && name ? sliceKey(ns, name) : undefined;
+    const former = ownerKey === undefined ? undefined : this.owner.get(ownerKey);
     const id = sliceIdentity(slice, this.opts.log);
     if (!id && former === undefined) return false;
     this.events++;
     let changed = false;
     if (former !== undefined && former !== id?.service) {
       this.storeSlice(former, name!, undefined);
-      this.owner.delete(sliceKey!);
+      this.owner.delete(ownerKey!);
       changed = this.refresh(former, undefined);
     }
     if (!id) return changed;
@@ -69,8 +69,8 @@ export class EndpointsChangeTracker {
     const trigger = parsed ? sliceTriggerTime(slice, this.opts.log) : undefined;
     const served = parsed && this.opts.ipFamilies.includes(parsed.family) ? parsed : undefined;
     this.storeSlice(id.service, id.name, served);
-    if (served) this.owner.set(sliceKey!, id.service);
-    else this.owner.delete(sliceKey!);
+    if (served) this.owner.set(ownerKey!, id.service);
+    else this.owner.delete(ownerKey!);
     return this.refresh(id.service, served ? trigger : undefined) || changed;
   }
 
