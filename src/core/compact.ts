@@ -21,3 +21,28 @@ export function keptFilter<T>(items: readonly T[], keep: (item: T) => boolean): 
   if (out.length === items.length) return items;
   return out.length === 0 ? EMPTY : out.slice();
 }
+
+/**
+ * What a tracker keeps per Service: the keys of its ServicePorts, its slices. Most Services have one
+ * port and one slice, and a lone item kept as itself saves the array around it (~56 bytes: the
+ * array and its backing store). The items are never arrays, so the two forms cannot be confused.
+ */
+export type OneOrMore<T> = T | readonly T[];
+
+/** `items` as kept: the lone item itself, else an exactly sized list; undefined when empty. */
+export function keptOneOrMore<T>(items: Iterable<T>): OneOrMore<T> | undefined {
+  const a = keptList(items);
+  return a.length === 0 ? undefined : a.length === 1 ? a[0] : a;
+}
+
+/** The items of a kept OneOrMore (none when absent). */
+export function itemsOf<T>(kept: OneOrMore<T> | undefined): readonly T[] {
+  if (kept === undefined) return EMPTY;
+  return Array.isArray(kept) ? (kept as readonly T[]) : [kept as T];
+}
+
+/** `map[key] = value`, or no entry when the value is absent. */
+export function setOrDelete<K, V>(map: Map<K, V>, key: K, value: V | undefined): void {
+  if (value === undefined) map.delete(key);
+  else map.set(key, value);
+}

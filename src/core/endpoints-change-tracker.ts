@@ -3,7 +3,7 @@
 // that Service's endpoints, never the cluster's) and compared with what was last applied.
 import type { V1EndpointSlice } from '@kubernetes/client-node';
 import { endpointListEqual, sameAsApplied } from './equality';
-import { keptList } from './compact';
+import { itemsOf, keptOneOrMore, setOrDelete, type OneOrMore } from './compact';
 import { mergeSlices, parseEndpointSlice, sliceIdentity, sliceTriggerTime, type ParsedSlice } from './endpoint-conversion';
 import { endpointKey, sliceKey } from './keys';
 import type { EventKind } from './service-change-tracker';
@@ -35,9 +35,9 @@ export class EndpointsChangeTracker {
   /** ServicePort key -> endpoints as of the last apply(). Mutated in place only by apply(). */
   readonly applied = new Map<string, Endpoint[]>();
   /** Service -> the keys of its lists in `applied` (keys, not a Map per Service: see ServiceChangeTracker). */
-  private readonly appliedByService = new Map<string, readonly string[]>();
-  /** Service -> its parsed slices (an array: a Service has one slice, or a few). */
-  private readonly slices = new Map<string, ParsedSlice[]>();
+  private readonly appliedByService = new Map<string, OneOrMore<string>>();
+  /** Service -> its parsed slices (a Service has one slice, or a few). */
+  private readonly slices = new Map<string, OneOrMore<ParsedSlice>>();
   private readonly pending = new Map<string, EndpointsByKey>();
   /** `namespace/sliceName` -> the Service it was stored under. */
   private readonly owner = new Map<string, string>();
@@ -76,8 +76,8 @@ export class EndpointsChangeTracker {
 
   /** Re-merge one Service's slices; pending only if that differs from what was applied. */
   private refresh(service: string, trigger: Date | undefined): boolean {
-    const merged = mergeSlices(this.slices.get(service) ?? []);
-    if (sameAsApplied(merged, this.appliedByService.get(service) ?? [], this.applied, endpointListEqual)) {
+    const merged = mergeSlices(itemsOf(this.slices.get(service)));
+    if (sameAsApplied(merged, itemsOf(this.appliedByService.get(service)), this.applied, endpointListEqual)) {
       this.pending.delete(service);
       this.triggerTimes.delete(service);
       return false;
@@ -101,12 +101,11 @@ export class EndpointsChangeTracker {
       events: this.events,
     };
     for (const [service, merged] of this.pending) {
-      const previous = this.appliedByService.get(service) ?? [];
+      const previous = itemsOf(this.appliedByService.get(service));
       for (const key of new Set([...previous, ...merged.keys()])) {
         this.applyKey(key, this.applied.get(key) ?? [], merged.get(key) ?? [], result);
       }
-      if (merged.size > 0) this.appliedByService.set(service, keptList(merged.keys()));
-      else this.appliedByService.delete(service);
+      setOrDelete(this.appliedByService, service, keptOneOrMore(merged.keys()));
     }
     this.pending.clear();
     this.triggerTimes.clear();
@@ -125,10 +124,9 @@ export class EndpointsChangeTracker {
   }
 
   private storeSlice(service: string, name: string, parsed: ParsedSlice | undefined): void {
-    const kept = (this.slices.get(service) ?? []).filter((s) => s.name !== name);
+    const kept = itemsOf(this.slices.get(service)).filter((s) => s.name !== name);
     if (parsed) kept.push(parsed);
-    if (kept.length > 0) this.slices.set(service, keptList(kept));
-    else this.slices.delete(service);
+    setOrDelete(this.slices, service, keptOneOrMore(kept));
   }
 
   private recordTrigger(service: string, t: Date | undefined): void {
