@@ -2,30 +2,27 @@
 // A slice is parsed once on arrival (ParsedSlice); a Service's slices are merged on demand.
 import type { V1EndpointSlice } from '@kubernetes/client-node';
 import { keptList } from './compact';
+import { sharedPorts, type SlicePort } from './slice-ports';
 import { endpointRecord, type SliceEndpoint } from './endpoint-record';
 import { endpointKey, serviceName, servicePortKey } from './keys';
 import { ipFamilyOf, isIPFamily } from './ip';
 import { isPortNumber, isProtocol } from './service-conversion';
 import { isObject, listOf, notAList } from './shape';
-import type { Endpoint, IPFamily, ModelLog, ObjectRef, Protocol } from './types';
+import type { Endpoint, IPFamily, ModelLog, ObjectRef } from './types';
 
 export const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
 export const TRIGGER_TIME_ANNOTATION = 'endpoints.kubernetes.io/last-change-trigger-time';
 
 export type { SliceEndpoint } from './endpoint-record';
-
-export interface SlicePort {
-  portName: string;
-  protocol: Protocol;
-  port: number;
-}
+export type { SlicePort } from './slice-ports';
 
 export interface ParsedSlice {
   namespace: string;
   serviceName: string;
   name: string;
   family: IPFamily;
-  ports: SlicePort[];
+  /** Shared with every slice that has the same ports (slice-ports.ts). */
+  ports: readonly SlicePort[];
   endpoints: SliceEndpoint[];
 }
 
@@ -80,7 +77,7 @@ export function parseEndpointSlice(
     serviceName: id.serviceName,
     name: id.name,
     family,
-    ports: keptList(ports),
+    ports: sharedPorts(ports),
     endpoints: keptList(sliceEndpoints(slice, family, nodeName, ref, log, ports[0]?.port)),
   };
 }
