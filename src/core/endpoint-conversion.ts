@@ -1,7 +1,6 @@
 // V1EndpointSlice -> endpoints per ServicePort key, following upstream's endpointslicecache.go.
 // A slice is parsed once on arrival (ParsedSlice); a Service's slices are merged on demand.
 import type { V1EndpointSlice } from '@kubernetes/client-node';
-import { keptList } from './compact';
 import { sharedPorts, type SlicePort } from './slice-ports';
 import { endpointRecord, type SliceEndpoint } from './endpoint-record';
 import { endpointKey, serviceName, servicePortKey } from './keys';
@@ -78,8 +77,17 @@ export function parseEndpointSlice(
     name: id.name,
     family,
     ports: sharedPorts(ports),
-    endpoints: keptList(sliceEndpoints(slice, family, nodeName, ref, log, ports[0]?.port)),
+    endpoints: sortedByKey(sliceEndpoints(slice, family, nodeName, ref, log, ports[0]?.port)),
   };
+}
+
+/**
+ * In the merged lists' order (by `ip:port`), exactly sized: a Service's one slice then gives its
+ * first port's merged list as this very list (mergeSlices), not a copy.
+ */
+function sortedByKey(eps: SliceEndpoint[]): SliceEndpoint[] {
+  const keyed = eps.map((ep) => [endpointKey(ep.ip, ep.port ?? 0), ep] as const);
+  return keyed.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, ep]) => ep);
 }
 
 function slicePorts(slice: V1EndpointSlice, ref: ObjectRef, log: ModelLog): SlicePort[] {
@@ -203,9 +211,16 @@ export function mergeSlices(slices: Iterable<ParsedSlice>): Map<string, Endpoint
   const out = new Map<string, Endpoint[]>();
   for (const [key, set] of byKey) {
     if (set.size === 0) continue;
-    out.set(key, [...set.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, ep]) => ep));
+    const merged = [...set.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, ep]) => ep);
+    out.set(key, ordered.length === 1 ? sameOrMerged(ordered[0].endpoints, merged) : merged);
   }
   return out;
+}
+
+/** The slice's own list when the merge holds exactly its objects in its order (one slice, first port). */
+function sameOrMerged(own: readonly SliceEndpoint[], merged: Endpoint[]): Endpoint[] {
+  const same = own.length === merged.length && merged.every((ep, i) => ep === own[i]);
+  return same ? (own as Endpoint[]) : merged;
 }
 
 /**

@@ -142,3 +142,21 @@ test('shapes the types do not allow cost a warning naming the slice, never an ex
     if (endpoints === 0 || what.includes('null')) assert.match(JSON.stringify(log.lines), /s1/, what);
   }
 });
+
+test("a Service's one slice gives its first port's merged list as the slice's own list, sorted as merged lists are", () => {
+  const log = recordingLogger();
+  const one = parseEndpointSlice(slice('s1', 'web', [sliceEndpoint('10.0.0.10'), sliceEndpoint('10.0.0.2'), sliceEndpoint('10.0.0.1')], {
+    ports: [{ name: 'http', port: 80, protocol: 'TCP' }, { name: 'dns', port: 53, protocol: 'UDP' }],
+  }), 'n', log)!;
+  const merged = mergeSlices([one]);
+  const http = merged.get('ns/web:http/TCP/IPv4')!;
+  assert.equal(http, one.endpoints);
+  assert.deepEqual(http.map((ep) => ep.ip), ['10.0.0.10', '10.0.0.1', '10.0.0.2']);
+  const dns = merged.get('ns/web:dns/UDP/IPv4')!;
+  assert.notEqual(dns, one.endpoints);
+  assert.deepEqual(dns.map((ep) => `${ep.ip}:${ep.port}`), ['10.0.0.10:53', '10.0.0.1:53', '10.0.0.2:53']);
+  const other = parseEndpointSlice(slice('s2', 'web', [sliceEndpoint('10.0.0.3')], { ports: [{ name: 'http', port: 80, protocol: 'TCP' }] }), 'n', log)!;
+  const both = mergeSlices([one, other]).get('ns/web:http/TCP/IPv4')!;
+  assert.notEqual(both, one.endpoints);
+  assert.deepEqual(both.map((ep) => ep.ip), ['10.0.0.10', '10.0.0.1', '10.0.0.2', '10.0.0.3']);
+});
