@@ -29,6 +29,11 @@ export interface EndpointsChangeTrackerOptions {
   log: ModelLog;
   /** Trigger times before this are ignored: after a restart they would report the downtime. */
   startTime?: Date;
+  /**
+   * The kept copy of a ServicePort key, if another map holds one (ProxyState: the ServicePort's own
+   * `key`), so that the maps share one string rather than each keeping its own (docs/memory.md).
+   */
+  sharedKey?: (key: string) => string;
 }
 
 export class EndpointsChangeTracker {
@@ -45,6 +50,10 @@ export class EndpointsChangeTracker {
   private events = 0;
 
   constructor(private readonly opts: EndpointsChangeTrackerOptions) {}
+
+  private sharedKey(key: string): string {
+    return this.opts.sharedKey?.(key) ?? key;
+  }
 
   /**
    * Record an event; true when a Service now has a pending change. A slice whose
@@ -105,7 +114,7 @@ export class EndpointsChangeTracker {
       for (const key of new Set([...previous, ...merged.keys()])) {
         this.applyKey(key, this.applied.get(key) ?? [], merged.get(key) ?? [], result);
       }
-      setOrDelete(this.appliedByService, service, keptOneOrMore(merged.keys()));
+      setOrDelete(this.appliedByService, service, keptOneOrMore([...merged.keys()].map((k) => this.sharedKey(k))));
     }
     this.pending.clear();
     this.triggerTimes.clear();
@@ -119,7 +128,7 @@ export class EndpointsChangeTracker {
     const gone = noLongerServing(before, after);
     if (gone.length > 0) result.removed.set(key, gone);
     if (!before.some(usable) && after.some(usable)) result.newlyActive.add(key);
-    if (after.length > 0) this.applied.set(key, after);
+    if (after.length > 0) this.applied.set(this.sharedKey(key), after);
     else this.applied.delete(key);
   }
 
