@@ -3,7 +3,7 @@
 // that Service's endpoints, never the cluster's) and compared with what was last applied.
 import type { V1EndpointSlice } from '@kubernetes/client-node';
 import { endpointListEqual, sameAsApplied } from './equality';
-import { itemsOf, keptOneOrMore, setOrDelete, type OneOrMore } from './compact';
+import { itemsOf, keptList, keptOneOrMore, setOrDelete, type OneOrMore } from './compact';
 import { mergeSlices, parseEndpointSlice, sliceIdentity, sliceTriggerTime, type ParsedSlice } from './endpoint-conversion';
 import { endpointKey, sliceKey } from './keys';
 import type { EventKind } from './service-change-tracker';
@@ -20,7 +20,11 @@ export interface EndpointsApplyResult {
   events: number;
 }
 
-type EndpointsByKey = Map<string, Endpoint[]>;
+/**
+ * A Service's merged lists while pending, as [key, list] pairs: a Map per Service costs ~230 bytes
+ * and the whole cluster is pending between the first list and the first sync (docs/memory.md).
+ */
+type PendingLists = ReadonlyArray<readonly [string, Endpoint[]]>;
 
 export interface EndpointsChangeTrackerOptions {
   nodeName: string;
@@ -43,7 +47,7 @@ export class EndpointsChangeTracker {
   private readonly appliedByService = new Map<string, OneOrMore<string>>();
   /** Service -> its parsed slices (a Service has one slice, or a few). */
   private readonly slices = new Map<string, OneOrMore<ParsedSlice>>();
-  private readonly pending = new Map<string, EndpointsByKey>();
+  private readonly pending = new Map<string, PendingLists>();
   /** `namespace/sliceName` -> the Service it was stored under. */
   private readonly owner = new Map<string, string>();
   private readonly triggerTimes = new Map<string, Date[]>();
@@ -91,7 +95,7 @@ export class EndpointsChangeTracker {
       this.triggerTimes.delete(service);
       return false;
     }
-    this.pending.set(service, merged);
+    this.pending.set(service, keptList(merged));
     this.recordTrigger(service, trigger);
     return true;
   }
@@ -109,7 +113,8 @@ export class EndpointsChangeTracker {
       triggerTimes: [...this.triggerTimes.values()].flat(),
       events: this.events,
     };
-    for (const [service, merged] of this.pending) {
+    for (const [service, lists] of this.pending) {
+      const merged = new Map(lists);
       const previous = itemsOf(this.appliedByService.get(service));
       for (const key of new Set([...previous, ...merged.keys()])) {
         this.applyKey(key, this.applied.get(key) ?? [], merged.get(key) ?? [], result);

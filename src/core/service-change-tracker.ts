@@ -1,7 +1,7 @@
 // Turns Service events into "which ServicePorts changed". Events only touch `pending`; the
 // applied map changes only in apply(), so a sync reading it is never disturbed by events.
 import type { V1Service } from '@kubernetes/client-node';
-import { itemsOf, keptOneOrMore, setOrDelete, type OneOrMore } from './compact';
+import { itemsOf, keptList, keptOneOrMore, setOrDelete, type OneOrMore } from './compact';
 import { sameAsApplied, servicePortEqual } from './equality';
 import { serviceName } from './keys';
 import { servicePortsFromService, type ServiceConversionOptions } from './service-conversion';
@@ -28,8 +28,11 @@ export class ServiceChangeTracker {
    * nothing beyond itself.
    */
   private readonly appliedByService = new Map<string, OneOrMore<string>>();
-  /** Service name -> its desired ServicePorts, only for Services that differ from `applied`. */
-  private readonly pending = new Map<string, PortsByKey>();
+  /**
+   * Service name -> its desired ServicePorts, only for Services that differ from `applied`. A list,
+   * not a Map by key: the whole cluster is pending between the first list and the first sync.
+   */
+  private readonly pending = new Map<string, readonly ServicePort[]>();
   private events = 0;
 
   constructor(
@@ -48,12 +51,12 @@ export class ServiceChangeTracker {
     }
     this.events++;
     const id = serviceName(ns, name);
-    const desired = kind === 'delete' ? new Map() : byKey(servicePortsFromService(svc, this.families, this.log, this.opts));
-    if (sameAsApplied(desired, itemsOf(this.appliedByService.get(id)), this.applied, servicePortEqual)) {
+    const desired = kind === 'delete' ? [] : servicePortsFromService(svc, this.families, this.log, this.opts);
+    if (sameAsApplied(byKey(desired), itemsOf(this.appliedByService.get(id)), this.applied, servicePortEqual)) {
       this.pending.delete(id);
       return false;
     }
-    this.pending.set(id, desired);
+    this.pending.set(id, keptList(desired));
     return true;
   }
 
@@ -64,7 +67,8 @@ export class ServiceChangeTracker {
 
   apply(): ServiceApplyResult {
     const result: ServiceApplyResult = { changed: new Set(), removed: new Map(), events: this.events };
-    for (const [id, desired] of this.pending) {
+    for (const [id, ports] of this.pending) {
+      const desired = byKey(ports);
       const previous = itemsOf(this.appliedByService.get(id));
       for (const key of previous) {
         if (desired.has(key)) continue;
@@ -86,6 +90,6 @@ export class ServiceChangeTracker {
   }
 }
 
-function byKey(ports: ServicePort[]): PortsByKey {
+function byKey(ports: readonly ServicePort[]): PortsByKey {
   return new Map(ports.map((sp) => [sp.key, sp]));
 }
