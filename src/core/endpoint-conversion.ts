@@ -2,7 +2,7 @@
 // A slice is parsed once on arrival (ParsedSlice); a Service's slices are merged on demand.
 import type { V1EndpointSlice } from '@kubernetes/client-node';
 import { sharedPorts, type SlicePort } from './slice-ports';
-import { endpointRecord, type SliceEndpoint } from './endpoint-record';
+import { endpointRecord, sharedNameList, type SliceEndpoint } from './endpoint-record';
 import { endpointKey, serviceName, servicePortKey } from './keys';
 import { ipFamilyOf, isIPFamily } from './ip';
 import { isPortNumber, isProtocol } from './service-conversion';
@@ -172,10 +172,10 @@ function sliceEndpoint(ip: string, ep: NonNullable<V1EndpointSlice['endpoints']>
   return out;
 }
 
-function names(list: unknown): string[] | undefined {
+function names(list: unknown): readonly string[] | undefined {
   const given = listOf<unknown>(list).map((h) => (isObject(h) ? h.name : undefined));
   const out = [...new Set(given.filter((n): n is string => typeof n === 'string' && n !== ''))].sort();
-  return out.length > 0 ? out : undefined;
+  return out.length > 0 ? sharedNameList(out) : undefined;
 }
 
 /**

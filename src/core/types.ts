@@ -48,8 +48,8 @@ export interface Endpoint {
   isLocal: boolean;
   nodeName?: string;
   zone?: string;
-  zoneHints?: string[];
-  nodeHints?: string[];
+  zoneHints?: readonly string[];
+  nodeHints?: readonly string[];
 }
 
 /** Endpoints of one ServicePort after upstream's selection rules (core/endpoint-selection). */
