@@ -1,33 +1,28 @@
 // V1EndpointSlice -> endpoints per ServicePort key, following upstream's endpointslicecache.go.
 // A slice is parsed once on arrival (ParsedSlice); a Service's slices are merged on demand.
 import type { V1EndpointSlice } from '@kubernetes/client-node';
-import { keptList } from './compact';
-import { endpointRecord, type SliceEndpoint } from './endpoint-record';
+import { sharedPorts, type SlicePort } from './slice-ports';
+import { endpointRecord, sharedNameList, type SliceEndpoint } from './endpoint-record';
 import { endpointKey, serviceName, servicePortKey } from './keys';
 import { ipFamilyOf, isIPFamily } from './ip';
 import { isPortNumber, isProtocol } from './service-conversion';
 import { isObject, listOf, notAList } from './shape';
-import type { Endpoint, IPFamily, ModelLog, ObjectRef, Protocol } from './types';
+import type { Endpoint, IPFamily, ModelLog, ObjectRef } from './types';
 
 export const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
 export const TRIGGER_TIME_ANNOTATION = 'endpoints.kubernetes.io/last-change-trigger-time';
 
 export type { SliceEndpoint } from './endpoint-record';
-
-export interface SlicePort {
-  portName: string;
-  protocol: Protocol;
-  port: number;
-}
+export type { SlicePort } from './slice-ports';
 
 export interface ParsedSlice {
   namespace: string;
   serviceName: string;
   name: string;
   family: IPFamily;
-  ports: SlicePort[];
+  /** Shared with every slice that has the same ports (slice-ports.ts). */
+  ports: readonly SlicePort[];
   endpoints: SliceEndpoint[];
-  triggerTime?: Date;
 }
 
 export interface SliceIdentity {
@@ -76,17 +71,23 @@ export function parseEndpointSlice(
     return undefined;
   }
   const ports = slicePorts(slice, ref, log);
-  const parsed: ParsedSlice = {
+  return {
     namespace: id.namespace,
     serviceName: id.serviceName,
     name: id.name,
     family,
-    ports: keptList(ports),
-    endpoints: keptList(sliceEndpoints(slice, family, nodeName, ref, log, ports.length === 1 ? ports[0].port : undefined)),
+    ports: sharedPorts(ports),
+    endpoints: sortedByKey(sliceEndpoints(slice, family, nodeName, ref, log, ports[0]?.port)),
   };
-  const trigger = triggerTime(slice, ref, log);
-  if (trigger) parsed.triggerTime = trigger;
-  return parsed;
+}
+
+/**
+ * In the merged lists' order (by `ip:port`), exactly sized: a Service's one slice then gives its
+ * first port's merged list as this very list (mergeSlices), not a copy.
+ */
+function sortedByKey(eps: SliceEndpoint[]): SliceEndpoint[] {
+  const keyed = eps.map((ep) => [endpointKey(ep.ip, ep.port ?? 0), ep] as const);
+  return keyed.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, ep]) => ep);
 }
 
 function slicePorts(slice: V1EndpointSlice, ref: ObjectRef, log: ModelLog): SlicePort[] {
@@ -114,7 +115,7 @@ function sliceEndpoints(
   nodeName: string,
   ref: ObjectRef,
   log: ModelLog,
-  onlyPort: number | undefined,
+  firstPort: number | undefined,
 ): SliceEndpoint[] {
   const seen = new Set<string>();
   const out: SliceEndpoint[] = [];
@@ -140,16 +141,17 @@ function sliceEndpoints(
       continue;
     }
     seen.add(ip);
-    out.push(sliceEndpoint(ip, ep, nodeName, onlyPort));
+    out.push(sliceEndpoint(ip, ep, nodeName, firstPort));
   }
   return out;
 }
 
 /**
- * One endpoint of a slice. When the slice has one port (the common case) the endpoint carries it
- * already, so the merged per-port lists share this object instead of copying it (withPort).
+ * One endpoint of a slice. It carries the slice's first port already, so the merged list of that
+ * port shares this object instead of copying it (withPort): a one-port slice (the common case)
+ * makes no copy, a multi-port slice one per further port.
  */
-function sliceEndpoint(ip: string, ep: NonNullable<V1EndpointSlice['endpoints']>[number], nodeName: string, onlyPort: number | undefined): SliceEndpoint {
+function sliceEndpoint(ip: string, ep: NonNullable<V1EndpointSlice['endpoints']>[number], nodeName: string, firstPort: number | undefined): SliceEndpoint {
   const c = isObject(ep.conditions) ? ep.conditions : {};
   const flag = (v: unknown, dflt: boolean): boolean => (typeof v === 'boolean' ? v : dflt);
   // Upstream's nil defaults (newEndpointSliceInfo): ready and serving default to true, terminating to false.
@@ -161,7 +163,7 @@ function sliceEndpoint(ip: string, ep: NonNullable<V1EndpointSlice['endpoints']>
     ip, ready, serving, terminating, isLocal,
     nodeName: typeof ep.nodeName === 'string' && ep.nodeName ? ep.nodeName : undefined,
     zone: typeof ep.zone === 'string' && ep.zone ? ep.zone : undefined,
-  }, onlyPort);
+  }, firstPort);
   const hints = isObject(ep.hints) ? ep.hints : {};
   const zoneHints = names(hints.forZones);
   if (zoneHints) out.zoneHints = zoneHints;
@@ -170,13 +172,18 @@ function sliceEndpoint(ip: string, ep: NonNullable<V1EndpointSlice['endpoints']>
   return out;
 }
 
-function names(list: unknown): string[] | undefined {
+function names(list: unknown): readonly string[] | undefined {
   const given = listOf<unknown>(list).map((h) => (isObject(h) ? h.name : undefined));
   const out = [...new Set(given.filter((n): n is string => typeof n === 'string' && n !== ''))].sort();
-  return out.length > 0 ? out : undefined;
+  return out.length > 0 ? sharedNameList(out) : undefined;
 }
 
-function triggerTime(slice: V1EndpointSlice, ref: ObjectRef, log: ModelLog): Date | undefined {
+/**
+ * The slice's `last-change-trigger-time`, undefined when absent or unparseable (logged). Read apart
+ * from the parsed slice, which is kept: the time is needed once, on arrival (docs/memory.md).
+ */
+export function sliceTriggerTime(slice: V1EndpointSlice, log: ModelLog): Date | undefined {
+  const ref = sliceRef(slice);
   const raw = slice.metadata?.annotations?.[TRIGGER_TIME_ANNOTATION];
   if (raw === undefined) return undefined;
   const t = new Date(raw);
@@ -204,9 +211,16 @@ export function mergeSlices(slices: Iterable<ParsedSlice>): Map<string, Endpoint
   const out = new Map<string, Endpoint[]>();
   for (const [key, set] of byKey) {
     if (set.size === 0) continue;
-    out.set(key, [...set.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, ep]) => ep));
+    const merged = [...set.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, ep]) => ep);
+    out.set(key, ordered.length === 1 ? sameOrMerged(ordered[0].endpoints, merged) : merged);
   }
   return out;
+}
+
+/** The slice's own list when the merge holds exactly its objects in its order (one slice, first port). */
+function sameOrMerged(own: readonly SliceEndpoint[], merged: Endpoint[]): Endpoint[] {
+  const same = own.length === merged.length && merged.every((ep, i) => ep === own[i]);
+  return same ? (own as Endpoint[]) : merged;
 }
 
 /**

@@ -1,12 +1,12 @@
 // Endpoint objects as the model keeps them: hundreds of thousands at scale (6 per Service, and a
 // copy per port of a multi-port slice). Two things keep each small (docs/memory.md):
-// - node and zone names are shared: a name repeats on every endpoint of its node, and JSON.parse
-//   gives each occurrence its own string;
+// - node and zone names, and hint lists, are shared: a name repeats on every endpoint of its node,
+//   and JSON.parse gives each occurrence its own string;
 // - the names present are written in the object literal, not added after it: a property added to
 //   an object after its literal costs the object a separate property store (~40 bytes).
 import type { Endpoint } from './types';
 
-/** An endpoint before it is paired with a port number (a one-port slice's carry it). */
+/** An endpoint as its slice keeps it: with the slice's first port, or none when the slice has no port. */
 export type SliceEndpoint = Omit<Endpoint, 'port'> & { port?: number };
 
 /** Upper bound of the shared names table: a cluster's nodes and zones; cleared (not grown) past it. */
@@ -20,6 +20,22 @@ export function sharedName(name: string): string {
   if (sharedNames.size >= SHARED_NAMES_MAX) sharedNames.clear();
   sharedNames.set(name, name);
   return name;
+}
+
+const sharedLists = new Map<string, readonly string[]>();
+
+/**
+ * The one copy of a hint list (sorted, unique names; frozen: shared, never mutated). Every endpoint
+ * in a zone carries the same zone hints, and each used to keep its own list (56 bytes).
+ */
+export function sharedNameList(names: readonly string[]): readonly string[] {
+  const id = JSON.stringify(names);
+  const have = sharedLists.get(id);
+  if (have !== undefined) return have;
+  if (sharedLists.size >= SHARED_NAMES_MAX) sharedLists.clear();
+  const list = Object.freeze(names.map(sharedName));
+  sharedLists.set(id, list);
+  return list;
 }
 
 /** What every endpoint has, and the names it may have. */

@@ -2,6 +2,7 @@
 // (pkg/proxy/topology.go). Ready endpoints by default; serving-and-terminating ones when no
 // endpoint is ready (KEP-1669), decided separately for the Cluster and the Local sets; topology
 // hints narrow the Cluster set when they apply to this node.
+import { EMPTY, keptFilter } from './compact';
 import { endpointKey } from './keys';
 import type { Endpoint, SelectedEndpoints, ServicePort } from './types';
 
@@ -35,50 +36,55 @@ export function usesLocalEndpoints(sp: PolicyFields): boolean {
 
 const isServingTerminating = (ep: Endpoint): boolean => ep.serving && ep.terminating;
 
+/** No endpoint: one object for every ServicePort that has none (frozen: shared, never mutated). */
+const NONE: SelectedEndpoints = Object.freeze({ cluster: EMPTY, local: EMPTY, allReachable: EMPTY, hasAny: false });
+
 /**
  * Upstream's CategorizeEndpoints. `cluster` is empty when the ServicePort never uses Cluster
- * policy and `local` when it never uses Local policy (upstream returns nil for those).
+ * policy and `local` when it never uses Local policy (upstream returns nil for those). A list that
+ * filters nothing out is `endpoints` itself (the model's list, replaced on change, never mutated),
+ * so the common case (all ready, no topology) costs one small object (docs/memory.md).
  */
 export function selectEndpoints(
   endpoints: readonly Endpoint[],
   sp: PolicyFields,
   node: NodeTopology,
 ): SelectedEndpoints {
-  const none: SelectedEndpoints = { cluster: [], local: [], allReachable: [], hasAny: false };
-  if (endpoints.length === 0) return none;
+  if (endpoints.length === 0) return NONE;
   const useCluster = usesClusterEndpoints(sp);
   const useLocal = usesLocalEndpoints(sp);
-  let cluster: Endpoint[] = [];
+  let cluster: readonly Endpoint[] = EMPTY;
   let mode: TopologyMode = '';
   let hasAny = false;
   if (useCluster) {
     mode = topologyModeFromHints(endpoints, node);
-    cluster = endpoints.filter((ep) => ep.ready && availableForTopology(ep, mode, node));
+    cluster = keptFilter(endpoints, (ep) => ep.ready && availableForTopology(ep, mode, node));
     // Topology was already abandoned if the node's zone had no ready endpoint, so an empty list
     // here means nothing is ready anywhere.
-    if (cluster.length === 0) cluster = endpoints.filter(isServingTerminating);
+    if (cluster.length === 0) cluster = keptFilter(endpoints, isServingTerminating);
     hasAny = cluster.length > 0;
   }
-  if (!useLocal) return { ...none, cluster, allReachable: cluster, hasAny };
+  if (!useLocal) return { cluster, local: EMPTY, allReachable: cluster, hasAny };
 
   const local = localEndpoints(endpoints);
   hasAny ||= endpoints.some((ep) => ep.ready || isServingTerminating(ep));
-  if (!useCluster) return { cluster: [], local: local.endpoints, allReachable: local.endpoints, hasAny };
+  if (!useCluster) return { cluster: EMPTY, local: local.endpoints, allReachable: local.endpoints, hasAny };
   // With no topology and only ready local endpoints, cluster already contains every local endpoint.
   if (mode === '' && !local.servingTerminating) return { cluster, local: local.endpoints, allReachable: cluster, hasAny };
   return { cluster, local: local.endpoints, allReachable: union(cluster, local.endpoints), hasAny };
 }
 
-function localEndpoints(endpoints: readonly Endpoint[]): { endpoints: Endpoint[]; servingTerminating: boolean } {
-  const ready = endpoints.filter((ep) => ep.isLocal && ep.ready);
+function localEndpoints(endpoints: readonly Endpoint[]): { endpoints: readonly Endpoint[]; servingTerminating: boolean } {
+  const ready = keptFilter(endpoints, (ep) => ep.isLocal && ep.ready);
   if (ready.length > 0) return { endpoints: ready, servingTerminating: false };
-  const fallback = endpoints.filter((ep) => ep.isLocal && isServingTerminating(ep));
+  const fallback = keptFilter(endpoints, (ep) => ep.isLocal && isServingTerminating(ep));
   return { endpoints: fallback, servingTerminating: fallback.length > 0 };
 }
 
-function union(a: readonly Endpoint[], b: readonly Endpoint[]): Endpoint[] {
+function union(a: readonly Endpoint[], b: readonly Endpoint[]): readonly Endpoint[] {
   const seen = new Set(a.map((ep) => endpointKey(ep.ip, ep.port)));
-  return [...a, ...b.filter((ep) => !seen.has(endpointKey(ep.ip, ep.port)))];
+  const extra = b.filter((ep) => !seen.has(endpointKey(ep.ip, ep.port)));
+  return extra.length === 0 ? a : [...a, ...extra].slice();
 }
 
 /**

@@ -3,9 +3,9 @@
 // that Service's endpoints, never the cluster's) and compared with what was last applied.
 import type { V1EndpointSlice } from '@kubernetes/client-node';
 import { endpointListEqual, sameAsApplied } from './equality';
-import { keptList } from './compact';
-import { mergeSlices, parseEndpointSlice, sliceIdentity, type ParsedSlice } from './endpoint-conversion';
-import { endpointKey } from './keys';
+import { itemsOf, keptList, keptOneOrMore, setOrDelete, type OneOrMore } from './compact';
+import { mergeSlices, parseEndpointSlice, sliceIdentity, sliceTriggerTime, type ParsedSlice } from './endpoint-conversion';
+import { endpointKey, sliceKey } from './keys';
 import type { EventKind } from './service-change-tracker';
 import type { Endpoint, IPFamily, ModelLog } from './types';
 
@@ -20,7 +20,11 @@ export interface EndpointsApplyResult {
   events: number;
 }
 
-type EndpointsByKey = Map<string, Endpoint[]>;
+/**
+ * A Service's merged lists while pending, as [key, list] pairs: a Map per Service costs ~230 bytes
+ * and the whole cluster is pending between the first list and the first sync (docs/memory.md).
+ */
+type PendingLists = ReadonlyArray<readonly [string, Endpoint[]]>;
 
 export interface EndpointsChangeTrackerOptions {
   nodeName: string;
@@ -29,22 +33,31 @@ export interface EndpointsChangeTrackerOptions {
   log: ModelLog;
   /** Trigger times before this are ignored: after a restart they would report the downtime. */
   startTime?: Date;
+  /**
+   * The kept copy of a ServicePort key, if another map holds one (ProxyState: the ServicePort's own
+   * `key`), so that the maps share one string rather than each keeping its own (docs/memory.md).
+   */
+  sharedKey?: (key: string) => string;
 }
 
 export class EndpointsChangeTracker {
   /** ServicePort key -> endpoints as of the last apply(). Mutated in place only by apply(). */
   readonly applied = new Map<string, Endpoint[]>();
   /** Service -> the keys of its lists in `applied` (keys, not a Map per Service: see ServiceChangeTracker). */
-  private readonly appliedByService = new Map<string, readonly string[]>();
-  /** Service -> its parsed slices (an array: a Service has one slice, or a few). */
-  private readonly slices = new Map<string, ParsedSlice[]>();
-  private readonly pending = new Map<string, EndpointsByKey>();
+  private readonly appliedByService = new Map<string, OneOrMore<string>>();
+  /** Service -> its parsed slices (a Service has one slice, or a few). */
+  private readonly slices = new Map<string, OneOrMore<ParsedSlice>>();
+  private readonly pending = new Map<string, PendingLists>();
   /** `namespace/sliceName` -> the Service it was stored under. */
   private readonly owner = new Map<string, string>();
   private readonly triggerTimes = new Map<string, Date[]>();
   private events = 0;
 
   constructor(private readonly opts: EndpointsChangeTrackerOptions) {}
+
+  private sharedKey(key: string): string {
+    return this.opts.sharedKey?.(key) ?? key;
+  }
 
   /**
    * Record an event; true when a Service now has a pending change. A slice whose
@@ -53,35 +66,36 @@ export class EndpointsChangeTracker {
   update(kind: EventKind, slice: V1EndpointSlice): boolean {
     const ns = slice.metadata?.namespace;
     const name = slice.metadata?.name;
-    const sliceKey = ns && name ? `${ns}/${name}` : undefined;
-    const former = sliceKey === undefined ? undefined : this.owner.get(sliceKey);
+    const ownerKey = ns && name ? sliceKey(ns, name) : undefined;
+    const former = ownerKey === undefined ? undefined : this.owner.get(ownerKey);
     const id = sliceIdentity(slice, this.opts.log);
     if (!id && former === undefined) return false;
     this.events++;
     let changed = false;
     if (former !== undefined && former !== id?.service) {
       this.storeSlice(former, name!, undefined);
-      this.owner.delete(sliceKey!);
+      this.owner.delete(ownerKey!);
       changed = this.refresh(former, undefined);
     }
     if (!id) return changed;
     const parsed = kind === 'delete' ? undefined : parseEndpointSlice(slice, this.opts.nodeName, this.opts.log);
+    const trigger = parsed ? sliceTriggerTime(slice, this.opts.log) : undefined;
     const served = parsed && this.opts.ipFamilies.includes(parsed.family) ? parsed : undefined;
     this.storeSlice(id.service, id.name, served);
-    if (served) this.owner.set(sliceKey!, id.service);
-    else this.owner.delete(sliceKey!);
-    return this.refresh(id.service, served?.triggerTime) || changed;
+    if (served) this.owner.set(ownerKey!, id.service);
+    else this.owner.delete(ownerKey!);
+    return this.refresh(id.service, served ? trigger : undefined) || changed;
   }
 
   /** Re-merge one Service's slices; pending only if that differs from what was applied. */
   private refresh(service: string, trigger: Date | undefined): boolean {
-    const merged = mergeSlices(this.slices.get(service) ?? []);
-    if (sameAsApplied(merged, this.appliedByService.get(service) ?? [], this.applied, endpointListEqual)) {
+    const merged = mergeSlices(itemsOf(this.slices.get(service)));
+    if (sameAsApplied(merged, itemsOf(this.appliedByService.get(service)), this.applied, endpointListEqual)) {
       this.pending.delete(service);
       this.triggerTimes.delete(service);
       return false;
     }
-    this.pending.set(service, merged);
+    this.pending.set(service, keptList(merged));
     this.recordTrigger(service, trigger);
     return true;
   }
@@ -99,13 +113,13 @@ export class EndpointsChangeTracker {
       triggerTimes: [...this.triggerTimes.values()].flat(),
       events: this.events,
     };
-    for (const [service, merged] of this.pending) {
-      const previous = this.appliedByService.get(service) ?? [];
+    for (const [service, lists] of this.pending) {
+      const merged = new Map(lists);
+      const previous = itemsOf(this.appliedByService.get(service));
       for (const key of new Set([...previous, ...merged.keys()])) {
         this.applyKey(key, this.applied.get(key) ?? [], merged.get(key) ?? [], result);
       }
-      if (merged.size > 0) this.appliedByService.set(service, keptList(merged.keys()));
-      else this.appliedByService.delete(service);
+      setOrDelete(this.appliedByService, service, keptOneOrMore([...merged.keys()].map((k) => this.sharedKey(k))));
     }
     this.pending.clear();
     this.triggerTimes.clear();
@@ -119,15 +133,14 @@ export class EndpointsChangeTracker {
     const gone = noLongerServing(before, after);
     if (gone.length > 0) result.removed.set(key, gone);
     if (!before.some(usable) && after.some(usable)) result.newlyActive.add(key);
-    if (after.length > 0) this.applied.set(key, after);
+    if (after.length > 0) this.applied.set(this.sharedKey(key), after);
     else this.applied.delete(key);
   }
 
   private storeSlice(service: string, name: string, parsed: ParsedSlice | undefined): void {
-    const kept = (this.slices.get(service) ?? []).filter((s) => s.name !== name);
+    const kept = itemsOf(this.slices.get(service)).filter((s) => s.name !== name);
     if (parsed) kept.push(parsed);
-    if (kept.length > 0) this.slices.set(service, keptList(kept));
-    else this.slices.delete(service);
+    setOrDelete(this.slices, service, keptOneOrMore(kept));
   }
 
   private recordTrigger(service: string, t: Date | undefined): void {

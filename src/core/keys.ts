@@ -1,9 +1,17 @@
 // Identities used across the model. One function per key so every module spells them the same.
+// Keys the model keeps are built by join(), not by `+` or a template: those make a cons string (a
+// 32-byte node pointing at its parts) that V8 flattens in place when the key is first hashed, so
+// the node stays beside the flat copy; join() makes the flat string alone (docs/memory.md).
 import type { IPFamily, Protocol } from './types';
 
 /** `namespace/name`: identity of a Service (and of the slices that belong to it). */
 export function serviceName(namespace: string, name: string): string {
-  return `${namespace}/${name}`;
+  return [namespace, '/', name].join('');
+}
+
+/** `namespace/name`: identity of an EndpointSlice. */
+export function sliceKey(namespace: string, name: string): string {
+  return [namespace, '/', name].join('');
 }
 
 /** `namespace/name:portName/protocol/family`: identity of one ServicePort and of its endpoints. */
@@ -14,7 +22,7 @@ export function servicePortKey(
   protocol: Protocol,
   family: IPFamily,
 ): string {
-  return `${serviceName(namespace, name)}:${portName}/${protocol}/${family}`;
+  return [namespace, '/', name, ':', portName, '/', protocol, '/', family].join('');
 }
 
 /** `ip:port` (IPv6 in brackets): identity of an endpoint within one ServicePort. */

@@ -64,6 +64,7 @@ export class ProxyState {
       ipFamilies: opts.ipFamilies,
       log: opts.log,
       startTime: opts.startTime ?? new Date(),
+      sharedKey: (key) => this.services.applied.get(key)?.key ?? key,
     });
     this.node = emptyNodeInfo(opts.nodeName);
   }

@@ -1,7 +1,7 @@
 // Turns Service events into "which ServicePorts changed". Events only touch `pending`; the
 // applied map changes only in apply(), so a sync reading it is never disturbed by events.
 import type { V1Service } from '@kubernetes/client-node';
-import { keptList } from './compact';
+import { itemsOf, keptList, keptOneOrMore, setOrDelete, type OneOrMore } from './compact';
 import { sameAsApplied, servicePortEqual } from './equality';
 import { serviceName } from './keys';
 import { servicePortsFromService, type ServiceConversionOptions } from './service-conversion';
@@ -24,11 +24,15 @@ export class ServiceChangeTracker {
   readonly applied = new Map<string, ServicePort>();
   /**
    * Service name -> the keys of its ServicePorts in `applied`. Keys, not a Map of the ports: one
-   * small Map per Service cost ~300 bytes, an array of one or two keys a tenth of that.
+   * small Map per Service cost ~300 bytes, an array of one or two keys a tenth of that, a lone key
+   * nothing beyond itself.
    */
-  private readonly appliedByService = new Map<string, readonly string[]>();
-  /** Service name -> its desired ServicePorts, only for Services that differ from `applied`. */
-  private readonly pending = new Map<string, PortsByKey>();
+  private readonly appliedByService = new Map<string, OneOrMore<string>>();
+  /**
+   * Service name -> its desired ServicePorts, only for Services that differ from `applied`. A list,
+   * not a Map by key: the whole cluster is pending between the first list and the first sync.
+   */
+  private readonly pending = new Map<string, readonly ServicePort[]>();
   private events = 0;
 
   constructor(
@@ -47,12 +51,12 @@ export class ServiceChangeTracker {
     }
     this.events++;
     const id = serviceName(ns, name);
-    const desired = kind === 'delete' ? new Map() : byKey(servicePortsFromService(svc, this.families, this.log, this.opts));
-    if (sameAsApplied(desired, this.appliedByService.get(id) ?? [], this.applied, servicePortEqual)) {
+    const desired = kind === 'delete' ? [] : servicePortsFromService(svc, this.families, this.log, this.opts);
+    if (sameAsApplied(byKey(desired), itemsOf(this.appliedByService.get(id)), this.applied, servicePortEqual)) {
       this.pending.delete(id);
       return false;
     }
-    this.pending.set(id, desired);
+    this.pending.set(id, keptList(desired));
     return true;
   }
 
@@ -63,8 +67,9 @@ export class ServiceChangeTracker {
 
   apply(): ServiceApplyResult {
     const result: ServiceApplyResult = { changed: new Set(), removed: new Map(), events: this.events };
-    for (const [id, desired] of this.pending) {
-      const previous = this.appliedByService.get(id) ?? [];
+    for (const [id, ports] of this.pending) {
+      const desired = byKey(ports);
+      const previous = itemsOf(this.appliedByService.get(id));
       for (const key of previous) {
         if (desired.has(key)) continue;
         result.changed.add(key);
@@ -77,8 +82,7 @@ export class ServiceChangeTracker {
         result.changed.add(key);
         this.applied.set(key, sp);
       }
-      if (desired.size > 0) this.appliedByService.set(id, keptList(desired.keys()));
-      else this.appliedByService.delete(id);
+      setOrDelete(this.appliedByService, id, keptOneOrMore(desired.keys()));
     }
     this.pending.clear();
     this.events = 0;
@@ -86,6 +90,6 @@ export class ServiceChangeTracker {
   }
 }
 
-function byKey(ports: ServicePort[]): PortsByKey {
+function byKey(ports: readonly ServicePort[]): PortsByKey {
   return new Map(ports.map((sp) => [sp.key, sp]));
 }

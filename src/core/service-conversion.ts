@@ -1,6 +1,7 @@
 // V1Service -> ServicePorts: one per (port x IP family served by this node), following upstream's
 // newBaseServiceInfo / serviceToServiceMap (pkg/proxy/service.go). Broken input is logged and skipped.
 import type { V1Service, V1ServicePort } from '@kubernetes/client-node';
+import { EMPTY, keptList } from './compact';
 import { servicePortKey } from './keys';
 import { cidrFamilyOf, ipFamilyOf } from './ip';
 import { isObject, listOf, notAList } from './shape';
@@ -78,23 +79,37 @@ export function servicePortsFromService(
       log.warn({ ...ref, clusterIP, family }, 'cluster IP is not a valid address of its family; family skipped');
       continue;
     }
-    for (const p of ports) {
-      out.push({
-        key: servicePortKey(namespace, name, p.portName, p.protocol, family),
-        namespace,
-        name,
-        portName: p.portName,
-        protocol: p.protocol,
-        family,
-        clusterIP,
-        port: p.port,
-        nodePort: p.nodePort,
-        ...byFamily[family],
-        ...shared,
-      });
-    }
+    for (const p of ports) out.push(servicePort(namespace, name, family, clusterIP, p, byFamily[family], shared));
   }
   return out;
+}
+
+/**
+ * Written field by field in one literal, not spread from the shared parts: a spread into a literal
+ * puts the spread fields in a property store of their own (64 bytes a ServicePort, docs/memory.md).
+ */
+function servicePort(namespace: string, name: string, family: IPFamily, clusterIP: string, p: ValidPort, f: FamilyFields, s: SharedFields): ServicePort {
+  const sp: ServicePort = {
+    key: servicePortKey(namespace, name, p.portName, p.protocol, family),
+    namespace,
+    name,
+    portName: p.portName,
+    protocol: p.protocol,
+    family,
+    clusterIP,
+    port: p.port,
+    nodePort: p.nodePort,
+    externalIPs: f.externalIPs,
+    loadBalancerIPs: f.loadBalancerIPs,
+    loadBalancerSourceRanges: f.loadBalancerSourceRanges,
+    affinityTimeoutSeconds: s.affinityTimeoutSeconds,
+    externalPolicyLocal: s.externalPolicyLocal,
+    internalPolicyLocal: s.internalPolicyLocal,
+    healthCheckNodePort: s.healthCheckNodePort,
+  };
+  // Rare: left absent, not undefined, as before (the objects compare equal to what they were).
+  if (s.trafficDistribution !== undefined) sp.trafficDistribution = s.trafficDistribution;
+  return sp;
 }
 
 function shouldSkip(svc: V1Service): boolean {
@@ -223,10 +238,12 @@ function familyFields(svc: V1Service, ref: ObjectRef, log: ModelLog): Record<IPF
   const lbIPs = splitByFamily(loadBalancerVIPs(svc), ipFamilyOf, { ...ref, field: 'status.loadBalancer.ingress' }, log);
   const ranges = sourceRanges(svc);
   const cidrs = splitByFamily(ranges.values, cidrFamilyOf, { ...ref, field: ranges.field }, log);
+  // Kept for the Service's life, and nearly always empty: the one shared empty list then.
+  const kept = (l: string[]): readonly string[] => (l.length === 0 ? EMPTY : keptList(l));
   const pick = (f: IPFamily): FamilyFields => ({
-    externalIPs: externalIPs[f],
-    loadBalancerIPs: lbIPs[f],
-    loadBalancerSourceRanges: cidrs[f],
+    externalIPs: kept(externalIPs[f]),
+    loadBalancerIPs: kept(lbIPs[f]),
+    loadBalancerSourceRanges: kept(cidrs[f]),
   });
   return { IPv4: pick('IPv4'), IPv6: pick('IPv6') };
 }

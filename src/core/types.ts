@@ -24,10 +24,10 @@ export interface ServicePort {
   port: number;
   /** 0 when the Service has no NodePort. */
   nodePort: number;
-  externalIPs: string[];
+  externalIPs: readonly string[];
   /** LoadBalancer ingress IPs of this family whose ipMode is not `Proxy`. */
-  loadBalancerIPs: string[];
-  loadBalancerSourceRanges: string[];
+  loadBalancerIPs: readonly string[];
+  loadBalancerSourceRanges: readonly string[];
   /** 0 when session affinity is None; else ClientIP timeout in seconds. */
   affinityTimeoutSeconds: number;
   externalPolicyLocal: boolean;
@@ -48,18 +48,18 @@ export interface Endpoint {
   isLocal: boolean;
   nodeName?: string;
   zone?: string;
-  zoneHints?: string[];
-  nodeHints?: string[];
+  zoneHints?: readonly string[];
+  nodeHints?: readonly string[];
 }
 
 /** Endpoints of one ServicePort after upstream's selection rules (core/endpoint-selection). */
 export interface SelectedEndpoints {
-  /** Used for traffic with Cluster policy. */
-  cluster: Endpoint[];
+  /** Used for traffic with Cluster policy. May be the model's own list of the ServicePort's endpoints. */
+  cluster: readonly Endpoint[];
   /** Used for traffic with Local policy. */
-  local: Endpoint[];
+  local: readonly Endpoint[];
   /** cluster ∪ local: every endpoint a rule may send to (one chain each). */
-  allReachable: Endpoint[];
+  allReachable: readonly Endpoint[];
   /**
    * Whether the Service has a usable endpoint anywhere in the cluster (ready, or serving and
    * terminating), as upstream's CategorizeEndpoints: false means reject; true with an empty

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mergeSlices, parseEndpointSlice, TRIGGER_TIME_ANNOTATION } from '../../src/core/endpoint-conversion';
+import { mergeSlices, parseEndpointSlice, sliceTriggerTime, TRIGGER_TIME_ANNOTATION } from '../../src/core/endpoint-conversion';
 import { recordingLogger, slice, sliceEndpoint } from './fixtures';
 
 test('conditions default as upstream when nil: ready true, serving true, terminating false', () => {
@@ -10,17 +10,22 @@ test('conditions default as upstream when nil: ready true, serving true, termina
   assert.deepEqual(q?.endpoints[0], { ip: '10.0.0.1', port: 8080, ready: false, serving: true, terminating: true, isLocal: false });
 });
 
-test("a one-port slice's endpoints carry the port and are the merged lists' objects; a two-port slice's are copied per port", () => {
+test("a slice's endpoints carry its first port and are that port's merged objects; further ports get copies", () => {
   const log = recordingLogger();
   const one = parseEndpointSlice(slice('s1', 'web', [{ addresses: ['10.0.0.1'] }]), 'node-a', log)!;
   assert.equal([...mergeSlices([one]).values()][0][0], one.endpoints[0]);
   const two = parseEndpointSlice(slice('s2', 'web', [{ addresses: ['10.0.0.1'] }], {
     ports: [{ name: 'http', port: 8080, protocol: 'TCP' }, { name: 'dns', port: 53, protocol: 'UDP' }],
   }), 'node-a', log)!;
-  assert.deepEqual(two.endpoints, [{ ip: '10.0.0.1', ready: true, serving: true, terminating: false, isLocal: false }]);
-  const merged = [...mergeSlices([two]).values()].map((eps) => eps[0]);
-  assert.deepEqual(merged.map((ep) => ep.port).sort(), [53, 8080]);
-  assert.ok(merged.every((ep) => ep !== two.endpoints[0]));
+  assert.deepEqual(two.endpoints, [{ ip: '10.0.0.1', port: 8080, ready: true, serving: true, terminating: false, isLocal: false }]);
+  const merged = mergeSlices([two]);
+  assert.equal(merged.get('ns/web:http/TCP/IPv4')![0], two.endpoints[0]);
+  const dns = merged.get('ns/web:dns/UDP/IPv4')![0];
+  assert.notEqual(dns, two.endpoints[0]);
+  assert.deepEqual(dns, { ...two.endpoints[0], port: 53 });
+  const none = parseEndpointSlice(slice('s3', 'web', [{ addresses: ['10.0.0.1'] }], { ports: [] }), 'node-a', log)!;
+  assert.equal(none.endpoints[0].port, undefined);
+  assert.equal(mergeSlices([none]).size, 0);
 });
 
 test('nodeName decides isLocal; zone and hints are kept sorted and deduplicated', () => {
@@ -77,11 +82,12 @@ test('FQDN slices are ignored quietly, unknown address types and unlabeled slice
 
 test('trigger time annotation is parsed; garbage is logged and ignored', () => {
   const log = recordingLogger();
-  const ok = parseEndpointSlice(slice('s', 'web', [], { annotations: { [TRIGGER_TIME_ANNOTATION]: '2026-11-26T04:00:00Z' } }), 'n', log);
-  assert.equal(ok?.triggerTime?.toISOString(), '2026-11-26T04:00:00.000Z');
-  const bad = parseEndpointSlice(slice('s', 'web', [], { annotations: { [TRIGGER_TIME_ANNOTATION]: 'yesterday-ish' } }), 'n', log);
-  assert.equal(bad?.triggerTime, undefined);
+  const ok = sliceTriggerTime(slice('s', 'web', [], { annotations: { [TRIGGER_TIME_ANNOTATION]: '2026-11-26T04:00:00Z' } }), log);
+  assert.equal(ok?.toISOString(), '2026-11-26T04:00:00.000Z');
+  assert.equal(sliceTriggerTime(slice('s', 'web', [], { annotations: { [TRIGGER_TIME_ANNOTATION]: 'yesterday-ish' } }), log), undefined);
+  assert.equal(sliceTriggerTime(slice('s', 'web', []), log), undefined);
   assert.equal(log.lines.length, 1);
+  assert.equal(log.lines[0].obj.name, 's');
 });
 
 test('mergeSlices: slices of one Service merge per port name, protocol and family, sorted', () => {
@@ -135,4 +141,22 @@ test('shapes the types do not allow cost a warning naming the slice, never an ex
     assert.equal(p!.endpoints.length, endpoints, what);
     if (endpoints === 0 || what.includes('null')) assert.match(JSON.stringify(log.lines), /s1/, what);
   }
+});
+
+test("a Service's one slice gives its first port's merged list as the slice's own list, sorted as merged lists are", () => {
+  const log = recordingLogger();
+  const one = parseEndpointSlice(slice('s1', 'web', [sliceEndpoint('10.0.0.10'), sliceEndpoint('10.0.0.2'), sliceEndpoint('10.0.0.1')], {
+    ports: [{ name: 'http', port: 80, protocol: 'TCP' }, { name: 'dns', port: 53, protocol: 'UDP' }],
+  }), 'n', log)!;
+  const merged = mergeSlices([one]);
+  const http = merged.get('ns/web:http/TCP/IPv4')!;
+  assert.equal(http, one.endpoints);
+  assert.deepEqual(http.map((ep) => ep.ip), ['10.0.0.10', '10.0.0.1', '10.0.0.2']);
+  const dns = merged.get('ns/web:dns/UDP/IPv4')!;
+  assert.notEqual(dns, one.endpoints);
+  assert.deepEqual(dns.map((ep) => `${ep.ip}:${ep.port}`), ['10.0.0.10:53', '10.0.0.1:53', '10.0.0.2:53']);
+  const other = parseEndpointSlice(slice('s2', 'web', [sliceEndpoint('10.0.0.3')], { ports: [{ name: 'http', port: 80, protocol: 'TCP' }] }), 'n', log)!;
+  const both = mergeSlices([one, other]).get('ns/web:http/TCP/IPv4')!;
+  assert.notEqual(both, one.endpoints);
+  assert.deepEqual(both.map((ep) => ep.ip), ['10.0.0.10', '10.0.0.1', '10.0.0.2', '10.0.0.3']);
 });

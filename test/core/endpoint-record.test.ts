@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { endpointRecord, sharedName } from '../../src/core/endpoint-record';
+import { endpointRecord, sharedName, sharedNameList } from '../../src/core/endpoint-record';
 
 function gc(): void {
   setFlagsFromString('--expose-gc');
@@ -50,5 +50,14 @@ describe('endpointRecord', () => {
     // copy of the node name adds ~160 bytes (measured: 256), names added after the literal ~200 (304).
     assert.ok(perEndpoint < 150, `${perEndpoint.toFixed(1)} bytes per endpoint`);
     assert.equal(kept.length, n);
+  });
+
+  it('shares one frozen copy of each hint list', () => {
+    const a = sharedNameList(['zone-a', 'zone-b']);
+    assert.equal(sharedNameList(['zone-a', 'zone-b']), a);
+    assert.notEqual(sharedNameList(['zone-a']), a);
+    assert.notEqual(sharedNameList(['zone-a,zone-b']), sharedNameList(['zone-a', 'zone-b']));
+    assert.deepEqual(a, ['zone-a', 'zone-b']);
+    assert.ok(Object.isFrozen(a));
   });
 });

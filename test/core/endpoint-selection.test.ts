@@ -122,3 +122,19 @@ test('topologyModeFromHints names the mode chosen', () => {
   assert.equal(topologyModeFromHints([term('10.0.0.1:80', zones('zone-a'))], node), '', 'no ready endpoint: no topology');
   assert.equal(topologyModeFromHints([rdy('10.0.0.1:80', zones(''))], { nodeName: 'node-a', zone: '' }), '', 'empty zone never matches');
 });
+
+test('a list that filters nothing out is the given list itself; a filtered one is a new list, the given one untouched', () => {
+  const node = { nodeName: 'node-a', zone: '' };
+  const all = [rdy('10.0.0.1:80'), rdy('10.0.0.2:80', local)];
+  const s = selectEndpoints(all, servicePort(), node);
+  assert.equal(s.cluster, all);
+  assert.equal(s.allReachable, all);
+  const mixed = [rdy('10.0.0.1:80'), unready('10.0.0.2:80')];
+  const f = selectEndpoints(mixed, servicePort(), node);
+  assert.deepEqual(ipPorts(f.cluster), ['10.0.0.1:80']);
+  assert.notEqual(f.cluster, mixed);
+  assert.equal(mixed.length, 2);
+  // No endpoint: one shared, frozen answer.
+  assert.equal(selectEndpoints([], servicePort(), node), selectEndpoints([], servicePort({ internalPolicyLocal: true }), node));
+  assert.ok(Object.isFrozen(selectEndpoints([], servicePort(), node)));
+});
