@@ -56,14 +56,13 @@ export function readKubeconfigFile(file: string): KubeconfigSelection {
     throw new Error(`${where} has no current cluster (${why})`);
   }
   const dir = path.dirname(file);
+  const settings = clusterSettings(cluster, `${where}: cluster ${JSON.stringify(context.cluster)}`, dir);
+  // A context without a user is anonymous; one naming a user the file lacks is a mistake (client-go).
   const userName = context.user;
-  if (userName === undefined || userName === null || userName === '') return { cluster: clusterSettings(cluster, `${where}: cluster ${JSON.stringify(context.cluster)}`, dir), user: {} };
+  if (userName === undefined || userName === null || userName === '') return { cluster: settings, user: {} };
   const user = users.find((u) => u.name === userName);
   if (!user) throw new Error(`${where}: context ${JSON.stringify(current)} names user ${JSON.stringify(userName)}, which is not among its users`);
-  return {
-    cluster: clusterSettings(cluster, `${where}: cluster ${JSON.stringify(context.cluster)}`, dir),
-    user: userSettings(isObj(user.user) ? user.user : {}, `${where}: user ${JSON.stringify(userName)}`, dir),
-  };
+  return { cluster: settings, user: userSettings(isObj(user.user) ? user.user : {}, `${where}: user ${JSON.stringify(userName)}`, dir) };
 }
 
 function parseDocument(file: string, where: string): Obj {

@@ -4,6 +4,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import * as http from 'node:http';
+import * as net from 'node:net';
 import * as path from 'node:path';
 import { ApiConnection } from '../../src/k8s/api-request';
 import { loadKubeConfig } from '../../src/k8s/kubeconfig';
@@ -124,6 +126,38 @@ describe('kubeconfig over TLS, against the test API server', { timeout: 60_000 }
     const dir = tempDir();
     const file = writeKc(dir, { server: api.url, 'certificate-authority-data': b64(certs.ca), 'tls-server-name': 'elsewhere.example' }, { 'client-certificate-data': b64(certs.clientCert), 'client-key-data': b64(certs.clientKey) });
     await assert.rejects(new ApiConnection(loadKubeConfig({ kubeconfig: file }), RELAXED).getJson('/api/v1/nodes', {}), /Hostname\/IP does not match certificate's altnames: Host: elsewhere\.example/);
+  });
+
+  it('goes through the proxy-url (client-node\'s agents), still reading the tokenFile', async () => {
+    // A CONNECT proxy; its tunnels leave the HTTP server's hands, so they are closed by hand.
+    const connects: string[] = [];
+    const tunnels: net.Socket[] = [];
+    const proxy = http.createServer();
+    proxy.on('connect', (req: http.IncomingMessage, client: net.Socket, head: Buffer) => {
+      connects.push(req.url ?? '');
+      const [host, port] = (req.url ?? '').split(':');
+      const upstream = net.connect(Number(port), host, () => {
+        client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+        upstream.write(head);
+        upstream.pipe(client).pipe(upstream);
+      });
+      tunnels.push(client, upstream);
+      upstream.on('error', () => client.destroy());
+      client.on('error', () => upstream.destroy());
+    });
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', () => r()));
+    try {
+      const dir = tempDir();
+      fs.writeFileSync(path.join(dir, 'token'), 'via-proxy');
+      const proxyUrl = `http://127.0.0.1:${(proxy.address() as net.AddressInfo).port}`;
+      const file = writeKc(dir, { server: api.url, 'certificate-authority-data': b64(certs.ca), 'proxy-url': proxyUrl }, { tokenFile: 'token', 'client-certificate-data': b64(certs.clientCert), 'client-key-data': b64(certs.clientKey) });
+      await new ApiConnection(loadKubeConfig({ kubeconfig: file }), RELAXED).getJson('/api/v1/nodes', {});
+      assert.deepEqual(connects, [new URL(api.url).host]);
+      assert.equal(api.requests.at(-1)?.authorization, 'Bearer via-proxy');
+    } finally {
+      for (const t of tunnels) t.destroy();
+      await new Promise<void>((r) => proxy.close(() => r()));
+    }
   });
 
   it('sends the rotated token once the token file is read again', async () => {
