@@ -22,5 +22,6 @@ export function inClusterConfig(env: NodeJS.ProcessEnv, dir = SERVICE_ACCOUNT_DI
   } catch {
     throw new Error(`in-cluster: KUBERNETES_SERVICE_HOST ${JSON.stringify(host)} and KUBERNETES_SERVICE_PORT ${JSON.stringify(port)} do not make a URL`);
   }
-  return { cluster: { server, caFile: path.join(dir, 'ca.crt'), skipTLSVerify: false }, user: { tokenFile: path.join(dir, 'token') } };
+  // The CA is read for each request, the token at once: neither has to be checked here.
+  return { cluster: { server, caFile: path.join(dir, 'ca.crt'), skipTLSVerify: false }, user: { tokenFile: path.join(dir, 'token') }, files: [] };
 }

@@ -35,6 +35,16 @@ export interface UserSettings {
 export interface KubeconfigSelection {
   cluster: ClusterSettings;
   user: UserSettings;
+  /** The files the selected entries name, for requireFiles(): checked after the placeholder server is. */
+  files: NamedFile[];
+}
+
+/** A file path field: `what` names it (`--kubeconfig: F: user "u": tokenFile`). */
+export interface NamedFile { what: string; path: string }
+
+/** Throws for the first file that does not exist: it is read at load or for each request. */
+export function requireFiles(files: readonly NamedFile[]): void {
+  for (const f of files) if (!fs.existsSync(f.path)) throw new Error(`${f.what} ${f.path} does not exist`);
 }
 
 type Obj = Record<string, unknown>;
@@ -56,14 +66,18 @@ export function readKubeconfigFile(file: string): KubeconfigSelection {
     throw new Error(`${where} has no current cluster (${why})`);
   }
   const dir = path.dirname(file);
-  const settings = clusterSettings(cluster, `${where}: cluster ${JSON.stringify(context.cluster)}`, dir);
+  const files: NamedFile[] = [];
+  const settings = clusterSettings(cluster, { where: `${where}: cluster ${JSON.stringify(context.cluster)}`, dir, files });
   // A context without a user is anonymous; one naming a user the file lacks is a mistake (client-go).
   const userName = context.user;
-  if (userName === undefined || userName === null || userName === '') return { cluster: settings, user: {} };
+  if (userName === undefined || userName === null || userName === '') return { cluster: settings, user: {}, files };
   const user = users.find((u) => u.name === userName);
   if (!user) throw new Error(`${where}: context ${JSON.stringify(current)} names user ${JSON.stringify(userName)}, which is not among its users`);
-  return { cluster: settings, user: userSettings(isObj(user.user) ? user.user : {}, `${where}: user ${JSON.stringify(userName)}`, dir) };
+  return { cluster: settings, user: userSettings(isObj(user.user) ? user.user : {}, { where: `${where}: user ${JSON.stringify(userName)}`, dir, files }), files };
 }
+
+/** Where an entry's fields are: for messages, relative paths, and the files they name. */
+interface Entry { where: string; dir: string; files: NamedFile[] }
 
 function parseDocument(file: string, where: string): Obj {
   let text: string;
@@ -99,12 +113,13 @@ function entries(doc: Obj, key: string, where: string, required: string[]): Obj[
   });
 }
 
-function clusterSettings(c: Obj, where: string, dir: string): ClusterSettings {
+function clusterSettings(c: Obj, e: Entry): ClusterSettings {
+  const where = e.where;
   const skip = c['insecure-skip-tls-verify'];
   if (skip !== undefined && skip !== null && typeof skip !== 'boolean') throw new Error(`${where}: insecure-skip-tls-verify is ${kindOf(skip)}, not true or false`);
   return {
     server: (text(c, 'server', where) as string).replace(/\/$/, ''),
-    caFile: file(c, 'certificate-authority', where, dir),
+    caFile: file(c, 'certificate-authority', e),
     caData: base64(c, 'certificate-authority-data', where),
     skipTLSVerify: skip === true,
     tlsServerName: text(c, 'tls-server-name', where),
@@ -112,13 +127,14 @@ function clusterSettings(c: Obj, where: string, dir: string): ClusterSettings {
   };
 }
 
-function userSettings(u: Obj, where: string, dir: string): UserSettings {
+function userSettings(u: Obj, e: Entry): UserSettings {
+  const where = e.where;
   const s: UserSettings = {
     token: text(u, 'token', where),
-    tokenFile: file(u, 'tokenFile', where, dir) ?? file(u, 'token-file', where, dir),
-    certFile: file(u, 'client-certificate', where, dir),
+    tokenFile: file(u, 'tokenFile', e) ?? file(u, 'token-file', e),
+    certFile: file(u, 'client-certificate', e),
     certData: base64(u, 'client-certificate-data', where),
-    keyFile: file(u, 'client-key', where, dir),
+    keyFile: file(u, 'client-key', e),
     keyData: base64(u, 'client-key-data', where),
     username: text(u, 'username', where),
     password: text(u, 'password', where),
@@ -138,12 +154,12 @@ function text(o: Obj, key: string, where: string): string | undefined {
   return v;
 }
 
-/** A file path field, relative to the kubeconfig's directory unless absolute (client-go); it must exist. */
-function file(o: Obj, key: string, where: string, dir: string): string | undefined {
-  const p = text(o, key, where);
+/** A file path field, relative to the kubeconfig's directory unless absolute (client-go); noted for requireFiles. */
+function file(o: Obj, key: string, e: Entry): string | undefined {
+  const p = text(o, key, e.where);
   if (p === undefined) return undefined;
-  const abs = path.isAbsolute(p) ? p : path.join(dir, p);
-  if (!fs.existsSync(abs)) throw new Error(`${where}: ${key} ${abs} does not exist`);
+  const abs = path.isAbsolute(p) ? p : path.join(e.dir, p);
+  e.files.push({ what: `${e.where}: ${key}`, path: abs });
   return abs;
 }
 

@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import type { ApiCredentials } from './api-credentials';
 import { clientNodeCredentials } from './client-node-credentials';
 import { inClusterConfig, runsInCluster, SERVICE_ACCOUNT_DIR } from './in-cluster';
-import { readKubeconfigFile, type KubeconfigSelection } from './kubeconfig-file';
+import { readKubeconfigFile, requireFiles, type KubeconfigSelection } from './kubeconfig-file';
 import { nativeCredentials, type TokenFileOptions } from './native-credentials';
 
 export type { ApiCredentials } from './api-credentials';
@@ -33,6 +33,7 @@ export function loadKubeConfig(flags: ConnectionFlags, o: LoadOptions = {}): Api
     if (!fs.existsSync(file)) throw new Error(`--kubeconfig: file ${file} does not exist`);
     const kc = readKubeconfigFile(file);
     if (!master) checkServer(kc.cluster.server, file);
+    requireFiles(kc.files);
     if (kc.user.plugin || kc.cluster.proxyUrl) return clientNodeCredentials(file, kc.user.tokenFile, master);
     return withServer(kc, master, `--kubeconfig: ${file}`, o);
   }
