@@ -9,7 +9,11 @@ export function clientNodeCredentials(file: string, tokenFile?: string, master?:
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const clientNode = require('@kubernetes/client-node') as { KubeConfig: new () => KubeConfig };
   const kc = new clientNode.KubeConfig();
-  kc.loadFromFile(file);
+  try {
+    kc.loadFromFile(file);
+  } catch (e) {
+    throw new Error(`--kubeconfig: ${file}: ${(e as Error).message}`, { cause: e });
+  }
   const current = kc.getCurrentCluster();
   if (!current) throw new Error(`--kubeconfig: ${file} has no current cluster`);
   // client-node knows only `token-file`, read once; its file authenticator reads the file every minute.

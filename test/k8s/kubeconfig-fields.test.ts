@@ -49,6 +49,18 @@ describe('kubeconfig clusters', () => {
   });
 });
 
+describe('kubeconfig users with a plugin (through client-node)', () => {
+  it('still have --master override the server, and their token set by the plugin', async () => {
+    const credential = JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status: { token: 'from-exec' } });
+    const exec = { apiVersion: 'client.authentication.k8s.io/v1', command: process.execPath, args: ['-e', `console.log(${JSON.stringify(credential)})`], interactiveMode: 'Never' };
+    const file = writeKc(tempDir(), { server: 'https://10.0.0.1:6443' }, { exec });
+    assert.equal(loadKubeConfig({ kubeconfig: file }).server, 'https://10.0.0.1:6443');
+    const kc = loadKubeConfig({ kubeconfig: file, master: 'http://127.0.0.1:8080/' });
+    assert.equal(kc.server, 'http://127.0.0.1:8080');
+    assert.equal((await applied(kc)).headers.Authorization, 'Bearer from-exec');
+  });
+});
+
 describe('kubeconfig users', () => {
   const server = { server: 'https://10.0.0.1:6443' };
 
