@@ -1,11 +1,11 @@
 // GET requests to the API server on node:http/https with the TLS settings and credentials of a
-// KubeConfig (client-node's applyToHTTPSOptions: CA, client certificates, bearer token and token files,
-// exec and auth-provider plugins, skipTLSVerify, proxies). Unlike client-node's Watch and typed APIs,
+// kubeconfig (ApiCredentials: CA, client certificates, bearer token and token files, and through
+// client-node exec and auth-provider plugins and proxies). Unlike client-node's Watch and typed APIs,
 // every request here can be aborted at any stage, before its headers too, and none waits past its
 // deadlines (see deadlines.ts and docs/watching.md).
 import * as http from 'node:http';
 import * as https from 'node:https';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { ApiCredentials } from './api-credentials';
 import { RequestDeadlines, resolveDeadlines } from './deadlines';
 
 export type Query = Record<string, string | number | boolean | undefined>;
@@ -53,11 +53,11 @@ export function requestUrl(server: string, path: string, query: Query): URL {
   return url;
 }
 
-/** One API server, as the KubeConfig's current context names it, with the deadlines its requests keep. */
+/** One API server, as the kubeconfig's current context names it, with the deadlines its requests keep. */
 export class ApiConnection {
   readonly deadlines: RequestDeadlines;
 
-  constructor(private readonly kc: KubeConfig, deadlines: Partial<RequestDeadlines> = {}) {
+  constructor(private readonly credentials: ApiCredentials, deadlines: Partial<RequestDeadlines> = {}) {
     this.deadlines = resolveDeadlines(deadlines);
   }
 
@@ -79,16 +79,15 @@ export class ApiConnection {
     const timer = setTimeout(() => abort(new DeadlineError(`${what}: no response headers within ${this.deadlines.headersMs / 1000}s`)), this.deadlines.headersMs).unref();
     const response = new Promise<http.IncomingMessage>((resolve, reject) => {
       rejectHeaders = reject;
-      const cluster = this.kc.getCurrentCluster();
-      if (!cluster) return abort(new Error(`${what}: the kubeconfig has no current cluster`));
+      const server = this.credentials.server;
       let url: URL;
       try {
-        url = requestUrl(cluster.server, path, query);
+        url = requestUrl(server, path, query);
       } catch (e) {
-        return abort(withContext(`${what}: server ${JSON.stringify(cluster.server)}`, e));
+        return abort(withContext(`${what}: server ${JSON.stringify(server)}`, e));
       }
       const opts: https.RequestOptions = { method: 'GET', headers: { Accept: 'application/json' } };
-      this.kc.applyToHTTPSOptions(opts).then(
+      this.credentials.applyTo(opts).then(
         () => {
           if (failure) return;
           req = (url.protocol === 'https:' ? https : http).request(url, opts);

@@ -1,7 +1,8 @@
 // Everything kube-proxy watches, wired to one sink: Services, EndpointSlices, this Node, the
 // ServiceCIDRs, and the Namespaces labelled `networking.k8s.io/kube-proxy=disabled`, whose Services and
 // EndpointSlices are never requested (see docs/watching.md for the design and its cost).
-import type { KubeConfig, KubernetesObject, V1EndpointSlice, V1Namespace, V1Node, V1Service, V1ServiceCIDR } from '@kubernetes/client-node';
+import type { KubernetesObject, V1EndpointSlice, V1Namespace, V1Node, V1Service, V1ServiceCIDR } from '@kubernetes/client-node';
+import type { ApiCredentials } from './api-credentials';
 import { ApiConnection } from './api-request';
 import { BackoffOptions } from './backoff';
 import { RequestDeadlines } from './deadlines';
@@ -15,7 +16,8 @@ import { ClusterEventSink, EventKind } from './sink';
 const SELECTOR_WARN_BYTES = 512 * 1024;
 
 export interface ClusterWatcherOptions {
-  kubeConfig: KubeConfig;
+  /** The API server and how to authenticate to it (loadKubeConfig). */
+  kubeConfig: ApiCredentials;
   nodeName: string;
   sink: ClusterEventSink;
   log?: Log;

@@ -4,7 +4,7 @@ export type { ClusterWatcherOptions, WatcherStatus } from './cluster-watcher';
 export type { ClusterEventSink, EventKind } from './sink';
 export type { ReflectorStatus } from './reflector';
 export { loadKubeConfig } from './kubeconfig';
-export type { ConnectionFlags } from './kubeconfig';
+export type { ApiCredentials, ConnectionFlags, LoadOptions } from './kubeconfig';
 export { DEFAULT_BACKOFF } from './backoff';
 export { DEFAULT_DEADLINES } from './deadlines';
 export type { RequestDeadlines } from './deadlines';

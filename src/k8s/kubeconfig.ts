@@ -1,83 +1,69 @@
 // Authentication, as upstream: --kubeconfig file, --master overriding its server, or in-cluster.
+// Our own loader handles the common cases; a kubeconfig needing a credential plugin or a proxy goes
+// to client-node, loaded only then (client-node-credentials.ts).
 import * as fs from 'node:fs';
-import * as path from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
-import { parse as parseYaml } from 'yaml';
+import type { ApiCredentials } from './api-credentials';
+import { clientNodeCredentials } from './client-node-credentials';
+import { inClusterConfig, runsInCluster, SERVICE_ACCOUNT_DIR } from './in-cluster';
+import { readKubeconfigFile, requireFiles, type KubeconfigSelection } from './kubeconfig-file';
+import { nativeCredentials, type TokenFileOptions } from './native-credentials';
+
+export type { ApiCredentials } from './api-credentials';
 
 export interface ConnectionFlags {
   kubeconfig?: string;
   master?: string;
 }
 
+export interface LoadOptions extends TokenFileOptions {
+  /** Where the in-cluster service account is mounted (tests point it elsewhere). */
+  serviceAccountDir?: string;
+  env?: NodeJS.ProcessEnv;
+}
+
 /** What deploy/configmap.yaml ships until the operator fills in the API server's address. */
 export const PLACEHOLDER_SERVER_HOST = 'API_SERVER_ADDRESS';
 
-const inCluster = (): boolean =>
-  !!process.env.KUBERNETES_SERVICE_HOST && fs.existsSync('/var/run/secrets/kubernetes.io/serviceaccount/token');
-
-/**
- * client-go reads a user's token from `tokenFile` (kubeadm's kube-proxy kubeconfig uses it, with the
- * service account token the kubelet rotates); client-node knows only `token-file`, read once. Such
- * users get client-node's token-file authenticator instead, which re-reads the file every minute.
- */
-function adoptTokenFiles(kc: KubeConfig, file: string): void {
-  let raw: { users?: { name?: string; user?: { tokenFile?: unknown; token?: unknown } }[] };
-  try {
-    raw = parseYaml(fs.readFileSync(file, 'utf8')) ?? {};
-  } catch {
-    return; // loadFromFile already accepted it; a second parse failing changes nothing
+export function loadKubeConfig(flags: ConnectionFlags, o: LoadOptions = {}): ApiCredentials {
+  const master = flags.master ? masterServer(flags.master) : undefined;
+  const env = o.env ?? process.env;
+  const saDir = o.serviceAccountDir ?? SERVICE_ACCOUNT_DIR;
+  if (flags.kubeconfig) {
+    const file = flags.kubeconfig;
+    if (!fs.existsSync(file)) throw new Error(`--kubeconfig: file ${file} does not exist`);
+    const kc = readKubeconfigFile(file);
+    if (!master) checkServer(kc.cluster.server, file);
+    requireFiles(kc.files);
+    if (kc.user.plugin || kc.cluster.proxyUrl) return clientNodeCredentials(file, kc.user.tokenFile, master);
+    return withServer(kc, master, `--kubeconfig: ${file}`, o);
   }
-  const files = new Map<string, string>();
-  for (const u of raw.users ?? []) {
-    const tf = u?.user?.tokenFile;
-    if (u?.name && typeof tf === 'string' && tf !== '' && !u.user?.token) files.set(u.name, path.resolve(path.dirname(file), tf));
-  }
-  if (files.size === 0) return;
-  kc.users = kc.users.map((u) => {
-    const tokenFile = files.get(u.name);
-    if (!tokenFile || u.token || u.authProvider) return u;
-    if (!fs.existsSync(tokenFile)) throw new Error(`--kubeconfig: user ${u.name}: tokenFile ${tokenFile} does not exist`);
-    return { ...u, authProvider: { name: 'tokenFile', config: { tokenFile } } };
-  });
+  if (runsInCluster(env, saDir)) return withServer(inClusterConfig(env, saDir), master, 'in-cluster', o);
+  if (master) return nativeCredentials({ server: master, skipTLSVerify: false }, {});
+  throw new Error('no API server configured: give --kubeconfig or --master, or run in a cluster');
 }
 
-function checkServer(kc: KubeConfig, file: string): void {
-  const server = kc.getCurrentCluster()?.server ?? '';
+/** --master wins over the kubeconfig's server, as with client-go's BuildConfigFromFlags. */
+function withServer(kc: KubeconfigSelection, master: string | undefined, where: string, o: TokenFileOptions): ApiCredentials {
+  try {
+    return nativeCredentials(master ? { ...kc.cluster, server: master } : kc.cluster, kc.user, o);
+  } catch (e) {
+    throw new Error(`${where}: ${(e as Error).message}`, { cause: e });
+  }
+}
+
+function masterServer(master: string): string {
+  let url: URL;
+  try {
+    url = new URL(master);
+  } catch {
+    throw new Error(`--master: ${JSON.stringify(master)} is not a URL`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error(`--master: ${JSON.stringify(master)} is not an http:// or https:// URL`);
+  return url.toString().replace(/\/$/, '');
+}
+
+function checkServer(server: string, file: string): void {
   if (server.includes(PLACEHOLDER_SERVER_HOST)) {
     throw new Error(`--kubeconfig: ${file} still has the placeholder server ${server}: put your API server's address there (deploy/configmap.yaml explains why it is not the kubernetes Service)`);
   }
-}
-
-export function loadKubeConfig(flags: ConnectionFlags): KubeConfig {
-  const kc = new KubeConfig();
-  if (flags.kubeconfig) {
-    if (!fs.existsSync(flags.kubeconfig)) throw new Error(`--kubeconfig: file ${flags.kubeconfig} does not exist`);
-    kc.loadFromFile(flags.kubeconfig);
-    if (!kc.getCurrentCluster()) throw new Error(`--kubeconfig: ${flags.kubeconfig} has no current cluster`);
-    adoptTokenFiles(kc, flags.kubeconfig);
-    if (!flags.master) checkServer(kc, flags.kubeconfig);
-  } else if (inCluster()) {
-    kc.loadFromCluster();
-  } else if (!flags.master) {
-    throw new Error('no API server configured: give --kubeconfig or --master, or run in a cluster');
-  }
-  if (flags.master) {
-    let url: URL;
-    try {
-      url = new URL(flags.master);
-    } catch {
-      throw new Error(`--master: ${JSON.stringify(flags.master)} is not a URL`);
-    }
-    const server = url.toString().replace(/\/$/, '');
-    // client-node refuses plain http unless verification is off; an http:// master has no TLS to verify.
-    const plain = url.protocol === 'http:';
-    const current = kc.getCurrentCluster();
-    if (current) {
-      // --master wins over the kubeconfig's server, as with client-go's BuildConfigFromFlags.
-      kc.clusters = kc.clusters.map((c) => (c.name === current.name ? { ...c, server, skipTLSVerify: c.skipTLSVerify || plain } : c));
-    } else {
-      kc.loadFromClusterAndUser({ name: 'master', server, skipTLSVerify: plain }, { name: 'user' });
-    }
-  }
-  return kc;
 }

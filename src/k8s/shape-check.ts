@@ -5,10 +5,11 @@
 // object can be refused alone, with a message that says where it is broken.
 // Every object the API server sends passes through here: each type string is parsed once, and a
 // field's path is spelled only for the field at fault.
-import * as models from '@kubernetes/client-node';
+// The models' field types come from a table generated from client-node's models
+// (generated/api-shapes.ts), so checking does not load client-node's generated API (docs/memory.md).
+import { API_SHAPES } from './generated/api-shapes';
 
-interface AttributeType { name: string; baseName: string; type: string }
-type ModelClass = { getAttributeTypeMap(): AttributeType[] };
+interface AttributeType { baseName: string; type: string }
 
 const ARRAY = /^Array<(.+)>$/;
 const MAP = /^\{ \[key: string\]: (.+); \}$/;
@@ -38,9 +39,8 @@ function parse(type: string): Shape {
   if (arr) return { is: 'list', of: arr[1] };
   const map = MAP.exec(type);
   if (map) return { is: 'map', of: map[1] };
-  const m = (models as unknown as Record<string, unknown>)[type];
-  const model = typeof m === 'function' && typeof (m as unknown as Partial<ModelClass>).getAttributeTypeMap === 'function' ? (m as unknown as ModelClass) : undefined;
-  return model ? { is: 'model', fields: model.getAttributeTypeMap() } : { is: 'any' };
+  const model = Object.prototype.hasOwnProperty.call(API_SHAPES, type) ? API_SHAPES[type] : undefined;
+  return model ? { is: 'model', fields: Object.entries(model).map(([baseName, t]) => ({ baseName, type: t })) } : { is: 'any' };
 }
 
 const kindOf = (v: unknown): string => (v === null ? 'null' : Array.isArray(v) ? 'a list' : typeof v === 'object' ? 'an object' : `a ${typeof v}`);
@@ -50,6 +50,7 @@ interface Problem { steps: string[]; expected: string; got: unknown }
 
 /** The first field of `raw` whose shape does not fit `type` ("spec.ports[0].port: expected a number, got a string"), or null. */
 export function shapeProblem(raw: unknown, type: string, at = ''): string | null {
+  if (shapeOf(type).is !== 'model') throw new Error(`shape check: no model ${JSON.stringify(type)} in src/k8s/generated/api-shapes.ts (its roots are in scripts/generate-api-shapes.ts)`);
   const p = check(raw, type);
   if (!p) return null;
   let path = at;

@@ -4,13 +4,14 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
+import type * as https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
 import { AbortedError, ApiConnection, ApiError, DeadlineError } from '../../src/k8s/api-request';
 import { resolveDeadlines, watchSilenceLimitMs, DEFAULT_DEADLINES } from '../../src/k8s/deadlines';
 import { loadKubeConfig } from '../../src/k8s/kubeconfig';
+import { nativeCredentials } from '../../src/k8s/native-credentials';
 import { resourceClients } from '../../src/k8s/resources';
 import { openWatch } from '../../src/k8s/watch-stream';
 import { makeTestCerts, TestCerts } from '../apiserver/certs';
@@ -123,8 +124,7 @@ describe('ApiConnection', { timeout: 60_000 }, () => {
       res.write('{"type":"ADDED","object":{"metadata":{"name":"a"}}}\n\nnot json\n');
     });
     try {
-      const kc = new KubeConfig();
-      kc.loadFromClusterAndUser({ name: 'raw', server: raw.url, skipTLSVerify: true }, { name: 'u' });
+      const kc = loadKubeConfig({ master: raw.url });
       const events: string[] = [];
       const w = openWatch(new ApiConnection(kc, RELAXED), { path: '/api/v1/nodes', params: {}, timeoutSeconds: 30, onOpen: () => undefined, onEvent: (type) => events.push(type) });
       await assert.rejects(w.done, /watch \/api\/v1\/nodes: undecodable event: not json/);
@@ -140,8 +140,7 @@ describe('ApiConnection', { timeout: 60_000 }, () => {
       res.end('{"kind":"Status","status":"Success"}');
     });
     try {
-      const kc = new KubeConfig();
-      kc.loadFromClusterAndUser({ name: 'raw', server: raw.url, skipTLSVerify: true }, { name: 'u' });
+      const kc = loadKubeConfig({ master: raw.url });
       await assert.rejects(resourceClients(new ApiConnection(kc, RELAXED)).services.list({}), /GET \/api\/v1\/services: the answer is not a list \(kind "Status"\)/);
     } finally {
       await raw.close();
@@ -149,8 +148,7 @@ describe('ApiConnection', { timeout: 60_000 }, () => {
   });
 
   it('fails clearly, without waiting, on a server address that is not a URL', async () => {
-    const kc = new KubeConfig();
-    kc.loadFromClusterAndUser({ name: 'bad', server: 'http://[not-an-address', skipTLSVerify: true }, { name: 'u' });
+    const kc = nativeCredentials({ server: 'http://[not-an-address', skipTLSVerify: true }, {});
     const began = Date.now();
     await assert.rejects(new ApiConnection(kc, RELAXED).getJson('/api/v1/nodes', {}), /^Error: GET \/api\/v1\/nodes: server "http:\/\/\[not-an-address": Invalid URL/);
     assert.ok(Date.now() - began < RELAXED.headersMs, 'not by the headers deadline');
@@ -200,7 +198,9 @@ describe('ApiConnection over TLS', { timeout: 60_000 }, () => {
   it('skips verifying the server with insecure-skip-tls-verify', async () => {
     // No CA in the kubeconfig: the server's certificate (signed by a CA the client does not know) is not checked.
     const kc = loadKubeConfig({ kubeconfig: api.kubeconfig(undefined, { clientCert: certs.clientCert, clientKey: certs.clientKey }) });
-    assert.equal(kc.getCurrentCluster()?.skipTLSVerify, true);
+    const opts: https.RequestOptions = {};
+    await kc.applyTo(opts);
+    assert.equal(opts.rejectUnauthorized, false);
     const list = (await new ApiConnection(kc, RELAXED).getJson('/api/v1/nodes', {})) as { items: unknown[] };
     assert.ok(Array.isArray(list.items));
   });

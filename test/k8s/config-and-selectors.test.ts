@@ -2,6 +2,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import type * as http from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { backoffDelay, DEFAULT_BACKOFF } from '../../src/k8s/backoff';
@@ -46,17 +47,21 @@ describe('loadKubeConfig', { timeout: 60_000 }, () => {
     }),
   );
 
-  it('reads --kubeconfig, and --master overrides its server', () => {
-    assert.equal(loadKubeConfig({ kubeconfig: file }).getCurrentCluster()?.server, 'https://10.0.0.1:6443');
+  it('reads --kubeconfig, and --master overrides its server', async () => {
+    assert.equal(loadKubeConfig({ kubeconfig: file }).server, 'https://10.0.0.1:6443');
     const kc = loadKubeConfig({ kubeconfig: file, master: 'https://api.example:443' });
-    assert.equal(kc.getCurrentCluster()?.server, 'https://api.example');
-    assert.equal(kc.getCurrentUser()?.token, 't', 'credentials still come from the kubeconfig');
+    assert.equal(kc.server, 'https://api.example');
+    const opts: { headers?: http.OutgoingHttpHeaders } = {};
+    await kc.applyTo(opts);
+    assert.equal(opts.headers?.Authorization, 'Bearer t', 'credentials still come from the kubeconfig');
   });
 
-  it('accepts --master alone, allowing plain http', () => {
+  it('accepts --master alone, allowing plain http', async () => {
     const kc = loadKubeConfig({ master: 'http://127.0.0.1:8080' });
-    assert.equal(kc.getCurrentCluster()?.server, 'http://127.0.0.1:8080');
-    assert.equal(kc.getCurrentCluster()?.skipTLSVerify, true);
+    assert.equal(kc.server, 'http://127.0.0.1:8080');
+    const opts: { headers?: http.OutgoingHttpHeaders } = {};
+    await kc.applyTo(opts);
+    assert.equal(opts.headers?.Authorization, undefined, 'no credentials');
   });
 
   it('names the flag in its errors', () => {

@@ -7,7 +7,6 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { KubeConfig } from '@kubernetes/client-node';
 import { startProxy } from '../../src/app/proxy-app';
 import { parseCommandLine } from '../../src/config';
 import { ApiConnection } from '../../src/k8s/api-request';
@@ -41,8 +40,7 @@ describe('deploy/', () => {
       assert.deepEqual([...r.verbs].sort(), ['list', 'watch'], `verbs of ${JSON.stringify(r)}`);
       for (const g of r.apiGroups) for (const res of r.resources) granted.add(`${g}/${res}`);
     }
-    const kc = new KubeConfig();
-    kc.loadFromClusterAndUser({ name: 'c', server: 'https://127.0.0.1:1', skipTLSVerify: false }, { name: 'u' });
+    const kc = loadKubeConfig({ master: 'https://127.0.0.1:1' });
     const requested = Object.values(resourceClients(new ApiConnection(kc))).map((c) => `${GROUP[c.name]}/${c.name}`);
     assert.deepEqual([...granted].sort(), requested.sort());
     const binding = rbac.find((d) => d.kind === 'ClusterRoleBinding');
