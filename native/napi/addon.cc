@@ -31,7 +31,7 @@ Napi::Value ReleaseFreeMemory(const Napi::CallbackInfo& info) {
 Napi::Value ValidateTransaction(const Napi::CallbackInfo& info) {
   Transaction txn;
   if (!TransactionArg(info, 0, "buf", &txn)) return info.Env().Undefined();
-  return Napi::Number::New(info.Env(), double(txn.ops.size()));
+  return Napi::Number::New(info.Env(), double(txn.size()));
 }
 
 // The monitor's parsing and grouping without a socket, for tests: groupNotifications(datagrams:

@@ -9,6 +9,7 @@
 
 #include "netlink/builder.h"
 #include "nft/encode.h"
+#include "txn/decoder.h"
 
 namespace kpn {
 namespace nft {
@@ -110,9 +111,11 @@ bool EncodeBatch(const Transaction& txn, EncodedBatch* out, long* failedOp) {
   NlBuilder b;
   b.Reserve(BatchSizeHint(txn));
   PutBatchMarker(b, NFNL_MSG_BATCH_BEGIN, out);
-  for (size_t i = 0; i < txn.ops.size(); i++) {
-    const Op& op = txn.ops[i];
-    if (!EncodeOp(b, op, long(i), OpFlags(op), out)) {
+  // One op at a time: a decoded transaction's op exists as an object only while it is encoded.
+  Op scratch;
+  for (size_t i = 0; i < txn.size(); i++) {
+    const Op* op = OpAt(txn, i, &scratch);
+    if (!op || !EncodeOp(b, *op, long(i), OpFlags(*op), out)) {
       *failedOp = long(i);
       return false;
     }
@@ -120,7 +123,7 @@ bool EncodeBatch(const Transaction& txn, EncodedBatch* out, long* failedOp) {
   out->opMessages = uint32_t(out->seqToOp.size() - 1);
   out->ackedSeq = uint32_t(out->seqToOp.size() - 1);
   // Only the very last message asks for an ack: its reply marks the end of the batch's replies.
-  if (!txn.ops.empty()) SetAck(b.mutable_data(), out->seqToOffset.back());
+  if (!txn.empty()) SetAck(b.mutable_data(), out->seqToOffset.back());
   PutBatchMarker(b, NFNL_MSG_BATCH_END, out);
   out->bytes = std::move(b.mutable_data());
   return true;
