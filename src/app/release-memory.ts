@@ -56,7 +56,7 @@ export function releaseMemory(compact: boolean): MemoryRelease {
 }
 
 /** The moments the sync loop and the commit path release memory at. */
-export type ReleaseMoment = 'before the first full sync' | 'before a large commit' | 'after a full sync';
+export type ReleaseMoment = 'before the first full sync' | 'before copying a large sync\'s elements' | 'before a large commit' | 'after a full sync';
 
 /**
  * releaseMemory, logged at debug level with what it cost. Only after a sync does it compact: before
@@ -86,5 +86,17 @@ export function gcBeforeLargeCommits<R>(commit: (tx: Transaction) => Promise<R>,
   return (tx) => {
     if (tx.serialize().length >= minBytes) release();
     return commit(tx);
+  };
+}
+
+/**
+ * The proxier's beforeElementsCopied: `release` when a full sync's encoded elements are at least
+ * `minBytes`. Then the sync holds its compiled ServicePorts, chains and rules as garbage, and the
+ * transaction is about to grow by the elements while their batches still exist: at 44k this point,
+ * the end of the compile, set the process's peak (docs/memory.md).
+ */
+export function gcBeforeLargeElementCopies(release: () => void, minBytes = GC_BEFORE_COMMIT_BYTES): (bytes: number) => void {
+  return (bytes) => {
+    if (bytes >= minBytes) release();
   };
 }
