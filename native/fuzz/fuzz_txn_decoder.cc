@@ -44,7 +44,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     (void)n;
     return 0;
   }
-  for (const kpn::Op& op : txn.ops) CheckElementList(op.elements);
+  kpn::Op scratch;
+  for (size_t i = 0; i < txn.size(); i++) {
+    const kpn::Op* op = kpn::OpAt(txn, i, &scratch);
+    if (!op) __builtin_trap();  // an op the decoder accepted reads again
+    CheckElementList(op->elements);
+  }
   kpn::nft::EncodedBatch batch;
   long failedOp = -1;
   if (!kpn::nft::EncodeBatch(txn, &batch, &failedOp)) return 0;

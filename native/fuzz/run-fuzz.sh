@@ -9,15 +9,15 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-# The nftables batch encoder, for targets that build a batch (element lists are read with the
-# decoder's own checks, hence the txn/ readers).
+# The nftables batch encoder, for targets that build a batch (a decoded transaction's ops are read
+# again by the decoder, one at a time, hence the txn/ readers).
 ENCODER="../netlink/builder.cc ../netlink/attr.cc ../nft/batch.cc ../nft/data.cc ../nft/table.cc ../nft/chain.cc \
   ../nft/rule.cc ../nft/set.cc ../nft/elements.cc $(echo ../nft/expr*.cc) \
-  ../txn/element_list.cc ../txn/expr_decoder.cc ../txn/wire_reader.cc"
+  ../txn/decoder.cc ../txn/element_list.cc ../txn/expr_decoder.cc ../txn/wire_reader.cc"
 # Each target: its sources, relative to native/fuzz (includes are relative to native/, as in the
 # addon's build). A new target is one more line here plus its seeds/<target>/ directory.
 declare -A SOURCES=(
-  [txn_decoder]="fuzz_txn_decoder.cc ../txn/decoder.cc $ENCODER"
+  [txn_decoder]="fuzz_txn_decoder.cc $ENCODER"
   [notify]="fuzz_notify.cc ../nft/notify.cc ../nft/notify_commits.cc ../netlink/attr.cc"
   [nft_dump]="fuzz_nft_dump.cc ../nft/dump_parse.cc ../netlink/attr.cc"
   [nl_acks]="fuzz_nl_acks.cc ../netlink/request.cc ../netlink/socket.cc ../nft/commit_replies.cc $ENCODER"

@@ -9,7 +9,8 @@
 
 namespace kpn {
 
-// Decodes a transaction Buffer argument (TypeError if not a Buffer, RangeError if malformed).
+// Decodes a transaction Buffer argument (TypeError if not a Buffer, RangeError if malformed). *out
+// borrows the Buffer's bytes: a caller that uses it after returning keeps a reference to the Buffer.
 bool TransactionArg(const Napi::CallbackInfo& info, size_t index, const char* name, Transaction* out);
 // A string argument with a length in [minLen, maxLen] and no NUL byte.
 bool StringArg(const Napi::CallbackInfo& info, size_t index, const char* name, size_t minLen, size_t maxLen, std::string* out);

@@ -62,7 +62,8 @@ Napi::Value NftSocket::Commit(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Transaction txn;
   if (!TransactionArg(info, 0, "buf", &txn) || !Acquire(env, "commit")) return env.Undefined();
-  return QueueWorker(new CommitWorker(env, this, sock_.get(), std::move(txn)));
+  // The worker reads the buffer's ops again while it encodes them (no copy of the transaction).
+  return QueueWorker(new CommitWorker(env, this, sock_.get(), std::move(txn), info[0].As<Napi::Buffer<uint8_t>>()));
 }
 
 Napi::Value NftSocket::ListTables(const Napi::CallbackInfo& info) {

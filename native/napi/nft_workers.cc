@@ -17,8 +17,8 @@ void NftWorker::OnError(const Napi::Error& e) {
 
 void NftWorker::Finish() { owner_->OperationDone(); }
 
-CommitWorker::CommitWorker(Napi::Env env, NftSocket* owner, NetlinkSocket* sock, Transaction txn)
-    : NftWorker(env, owner, sock), txn_(std::move(txn)) {}
+CommitWorker::CommitWorker(Napi::Env env, NftSocket* owner, NetlinkSocket* sock, Transaction txn, Napi::Buffer<uint8_t> buf)
+    : NftWorker(env, owner, sock), bufRef_(Napi::Persistent(buf)), txn_(std::move(txn)) {}
 
 void CommitWorker::Execute() { result_ = nft::Commit(*sock_, txn_); }
 

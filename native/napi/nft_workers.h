@@ -26,11 +26,14 @@ class NftWorker : public PromiseWorker {
 
 class CommitWorker : public NftWorker {
  public:
-  CommitWorker(Napi::Env env, NftSocket* owner, NetlinkSocket* sock, Transaction txn);
+  // `txn` was decoded from `buf` and reads it again while encoding: the worker holds a reference
+  // to the Buffer until it is deleted, back on the main thread.
+  CommitWorker(Napi::Env env, NftSocket* owner, NetlinkSocket* sock, Transaction txn, Napi::Buffer<uint8_t> buf);
   void Execute() override;
   void OnOK() override;
 
  private:
+  Napi::Reference<Napi::Buffer<uint8_t>> bufRef_;
   Transaction txn_;
   nft::CommitResult result_;
 };

@@ -9,6 +9,7 @@
 
 #include "netlink/builder.h"
 #include "nft/encode.h"
+#include "txn/decoder.h"
 
 namespace kpn {
 namespace nft {
@@ -97,12 +98,14 @@ void SetAck(std::vector<uint8_t>& bytes, size_t off) {
   std::memcpy(bytes.data() + off, &h, sizeof h);
 }
 
-// At scale the batch is ~1.13x the transaction buffer (44k Services: 34.9 MB from 30.9 MB; the
-// elements dominate and grow little, rules grow more). Reserving that room up front spares the
-// buffer's doublings, the last of which held the old and the new copy at once (~30 MB more at
-// the peak); reserved pages that are never written cost no RSS. A short guess only means doubling
-// from there, as without one.
-size_t BatchSizeHint(const Transaction& txn) { return txn.wireBytes + txn.wireBytes / 4 + 4096; }
+// The batch is larger than the transaction buffer: ~1.13x for the proxier bench's 44k full sync
+// (elements dominate and grow little), 1.35x for the scale bench's mixed cluster (62.3 MB from 46.3
+// MB: rules grow 3-4x, an expression's 14 wire bytes become ~50 of nested attributes). Reserving
+// room up front spares the buffer's doublings, the last of which holds the old and the new copy at
+// once (a 1.25x guess cost the 44k scale commit ~50 MB more at its peak). Reserved pages that are
+// never written cost no RSS (the block is mapped, not touched), so the guess is generous: a short
+// one only means doubling from there, as without one.
+size_t BatchSizeHint(const Transaction& txn) { return txn.wireBytes * 2 + 4096; }
 
 }  // namespace
 
@@ -110,9 +113,11 @@ bool EncodeBatch(const Transaction& txn, EncodedBatch* out, long* failedOp) {
   NlBuilder b;
   b.Reserve(BatchSizeHint(txn));
   PutBatchMarker(b, NFNL_MSG_BATCH_BEGIN, out);
-  for (size_t i = 0; i < txn.ops.size(); i++) {
-    const Op& op = txn.ops[i];
-    if (!EncodeOp(b, op, long(i), OpFlags(op), out)) {
+  // One op at a time: a decoded transaction's op exists as an object only while it is encoded.
+  Op scratch;
+  for (size_t i = 0; i < txn.size(); i++) {
+    const Op* op = OpAt(txn, i, &scratch);
+    if (!op || !EncodeOp(b, *op, long(i), OpFlags(*op), out)) {
       *failedOp = long(i);
       return false;
     }
@@ -120,7 +125,7 @@ bool EncodeBatch(const Transaction& txn, EncodedBatch* out, long* failedOp) {
   out->opMessages = uint32_t(out->seqToOp.size() - 1);
   out->ackedSeq = uint32_t(out->seqToOp.size() - 1);
   // Only the very last message asks for an ack: its reply marks the end of the batch's replies.
-  if (!txn.ops.empty()) SetAck(b.mutable_data(), out->seqToOffset.back());
+  if (!txn.empty()) SetAck(b.mutable_data(), out->seqToOffset.back());
   PutBatchMarker(b, NFNL_MSG_BATCH_END, out);
   out->bytes = std::move(b.mutable_data());
   return true;

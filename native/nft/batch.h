@@ -24,7 +24,8 @@ struct EncodedBatch {
 
 // Returns false (with the index of the op at fault) if an attribute of that op would overflow
 // netlink's u16 attribute length, e.g. a rule with thousands of large expressions (or, which a
-// decoded transaction never has, its element list could not be read to the end).
+// transaction whose buffer is left unchanged never has, the op or its element list could not be
+// read again to the end).
 bool EncodeBatch(const Transaction& txn, EncodedBatch* out, long* failedOp);
 
 // Adds `base` to every message's nlmsg_seq.

@@ -10,6 +10,7 @@
 
 #include "nft/batch.h"
 #include "nft/commit_replies.h"
+#include "txn/decoder.h"
 
 namespace kpn {
 namespace nft {
@@ -41,11 +42,16 @@ void CollectReplies(NetlinkSocket& sock, CommitReplyState& st, CommitResult* res
 
 CommitResult Commit(NetlinkSocket& sock, const Transaction& txn) {
   CommitResult res;
-  if (txn.ops.empty()) return res;
+  if (txn.empty()) return res;
   EncodedBatch batch;
   long failedOp = -1;
   if (!EncodeBatch(txn, &batch, &failedOp)) {
-    res.errors.push_back(CommitError{EMSGSIZE, failedOp, 0, "op does not fit netlink's 64 KiB attribute limit"});
+    Op scratch;
+    if (!OpAt(txn, size_t(failedOp), &scratch)) {
+      res.localFailure = "op " + std::to_string(failedOp) + " no longer decodes: the transaction buffer changed during the commit";
+    } else {
+      res.errors.push_back(CommitError{EMSGSIZE, failedOp, 0, "op does not fit netlink's 64 KiB attribute limit"});
+    }
     return res;
   }
   uint32_t base = sock.ReserveSeq(uint32_t(batch.seqToOp.size()));

@@ -11,6 +11,7 @@
 
 #include "netlink/attr.h"
 #include "nft/encode.h"
+#include "txn/decoder.h"
 
 namespace kpn {
 namespace nft {
@@ -63,7 +64,8 @@ std::string Explain(const NlAck& ack, const EncodedBatch& batch, uint32_t rel, c
   auto path = AttrPathAt(msg, h.nlmsg_len, hdr, size_t(ack.badAttrOffset));
   if (path.empty()) return ack.extack;
   long opIndex = batch.seqToOp[rel];
-  const Op* op = opIndex >= 0 ? &txn.ops[size_t(opIndex)] : nullptr;
+  Op scratch;
+  const Op* op = opIndex >= 0 ? OpAt(txn, size_t(opIndex), &scratch) : nullptr;
   std::string where = "kernel refused " + DescribePath(path, op, batch.seqToFirstElem[rel]);
   return ack.extack.empty() ? where : ack.extack + "; " + where;
 }

@@ -175,11 +175,13 @@ bool DecodeTransaction(const uint8_t* data, size_t len, Transaction* out, Decode
   uint32_t n;
   bool ok = ReadHeader(r, &n);
   // Grow as ops prove valid: a lying opCount must not cost memory up front.
-  if (ok) out->ops.reserve(n < kReserveOpsMax ? n : kReserveOpsMax);
+  if (ok) out->opOffsets.reserve(n < kReserveOpsMax ? n : kReserveOpsMax);
+  Op scratch;
   for (uint32_t i = 0; ok && i < n; i++) {
     r.op = i;
-    out->ops.emplace_back();
-    ok = ReadOp(r, &out->ops.back());
+    out->opOffsets.push_back(r.pos());
+    scratch = Op();
+    ok = ReadOp(r, &scratch);
   }
   if (ok && r.pos() != len) {
     r.op = -1;
@@ -187,11 +189,24 @@ bool DecodeTransaction(const uint8_t* data, size_t len, Transaction* out, Decode
   }
   if (!ok) {
     *err = r.error;
-    out->ops.clear();
-  } else {
-    out->wireBytes = len;
+    out->opOffsets.clear();
+    out->opOffsets.shrink_to_fit();
+    return false;
   }
-  return ok;
+  out->ops.clear();
+  out->wire = data;
+  out->wireBytes = len;
+  return true;
+}
+
+const Op* OpAt(const Transaction& txn, size_t i, Op* scratch) {
+  if (!txn.wire) return i < txn.ops.size() ? &txn.ops[i] : nullptr;
+  if (i >= txn.opOffsets.size()) return nullptr;
+  WireReader r(txn.wire, txn.wireBytes);
+  r.Seek(txn.opOffsets[i]);
+  r.op = long(i);
+  *scratch = Op();
+  return ReadOp(r, scratch) ? scratch : nullptr;
 }
 
 }  // namespace kpn

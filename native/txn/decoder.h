@@ -17,8 +17,14 @@ struct DecodeError {
   std::string ToString() const;
 };
 
-// Returns true and fills *out, or returns false and fills *err.
+// Checks every op of the buffer (each decoded, then dropped) and returns true with *out indexing
+// them (out->wire = data: keep it alive and unchanged while *out is used), or false with *err.
 bool DecodeTransaction(const uint8_t* data, size_t len, Transaction* out, DecodeError* err);
+
+// Op i of txn: txn.ops[i] for a transaction built in code, else the buffer's op decoded into
+// *scratch (reset first), checked as DecodeTransaction checked it. nullptr when i is out of range or
+// the op no longer decodes (its buffer changed since: never trusted).
+const Op* OpAt(const Transaction& txn, size_t i, Op* scratch);
 
 constexpr uint32_t kTxnMagic = 0x544e504b;
 constexpr uint16_t kTxnVersion = 1;

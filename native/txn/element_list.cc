@@ -79,19 +79,32 @@ bool ElementList::Decode(WireReader& r, uint32_t count) {
     if (!ReadElement(r, &e)) return false;
   }
   r.elem = -1;
-  // One block of exactly the section's size, allocated once the section proved valid.
-  wire_.insert(wire_.end(), r.data() + start, r.data() + r.pos());
+  if (count_ == 0) {
+    borrowed_ = r.data() + start;
+    borrowedLen_ = r.pos() - start;
+  } else {
+    Own();
+    owned_.insert(owned_.end(), r.data() + start, r.data() + r.pos());
+  }
   count_ += count;
   return true;
 }
 
+void ElementList::Own() {
+  if (!borrowed_) return;
+  owned_.assign(borrowed_, borrowed_ + borrowedLen_);
+  borrowed_ = nullptr;
+  borrowedLen_ = 0;
+}
+
 bool ElementList::Append(const Element& e) {
-  size_t start = wire_.size();
-  WriteElement(e, &wire_);
-  WireReader r(wire_.data() + start, wire_.size() - start);
+  Own();
+  size_t start = owned_.size();
+  WriteElement(e, &owned_);
+  WireReader r(owned_.data() + start, owned_.size() - start);
   ElementView check;
-  if (!ReadElement(r, &check) || r.pos() != wire_.size() - start) {
-    wire_.resize(start);
+  if (!ReadElement(r, &check) || r.pos() != owned_.size() - start) {
+    owned_.resize(start);
     return false;
   }
   count_++;

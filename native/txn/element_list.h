@@ -4,13 +4,15 @@
 // Why: a full sync at 44,000 Services carries ~740,000 elements. As objects (three byte vectors
 // and a verdict string each: ~128 bytes plus one or two heap blocks) they cost ~140 MB of native
 // memory, held while the netlink batch is built next to them. Their wire bytes are ~34 bytes an
-// element and already validated field by field, so the list keeps one contiguous copy of them
-// (exactly the op's element section) plus the count, and readers walk it one element at a time,
-// getting views into those bytes: no allocation per element, one block per op.
+// element and already validated field by field, so the list refers to them where they are (exactly
+// the op's element section of the transaction buffer) with the count, and readers walk it one
+// element at a time, getting views into those bytes: no allocation per element, and no copy.
 //
-// Only Decode() and Append() fill a list and both check every element with the decoder's own
-// reader (txn/element_wire.h), so a list always holds well-formed elements; the cursor checks them
-// again as it reads (it stops at anything malformed rather than trust the bytes).
+// A decoded list borrows the buffer it was decoded from (the caller keeps it alive: see
+// Transaction); a list built in code (Append: fuzz seeds, tests) owns its bytes. Only Decode() and
+// Append() fill a list and both check every element with the decoder's own reader, so a list holds
+// well-formed elements when filled; the cursor checks them again as it reads (it stops at anything
+// malformed rather than trust the bytes, which a borrowed buffer's owner could have changed).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -67,21 +69,27 @@ class ElementList {
  public:
   size_t size() const { return count_; }
   bool empty() const { return count_ == 0; }
-  size_t wireBytes() const { return wire_.size(); }
+  size_t wireBytes() const { return borrowed_ ? borrowedLen_ : owned_.size(); }
 
   // Reads `count` elements at r's position, each checked as the decoder checks it (an error
-  // names elements[i] and its byte offset), and keeps their bytes. False with r.error set.
+  // names elements[i] and its byte offset), and refers to their bytes in r's buffer (an empty list
+  // borrows them; a list with elements already copies them after its own). False with r.error set.
   bool Decode(WireReader& r, uint32_t count);
   // Appends one element given as plain data (fuzz seeds, tests); false, appending nothing, if
   // the decoder would refuse it.
   bool Append(const Element& e);
 
   ElementCursor Walk(ElementPos from = {}) const {
-    return ElementCursor(wire_.data(), wire_.size(), count_, from);
+    return ElementCursor(borrowed_ ? borrowed_ : owned_.data(), wireBytes(), count_, from);
   }
 
  private:
-  std::vector<uint8_t> wire_;
+  // Turns a borrowed list into an owned copy (before bytes are added to it).
+  void Own();
+
+  const uint8_t* borrowed_ = nullptr;
+  size_t borrowedLen_ = 0;
+  std::vector<uint8_t> owned_;
   size_t count_ = 0;
 };
 

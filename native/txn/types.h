@@ -84,9 +84,19 @@ struct Op {
   uint64_t handle = 0;      // DEL_RULE
 };
 
+// A transaction's ops, in one of two forms. Built in code (fuzz seeds, tests): `ops` holds them.
+// Decoded from a buffer (DecodeTransaction): only where each op starts, in the buffer, which the
+// Transaction borrows; OpAt (txn/decoder.h) decodes one op again, with every check, when it is
+// encoded or an error names it. A commit at scale then never holds its ~100,000 rules as objects
+// (~350 bytes an op, more per expression) nor a copy of its elements (docs/memory.md).
 struct Transaction {
   std::vector<Op> ops;
-  size_t wireBytes = 0;  // size of the buffer it was decoded from (0 if built in code): sizes the batch
+  const uint8_t* wire = nullptr;  // the decoded buffer: its owner keeps it alive while this is used
+  size_t wireBytes = 0;           // its size (0 if built in code): sizes the batch
+  std::vector<size_t> opOffsets;  // where each op of `wire` starts
+
+  size_t size() const { return wire ? opOffsets.size() : ops.size(); }
+  bool empty() const { return size() == 0; }
 };
 
 }  // namespace kpn

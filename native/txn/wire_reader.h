@@ -31,6 +31,8 @@ class WireReader {
   bool FailHere(const char* field, const std::string& message) { return Fail(last_, field, message); }
 
   size_t pos() const { return pos_; }
+  // Moves to `pos` (at most the limit): where an op starts, to read it again.
+  void Seek(size_t pos) { pos_ = last_ = pos < limit_ ? pos : limit_; }
   size_t remaining() const { return limit_ - pos_; }
   size_t limit() const { return limit_; }
   void set_limit(size_t limit) { limit_ = limit; }

@@ -7,7 +7,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { Log } from '../base/log';
-import { releaseFreeMemory, type Transaction } from '../native';
+import { memoryPressureGc, releaseFreeMemory, type Transaction } from '../native';
 
 type Gc = () => void;
 let exposedGc: Gc | undefined;
@@ -29,16 +29,19 @@ function gcFunction(): Gc {
 export interface MemoryRelease { gcMs: number; trimmed: boolean }
 
 /**
- * A full GC, then the C library's free pages back to the kernel. `compact`: then a second GC that
- * moves every live object to fresh pages (V8's own full GCs move objects off only the most fragmented
+ * A full GC, then the C library's free pages back to the kernel. The GC is the one V8 runs under
+ * memory pressure (memoryPressureGc), which also gives the free space inside the heap's pages back
+ * to the kernel: after V8's plain gc() that space (~150 MiB after a 44k full sync) stayed resident,
+ * under the commit that follows and under the compaction. `compact`: then a second GC that moves
+ * every live object to fresh pages (V8's own full GCs move objects off only the most fragmented
  * pages, which leaves a heap that grew during a sync hundreds of MB above its live size). Compaction
- * holds both copies of what it moves while it runs, so it follows a plain GC and the trim, which have
- * already given back what they could: at 44k that keeps it under the sync's own peak.
+ * holds both copies of what it moves while it runs, so it follows the first GC and the trim, which
+ * have already given back what they could.
  */
 export function releaseMemory(compact: boolean): MemoryRelease {
   const gc = gcFunction();
   const started = process.hrtime.bigint();
-  gc();
+  memoryPressureGc();
   let trimmed = releaseFreeMemory();
   if (compact) {
     setFlagsFromString('--compact-on-every-full-gc');
@@ -53,7 +56,7 @@ export function releaseMemory(compact: boolean): MemoryRelease {
 }
 
 /** The moments the sync loop and the commit path release memory at. */
-export type ReleaseMoment = 'before the first full sync' | 'before a large commit' | 'after a full sync';
+export type ReleaseMoment = 'before the first full sync' | 'before copying a large sync\'s elements' | 'before a large commit' | 'after a full sync';
 
 /**
  * releaseMemory, logged at debug level with what it cost. Only after a sync does it compact: before
@@ -83,5 +86,17 @@ export function gcBeforeLargeCommits<R>(commit: (tx: Transaction) => Promise<R>,
   return (tx) => {
     if (tx.serialize().length >= minBytes) release();
     return commit(tx);
+  };
+}
+
+/**
+ * The proxier's beforeElementsCopied: `release` when a full sync's encoded elements are at least
+ * `minBytes`. Then the sync holds its compiled ServicePorts, chains and rules as garbage, and the
+ * transaction is about to grow by the elements while their batches still exist: at 44k this point,
+ * the end of the compile, set the process's peak (docs/memory.md).
+ */
+export function gcBeforeLargeElementCopies(release: () => void, minBytes = GC_BEFORE_COMMIT_BYTES): (bytes: number) => void {
+  return (bytes) => {
+    if (bytes >= minBytes) release();
   };
 }

@@ -16,7 +16,7 @@ import { BoundedFrequencyRunner } from '../runner/bounded-frequency-runner';
 import { systemClock } from '../base/clock';
 import { nftFamily } from './families';
 import { nftablesOptionsFrom } from './nftables-options';
-import { gcBeforeLargeCommits, releaseMemoryLogged } from './release-memory';
+import { gcBeforeLargeCommits, gcBeforeLargeElementCopies, releaseMemoryLogged } from './release-memory';
 import { RulesetGuard } from './ruleset-guard';
 import { SyncLoop } from './sync-loop';
 
@@ -62,7 +62,8 @@ export function syncParts(i: SyncInputs): SyncParts {
 /** Large commits go through `commit` (the guard's), which keeps the kernel from building notifications for them. */
 function nftablesProxier(i: SyncInputs, commit: (tx: Transaction) => Promise<unknown>): NftablesProxier {
   const nft = { commit, dumpTable: i.nft.dumpTable.bind(i.nft) };
-  return new NftablesProxier(nftablesOptionsFrom(i.config, i.families, { nft, log: i.log, metrics: proxierMetrics(i.metrics, i.families[0]) }));
+  const beforeElementsCopied = gcBeforeLargeElementCopies(() => releaseMemoryLogged(i.log, 'before copying a large sync\'s elements'));
+  return new NftablesProxier(nftablesOptionsFrom(i.config, i.families, { nft, log: i.log, metrics: proxierMetrics(i.metrics, i.families[0]), beforeElementsCopied }));
 }
 
 /** The proxier's counters: one proxier serves every family, so they carry the first family's label. */

@@ -56,6 +56,8 @@ export interface AddonModule {
   errnoName(errno: number): string;
   /** malloc_trim(0): true when memory was returned to the kernel. */
   releaseFreeMemory(): boolean;
+  /** A full GC as V8 runs it under critical memory pressure (free space in the heap's pages back to the kernel). */
+  memoryPressureGc(): void;
   conntrackDelete(netnsPath: string | null, filters: ConntrackFilter[], options?: ConntrackDeleteOptions): Promise<ConntrackDeleteResult>;
   conntrackList(netnsPath: string | null, query: ConntrackListQuery): Promise<DnatFlowList>;
 }

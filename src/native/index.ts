@@ -14,7 +14,7 @@ export { NftMonitor, isOwnReport } from './nft-monitor';
 export type { MonitorChange, MonitorEvent, MonitorOptions, CommitReport, MonitorOverflow, MonitorError } from './nft-monitor';
 export type { MonitorStats } from './addon-types';
 export { loadAddon, addonPath } from './addon-loader';
-export { releaseFreeMemory } from './release-memory';
+export { memoryPressureGc, releaseFreeMemory } from './release-memory';
 export { FakeKernel } from './fake-kernel';
 export { FakeNft } from './fake-nft';
 export type { FakeCommit, FakeFault, NftApi } from './fake-nft';

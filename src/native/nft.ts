@@ -90,8 +90,9 @@ export class Nft {
   /** Applies the transaction atomically; rejects with NetlinkError naming the op the kernel refused. */
   commit(tx: Transaction): Promise<CommitStats> {
     // serialize() is a view of the transaction's storage. An idle socket hands it to the addon at
-    // once (the addon copies it synchronously); a call that must wait its turn takes a copy, so ops
-    // added to the transaction meanwhile cannot change what gets committed.
+    // once: the addon checks it then, and reads its ops again while it encodes them, holding the
+    // Buffer until the commit settles (no copy); ops added meanwhile go after the bytes it reads.
+    // A call that must wait its turn takes a copy, since serialize() rewrites the op count.
     const view = tx.serialize();
     const buf = this.pending > 0 ? Buffer.from(view) : view;
     return this.enqueue(async () => {

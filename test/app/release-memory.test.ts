@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { gcBeforeLargeCommits, releaseMemory, releaseMemoryLogged } from '../../src/app/release-memory';
+import { gcBeforeLargeCommits, gcBeforeLargeElementCopies, releaseMemory, releaseMemoryLogged } from '../../src/app/release-memory';
 import { Transaction } from '../../src/native';
 
 const MiB = 1048576;
@@ -41,5 +41,17 @@ describe('releaseMemory', () => {
     await commit(small);
     await commit(large);
     assert.deepEqual(order, ['commit 1 ops', 'release', 'commit 201 ops']);
+  });
+});
+
+describe('gcBeforeLargeElementCopies', () => {
+  it('releases before a full sync copies elements of at least the threshold, not before smaller copies', () => {
+    let released = 0;
+    const hook = gcBeforeLargeElementCopies(() => released++, 4096);
+    hook(4095);
+    assert.equal(released, 0);
+    hook(4096);
+    hook(1 << 20);
+    assert.equal(released, 2);
   });
 });

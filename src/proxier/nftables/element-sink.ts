@@ -41,11 +41,16 @@ export class ElementSink {
     return g;
   }
 
-  /** The ops, in the order their sets (or set and ServicePort) were first claimed; each batch is let go once copied. */
-  writeTo(w: TxWriter, family: NftFamily): void {
+  /** Bytes the encoded elements will add to the transaction (interval sets' aside). */
+  get byteLength(): number {
     let bytes = 0;
     for (const g of this.groups.values()) bytes += g.batch ? g.batch.byteLength + g.set.length : 0;
-    w.tx.reserve(bytes);
+    return bytes;
+  }
+
+  /** The ops, in the order their sets (or set and ServicePort) were first claimed; each batch is let go once copied. */
+  writeTo(w: TxWriter, family: NftFamily): void {
+    w.tx.reserve(this.byteLength);
     for (const [id, g] of this.groups) {
       if (g.batch) w.addElementBatch(family, g.batch, g.owner);
       else w.addElements(family, g.set, g.list!, g.owner);

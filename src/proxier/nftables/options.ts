@@ -46,6 +46,13 @@ export interface NftablesProxierOptions {
   affinitySetSize?: number;
   log: ProxierLog;
   metrics?: NftablesMetrics;
+  /**
+   * Called in a full sync, per family, once its rules are in the transaction and before its encoded
+   * elements are copied in, with their size in bytes: the moment the sync's garbage (the compiled
+   * ServicePorts, chains and rules) is largest, just before the transaction grows by that much. The
+   * app may collect garbage then (src/app/release-memory.ts).
+   */
+  beforeElementsCopied?: (bytes: number) => void;
 }
 
 const fail = (field: string, msg: string): never => { throw new RangeError(`nftables proxier options.${field}: ${msg}`); };

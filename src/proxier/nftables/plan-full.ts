@@ -38,6 +38,8 @@ export interface FullFamilyInput {
   known: KnownObjects;
   /** Re-create the base chains (once per process): an existing one may have another hook or priority. */
   recreateBaseChains: boolean;
+  /** NftablesProxierOptions.beforeElementsCopied. */
+  beforeElementsCopied?: (bytes: number) => void;
 }
 
 const SET_COMPARE_FLAGS = 0x4 | 0x8 | 0x10 | 0x20; // interval, map, timeout, dynamic
@@ -86,6 +88,9 @@ export function planFullFamily(w: TxWriter, input: FullFamilyInput, elementOpPer
   const base = compileBase(ctx, setsInUse(index.counts()));
   const mirror = writeTableAndSets(w, input, base.sets);
   writeChains(w, input, [...base.chains.map((def) => ({ def, owner: BASE_OWNER })), ...serviceChains], mirror);
+  // The rules are in the transaction: their objects are garbage before the elements are copied.
+  serviceChains.length = 0;
+  input.beforeElementsCopied?.(sink.byteLength);
   sink.writeTo(w, f);
   for (const name of new Set(input.known.chains)) {
     if (mirror.chains.has(name)) continue;

@@ -162,3 +162,15 @@ test('a failed sync is followed by a full sync that repairs the table', async ()
   assert.deepEqual(await proxier.sync(snapshot(after), changed(), false), { full: true, ok: true });
   assert.equal(ruleset(kernel), await freshFullSync(after));
 });
+
+test('a full sync calls beforeElementsCopied once per family with its encoded elements\' size; a partial sync does not', async () => {
+  const calls: number[] = [];
+  const { proxier, nft } = proxierOnFake({ beforeElementsCopied: (bytes) => calls.push(bytes) });
+  assert.deepEqual(await proxier.sync(snapshot(base), changed(), true), { full: true, ok: true });
+  assert.equal(calls.length, 2, 'ip, then ip6');
+  assert.ok(calls.every((b) => b > 0), `bytes ${calls.join(', ')}`);
+  assert.ok(calls[0] + calls[1] < lastCommit(nft).tx.serialize().length, 'the elements are part of the transaction');
+  await proxier.sync(snapshot(base.filter(([s]) => s !== svc1)), changed(svc1.key), false);
+  assert.equal(nft.commits.length, 2);
+  assert.equal(calls.length, 2);
+});
