@@ -87,7 +87,7 @@ export function planFullFamily(w: TxWriter, input: FullFamilyInput, elementOpPer
   }
   const base = compileBase(ctx, setsInUse(index.counts()));
   const mirror = writeTableAndSets(w, input, base.sets);
-  writeChains(w, input, [...base.chains.map((def) => ({ def, owner: BASE_OWNER })), ...serviceChains], mirror);
+  writeChains(w, input, base.chains, serviceChains, mirror);
   // The rules are in the transaction: their objects are garbage before the elements are copied.
   serviceChains.length = 0;
   input.beforeElementsCopied?.(sink.byteLength);
@@ -120,18 +120,36 @@ function writeTableAndSets(w: TxWriter, input: FullFamilyInput, sets: readonly S
   return mirror;
 }
 
-/** Every chain (base chains re-created first when asked), then every rule. */
-function writeChains(w: TxWriter, input: FullFamilyInput, chains: readonly { def: ChainDef; owner: string }[], mirror: FamilyMirror): void {
+/**
+ * Every chain (base chains re-created first when asked), then every rule: the base's, then the
+ * ServicePorts'. No array of all of them is made here: a temporary passed as an argument stays in
+ * the caller's interpreter registers (a GC root) until overwritten, which kept every compiled rule
+ * alive through the element copy and the GC before it (44k: ~90 MiB; docs/memory.md).
+ */
+function writeChains(w: TxWriter, input: FullFamilyInput, baseChains: readonly ChainDef[],
+  serviceChains: { def: ChainDef; owner: string }[], mirror: FamilyMirror): void {
   const f = input.ctx.family;
   if (input.recreateBaseChains) {
-    for (const { def } of chains.filter((c) => c.def.base)) {
+    for (const def of baseChains) {
+      if (!def.base) continue;
       w.addChain(f, { name: def.name }, BASE_OWNER);
       w.deleteChain(f, def.name, BASE_OWNER);
     }
   }
-  for (const { def, owner } of chains) w.addChain(f, def, owner);
-  for (const { def, owner } of chains) {
+  for (const def of baseChains) w.addChain(f, def, BASE_OWNER);
+  for (const { def, owner } of serviceChains) w.addChain(f, def, owner);
+  const addRules = (def: ChainDef, owner: string): void => {
     w.addRules(f, def, owner);
     mirror.chains.set(def.name, chainFingerprint(def));
+  };
+  for (const def of baseChains) addRules(def, BASE_OWNER);
+  // Each ServicePort chain is let go once its rules are written, so a GC while the rest are
+  // written can collect them.
+  for (let i = 0; i < serviceChains.length; i++) {
+    const { def, owner } = serviceChains[i];
+    serviceChains[i] = WRITTEN;
+    addRules(def, owner);
   }
 }
+
+const WRITTEN: { def: ChainDef; owner: string } = { def: { name: '', rules: [] }, owner: BASE_OWNER };
