@@ -270,7 +270,7 @@ export class NftablesProxier implements Proxier {
       const input: FullFamilyInput = {
         ctx, ctxKey: contextKey(ctx), services: this.compiled(keys, snapshot, ctx, refusedNow, noPrevious),
         known: this.knownObjects(ctx.family), recreateBaseChains: this.needRecreateBaseChains,
-        beforeElementsCopied: this.opts.beforeElementsCopied,
+        beforeElementsCopied: this.opts.beforeElementsCopied, compiledServicePorts: this.opts.compiledServicePorts,
       };
       return planFullFamily(writer, input, elementOpPerOwner);
     });
