@@ -103,11 +103,10 @@ export function gcBeforeLargeElementCopies(release: () => void, minBytes = GC_BE
 }
 
 /**
- * A full sync compiles ServicePorts this many at a time between GCs. V8 lets the compile's garbage
- * pile up rather than run a full GC while the heap keeps growing (44k: no major GC in the compile's
- * last 2 s, the process's peak). At 44k Services: 4 GCs, the compile's peak 519 -> 474 MiB, the
- * first full sync ~1.4 s longer (V8 runs more GCs of its own after each; docs/memory.md). A family
- * of fewer ServicePorts (10k Services: 13,863 in all) never stops for one.
+ * A full sync compiles ServicePorts this many at a time between GCs (44k Services: ~3 GCs of
+ * ~0.15 s in the larger family). V8 lets the compile's garbage pile up rather than run a full GC
+ * while the heap keeps growing (44k: no major GC in the compile's last 2 s, ~70 MiB of garbage at its
+ * end, the process's peak; docs/memory.md). A family of fewer ServicePorts never stops for one.
  */
 export const GC_EVERY_SERVICE_PORTS = 15_000;
 
