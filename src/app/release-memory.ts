@@ -56,8 +56,7 @@ export function releaseMemory(compact: boolean): MemoryRelease {
 }
 
 /** The moments the sync loop and the commit path release memory at. */
-export type ReleaseMoment = 'before the first full sync' | 'inside a large sync\'s compile' | 'before copying a large sync\'s elements' | 'before a large commit'
-  | 'after a full sync';
+export type ReleaseMoment = 'before the first full sync' | 'before copying a large sync\'s elements' | 'before a large commit' | 'after a full sync';
 
 /**
  * releaseMemory, logged at debug level with what it cost. Only after a sync does it compact: before
@@ -99,21 +98,5 @@ export function gcBeforeLargeCommits<R>(commit: (tx: Transaction) => Promise<R>,
 export function gcBeforeLargeElementCopies(release: () => void, minBytes = GC_BEFORE_COMMIT_BYTES): (bytes: number) => void {
   return (bytes) => {
     if (bytes >= minBytes) release();
-  };
-}
-
-/**
- * A full sync compiles ServicePorts this many at a time between GCs (44k Services: ~3 GCs of
- * ~0.15 s in the larger family). V8 lets the compile's garbage pile up rather than run a full GC
- * while the heap keeps growing (44k: no major GC in the compile's last 2 s, ~70 MiB of garbage at its
- * end, the process's peak; docs/memory.md). A family of fewer ServicePorts never stops for one.
- */
-export const GC_EVERY_SERVICE_PORTS = 15_000;
-
-/** The proxier's compiledServicePorts: `release` after every `every` ServicePorts a family compiles. */
-export function gcEveryServicePorts(release: () => void, every = GC_EVERY_SERVICE_PORTS): (count: number) => void {
-  if (!Number.isInteger(every) || every < 1) throw new RangeError(`every: ${String(every)} is not a positive integer`);
-  return (count) => {
-    if (count % every === 0) release();
   };
 }

@@ -40,7 +40,7 @@ export interface SyncLoopDeps {
    * the initial list): forced GCs and the native memory's freed buffers back to the kernel
    * (release-memory.ts), so RSS does not stay at the peak nor the sync start on the list's garbage.
    */
-  releaseMemory?: (when: Exclude<ReleaseMoment, 'before a large commit' | 'inside a large sync\'s compile' | 'before copying a large sync\'s elements'>) => void;
+  releaseMemory?: (when: Exclude<ReleaseMoment, 'before a large commit' | 'before copying a large sync\'s elements'>) => void;
   /** The wall clock (metric timestamps, the full-sync period); the system's by default. */
   clock?: Pick<Clock, 'wall'>;
 }

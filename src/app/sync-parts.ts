@@ -16,7 +16,7 @@ import { BoundedFrequencyRunner } from '../runner/bounded-frequency-runner';
 import { systemClock } from '../base/clock';
 import { nftFamily } from './families';
 import { nftablesOptionsFrom } from './nftables-options';
-import { gcBeforeLargeCommits, gcBeforeLargeElementCopies, gcEveryServicePorts, releaseMemoryLogged } from './release-memory';
+import { gcBeforeLargeCommits, gcBeforeLargeElementCopies, releaseMemoryLogged } from './release-memory';
 import { RulesetGuard } from './ruleset-guard';
 import { SyncLoop } from './sync-loop';
 
@@ -63,10 +63,7 @@ export function syncParts(i: SyncInputs): SyncParts {
 function nftablesProxier(i: SyncInputs, commit: (tx: Transaction) => Promise<unknown>): NftablesProxier {
   const nft = { commit, dumpTable: i.nft.dumpTable.bind(i.nft) };
   const beforeElementsCopied = gcBeforeLargeElementCopies(() => releaseMemoryLogged(i.log, 'before copying a large sync\'s elements'));
-  const compiledServicePorts = gcEveryServicePorts(() => releaseMemoryLogged(i.log, 'inside a large sync\'s compile'));
-  return new NftablesProxier(nftablesOptionsFrom(i.config, i.families, {
-    nft, log: i.log, metrics: proxierMetrics(i.metrics, i.families[0]), beforeElementsCopied, compiledServicePorts,
-  }));
+  return new NftablesProxier(nftablesOptionsFrom(i.config, i.families, { nft, log: i.log, metrics: proxierMetrics(i.metrics, i.families[0]), beforeElementsCopied }));
 }
 
 /** The proxier's counters: one proxier serves every family, so they carry the first family's label. */

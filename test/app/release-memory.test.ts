@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { gcBeforeLargeCommits, gcBeforeLargeElementCopies, gcEveryServicePorts, releaseMemory, releaseMemoryLogged } from '../../src/app/release-memory';
+import { gcBeforeLargeCommits, gcBeforeLargeElementCopies, releaseMemory, releaseMemoryLogged } from '../../src/app/release-memory';
 import { Transaction } from '../../src/native';
 
 const MiB = 1048576;
@@ -53,21 +53,5 @@ describe('gcBeforeLargeElementCopies', () => {
     hook(4096);
     hook(1 << 20);
     assert.equal(released, 2);
-  });
-});
-
-describe('gcEveryServicePorts', () => {
-  it('releases after every `every` ServicePorts compiled, never in a family of fewer', () => {
-    let released = 0;
-    const hook = gcEveryServicePorts(() => released++, 3);
-    for (let n = 1; n <= 2; n++) hook(n);
-    assert.equal(released, 0);
-    for (let n = 1; n <= 7; n++) hook(n);
-    assert.equal(released, 2, 'after the 3rd and the 6th');
-  });
-
-  it('refuses an interval that is not a positive integer', () => {
-    assert.throws(() => gcEveryServicePorts(() => undefined, 0), /every: 0 is not a positive integer/);
-    assert.throws(() => gcEveryServicePorts(() => undefined, 1.5), /every: 1.5/);
   });
 });

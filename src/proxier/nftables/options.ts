@@ -53,12 +53,6 @@ export interface NftablesProxierOptions {
    * app may collect garbage then (src/app/release-memory.ts).
    */
   beforeElementsCopied?: (bytes: number) => void;
-  /**
-   * Called in a full sync after each ServicePort of a family is compiled and its elements claimed,
-   * with how many of that family's have been: the app may collect the compile's garbage at bounded
-   * intervals (src/app/release-memory.ts), which V8 otherwise lets grow through a large compile.
-   */
-  compiledServicePorts?: (count: number) => void;
 }
 
 const fail = (field: string, msg: string): never => { throw new RangeError(`nftables proxier options.${field}: ${msg}`); };

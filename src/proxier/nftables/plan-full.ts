@@ -40,8 +40,6 @@ export interface FullFamilyInput {
   recreateBaseChains: boolean;
   /** NftablesProxierOptions.beforeElementsCopied. */
   beforeElementsCopied?: (bytes: number) => void;
-  /** NftablesProxierOptions.compiledServicePorts. */
-  compiledServicePorts?: (count: number) => void;
 }
 
 const SET_COMPARE_FLAGS = 0x4 | 0x8 | 0x10 | 0x20; // interval, map, timeout, dynamic
@@ -86,7 +84,6 @@ export function planFullFamily(w: TxWriter, input: FullFamilyInput, elementOpPer
     claimInto(index, sink, obj.key, obj.elements);
     for (const def of obj.chains) serviceChains.push({ def, owner: obj.key });
     services.set(obj.key, source);
-    input.compiledServicePorts?.(services.size);
   }
   const base = compileBase(ctx, setsInUse(index.counts()));
   const mirror = writeTableAndSets(w, input, base.sets);

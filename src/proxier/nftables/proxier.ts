@@ -270,7 +270,7 @@ export class NftablesProxier implements Proxier {
       const input: FullFamilyInput = {
         ctx, ctxKey: contextKey(ctx), services: this.compiled(keys, snapshot, ctx, refusedNow, noPrevious),
         known: this.knownObjects(ctx.family), recreateBaseChains: this.needRecreateBaseChains,
-        beforeElementsCopied: this.opts.beforeElementsCopied, compiledServicePorts: this.opts.compiledServicePorts,
+        beforeElementsCopied: this.opts.beforeElementsCopied,
       };
       return planFullFamily(writer, input, elementOpPerOwner);
     });

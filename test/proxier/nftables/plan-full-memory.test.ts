@@ -52,20 +52,3 @@ test('planFullFamily: the compiled rules can be collected before the elements ar
   // The last ServicePort compiled may still be referenced by the loop that claimed it.
   assert.ok(collected.length >= rules - lastServiceRules, `${collected.length} of ${rules} rules collected at the element copy`);
 });
-
-test('planFullFamily: reports each ServicePort compiled, in order, before the elements are copied', () => {
-  const c = ctx();
-  const seen: number[] = [];
-  function* services(): Generator<CompiledService> {
-    for (let i = 0; i < 5; i++) {
-      const s = sp(`svc${i}`, { clusterIP: `172.30.1.${i + 1}` });
-      const eps = selected([ep(`10.0.2.${i + 1}`)]);
-      yield { obj: compileService(s, eps, c), source: { sp: s, eps } };
-    }
-  }
-  planFullFamily(new TxWriter(), {
-    ctx: c, ctxKey: contextKey(c), services: services(), known: { chains: [], sets: new Map() }, recreateBaseChains: false,
-    compiledServicePorts: (n) => seen.push(n), beforeElementsCopied: () => seen.push(-1),
-  }, false);
-  assert.deepEqual(seen, [1, 2, 3, 4, 5, -1]);
-});
