@@ -7,7 +7,7 @@
 
 /** The policy's thresholds (constants below; tests pass their own). */
 export interface GrowthPolicy {
-  /** RSS growth over the level after the last release that makes a release worth its pause. */
+  /** RSS growth over the lowest level since the last release that makes a release worth its pause. */
   minGrowthBytes: number;
   /** Releases at most this often, so their pauses are a bounded share of the time. */
   minIntervalMs: number;
@@ -26,7 +26,11 @@ export const GROWTH_POLICY: GrowthPolicy = { minGrowthBytes: 16 * 1024 * 1024, m
 /** A sync counts as the last of a burst when no other starts this long after it ends (minSyncPeriod is 1 s by default). */
 export const IDLE_AFTER_SYNC_MS = 2_000;
 
-/** What the watcher knows: the level after the last release, when it ran, when the growth was first seen. */
+/**
+ * What the watcher knows: the lowest level read since the last release (RSS read right after a
+ * release can be well above where it settles: V8 unmaps the pages a compaction emptied as its
+ * sweeper gets to them), when the release ran, when a release first became due.
+ */
 export interface GrowthState { baselineBytes: number; releasedAtMs: number; grownSinceMs?: number }
 
 export type GrowthDecision = 'no' | 'when idle' | 'now';
@@ -76,7 +80,7 @@ export class GrowthWatch {
     this.cancelIdle = undefined;
   }
 
-  /** After a release that ran anyway (a full sync's): the level it left is the new baseline. */
+  /** After a release that ran anyway (a full sync's): the level it left starts the new baseline. */
   released(): void {
     this.state = { baselineBytes: this.d.readBytes(), releasedAtMs: this.d.nowMs() };
   }
@@ -86,6 +90,7 @@ export class GrowthWatch {
     if (!this.state) return this.released();
     const bytes = this.d.readBytes();
     const now = this.d.nowMs();
+    this.state.baselineBytes = Math.min(this.state.baselineBytes, bytes);
     const decision = growthDecision(this.policy, this.state, bytes, now);
     if (decision === 'no') {
       if (bytes - this.state.baselineBytes < this.policy.minGrowthBytes) this.state.grownSinceMs = undefined;

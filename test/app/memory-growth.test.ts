@@ -76,6 +76,19 @@ describe('GrowthWatch', () => {
     assert.equal(live().length, 0, 'the baseline is now the level after the release (101 MiB): +9 MiB is not enough');
   });
 
+  it('measures growth from the lowest level since the last release, not the level read right after it', () => {
+    const { t, w, live } = watch();
+    t.bytes = 400 * MiB;
+    w.released();
+    t.now = 1000;
+    t.bytes = 265 * MiB;
+    w.syncFinished();
+    t.now = 40_000;
+    t.bytes = 300 * MiB;
+    w.syncFinished();
+    assert.equal(live().length, 1, '300 MiB is 35 over the 265 the process settled at, though 100 under the 400 read after the release');
+  });
+
   it('releases without idleness once it has waited the maximum deferral', () => {
     const { t, w, live } = watch();
     w.syncFinished();
