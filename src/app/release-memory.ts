@@ -56,7 +56,8 @@ export function releaseMemory(compact: boolean): MemoryRelease {
 }
 
 /** The moments the sync loop and the commit path release memory at. */
-export type ReleaseMoment = 'before the first full sync' | 'before copying a large sync\'s elements' | 'before a large commit' | 'after a full sync';
+export type ReleaseMoment = 'before the first full sync' | 'before copying a large sync\'s elements' | 'before a large commit' | 'after a full sync'
+  | 'idle, after memory grew' | 'busy, after memory grew';
 
 /**
  * releaseMemory, logged at debug level with what it cost. Only after a sync does it compact: before

@@ -13,6 +13,7 @@ import type { ServiceHealthServer } from '../health/service-health';
 import { observeNetworkProgramming, observeSync, type ProxyMetrics } from '../metrics/proxy-metrics';
 import type { RunReason } from '../runner/bounded-frequency-runner';
 import { LocalTrafficTracker } from './local-traffic-tracker';
+import type { GrowthWatch } from './memory-growth';
 import type { ReleaseMoment } from './release-memory';
 
 /** Upstream's FullSyncPeriod: partial syncs otherwise, even on the periodic tick. */
@@ -40,7 +41,9 @@ export interface SyncLoopDeps {
    * the initial list): forced GCs and the native memory's freed buffers back to the kernel
    * (release-memory.ts), so RSS does not stay at the peak nor the sync start on the list's garbage.
    */
-  releaseMemory?: (when: Exclude<ReleaseMoment, 'before a large commit' | 'before copying a large sync\'s elements'>) => void;
+  releaseMemory?: (when: 'before the first full sync' | 'after a full sync') => void;
+  /** Releases memory after partial syncs once the process has grown (memory-growth.ts). */
+  growth?: Pick<GrowthWatch, 'syncStarting' | 'syncFinished' | 'released'>;
   /** The wall clock (metric timestamps, the full-sync period); the system's by default. */
   clock?: Pick<Clock, 'wall'>;
 }
@@ -83,6 +86,7 @@ export class SyncLoop {
 
   /** The runner's run function: false asks for a retry with backoff. */
   readonly run = async (reason: RunReason): Promise<boolean> => {
+    this.d.growth?.syncStarting();
     const taken = this.d.state.takeChanges();
     const full = this.wantsFull(reason, taken);
     // The first full sync follows the initial list, whose garbage would otherwise stay under the sync's peak.
@@ -107,7 +111,10 @@ export class SyncLoop {
     this.waiters = [];
     for (const w of waiters) w(result);
     // Last, so the GC it runs delays none of the sync's own work (health, metrics, conntrack).
-    if (result.ok && result.full) this.d.releaseMemory?.('after a full sync');
+    if (result.ok && result.full) {
+      this.d.releaseMemory?.('after a full sync');
+      this.d.growth?.released();
+    } else if (result.ok) this.d.growth?.syncFinished();
     return result.ok;
   };
 

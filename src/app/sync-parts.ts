@@ -16,6 +16,7 @@ import { BoundedFrequencyRunner } from '../runner/bounded-frequency-runner';
 import { systemClock } from '../base/clock';
 import { nftFamily } from './families';
 import { nftablesOptionsFrom } from './nftables-options';
+import { GrowthWatch } from './memory-growth';
 import { gcBeforeLargeCommits, gcBeforeLargeElementCopies, releaseMemoryLogged } from './release-memory';
 import { RulesetGuard } from './ruleset-guard';
 import { SyncLoop } from './sync-loop';
@@ -53,6 +54,10 @@ export function syncParts(i: SyncInputs): SyncParts {
     state: i.state, proxier, families: i.families, metrics: i.metrics, health: i.health, serviceHealth, log: i.log,
     conntrack: new ConntrackCleanup(new ConntrackClient({ netns: i.netns ?? null })),
     releaseMemory: (when) => releaseMemoryLogged(i.log, when),
+    growth: new GrowthWatch({
+      readBytes: () => process.memoryUsage.rss(), nowMs: () => performance.now(),
+      release: (idle) => releaseMemoryLogged(i.log, idle ? 'idle, after memory grew' : 'busy, after memory grew'),
+    }),
   });
   const runner = syncRunner(i.config, loop, i.log);
   guard = rulesetGuard(i, proxier, runner);
