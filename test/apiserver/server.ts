@@ -295,7 +295,7 @@ export class TestApiServer {
       snap = found;
       offset = token.offset;
     } else {
-      const items = this.store.list(resource).filter(matcher).sort((a, b) => objectKey(a).localeCompare(objectKey(b)));
+      const items = this.store.storedObjects(resource).filter(matcher).sort((a, b) => objectKey(a).localeCompare(objectKey(b)));
       snap = { rv: this.store.rv, items };
     }
     const limit = Number(query.limit ?? 0);
