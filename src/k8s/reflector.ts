@@ -278,8 +278,9 @@ export class Reflector<T extends KubernetesObject> {
     const { resourceVersion, rejected } = await this.listPaged(undefined, this.fieldSelector, (page) => {
       for (const o of page) {
         if (!this.valid(o)) continue;
-        seen.add(keyOf(o));
-        this.upsert(o);
+        const k = keyOf(o);
+        seen.add(k);
+        this.upsert(o, k);
       }
     });
     this.reportRejected(rejected);
@@ -308,9 +309,8 @@ export class Reflector<T extends KubernetesObject> {
     return false;
   }
 
-  private upsert(obj: T): void {
+  private upsert(obj: T, k = keyOf(obj)): void {
     if (this.o.accept && !this.o.accept(obj)) return;
-    const k = keyOf(obj);
     const old = this.cache.get(k);
     if (old && old.metadata?.resourceVersion === obj.metadata?.resourceVersion) return;
     this.cache.set(k, cacheEntry(obj));

@@ -3,8 +3,9 @@
 // object, so `conditions: "ready"` would read as a ready endpoint) or throws on it; Go's strict
 // decoding in client-go refuses both. Here the first field of the wrong shape is named, so the
 // object can be refused alone, with a message that says where it is broken.
-// Every object the API server sends passes through here: each type string is parsed once, and a
-// field's path is spelled only for the field at fault.
+// Every object the API server sends passes through here (88k objects in a 44k-Service start-up), so
+// an object is first run through a validator compiled once per type, which only says yes or no; the
+// walk that finds and spells the first field at fault runs only for an object the validator refused.
 // The models' field types come from a table generated from client-node's models
 // (generated/api-shapes.ts), so checking does not load client-node's generated API (docs/memory.md).
 import { API_SHAPES } from './generated/api-shapes';
@@ -51,6 +52,7 @@ interface Problem { steps: string[]; expected: string; got: unknown }
 /** The first field of `raw` whose shape does not fit `type` ("spec.ports[0].port: expected a number, got a string"), or null. */
 export function shapeProblem(raw: unknown, type: string, at = ''): string | null {
   if (shapeOf(type).is !== 'model') throw new Error(`shape check: no model ${JSON.stringify(type)} in src/k8s/generated/api-shapes.ts (its roots are in scripts/generate-api-shapes.ts)`);
+  if (validatorOf(type)(raw)) return null;
   const p = check(raw, type);
   if (!p) return null;
   let path = at;
@@ -61,6 +63,80 @@ export function shapeProblem(raw: unknown, type: string, at = ''): string | null
   // As ever: a list or a map at the top is named by an empty path, a value or an object by "(object)".
   const where = path || (p.expected === 'a list' || p.expected === 'a map' ? '' : '(object)');
   return `${where}: expected ${p.expected}, got ${kindOf(p.got)}`;
+}
+
+/** Whether a value fits its type: exactly when check() finds no problem in it. */
+type Validator = (raw: unknown) => boolean;
+
+const validators = new Map<string, Validator>();
+
+/** The type's validator; a model's fields get theirs when first met, so recursive types terminate. */
+function validatorOf(type: string): Validator {
+  let v = validators.get(type);
+  if (!v) validators.set(type, (v = compile(shapeOf(type))));
+  return v;
+}
+
+const ok: Validator = () => true;
+
+function compile(s: Shape): Validator {
+  switch (s.is) {
+    case 'any':
+      return ok;
+    case 'primitive': {
+      const t = s.jsType;
+      return (raw) => raw === undefined || raw === null || typeof raw === t;
+    }
+    case 'list': {
+      const of = s.of;
+      return (raw) => {
+        if (raw === undefined || raw === null) return true;
+        if (!Array.isArray(raw)) return false;
+        const each = validatorOf(of);
+        for (let i = 0; i < raw.length; i++) if (!each(raw[i])) return false;
+        return true;
+      };
+    }
+    case 'map': {
+      const of = s.of;
+      return (raw) => {
+        if (raw === undefined || raw === null) return true;
+        if (typeof raw !== 'object' || Array.isArray(raw)) return false;
+        const each = validatorOf(of);
+        for (const k in raw) {
+          if (Object.prototype.hasOwnProperty.call(raw, k) && !each((raw as Record<string, unknown>)[k])) return false;
+        }
+        return true;
+      };
+    }
+    case 'model':
+      return modelValidator(s.fields);
+  }
+}
+
+/**
+ * A model object. One parsed from JSON (a plain object: own, enumerable fields only) has a few of
+ * its model's many fields, so the fields it has are looked up among the model's; the others are
+ * absent and fit, and fields the model lacks are not checked, as in check(). Any other object is
+ * checked field by field of the model, as check() reads it.
+ */
+function modelValidator(fields: readonly AttributeType[]): Validator {
+  let byName: Map<string, Validator> | undefined;
+  return (raw) => {
+    if (raw === undefined || raw === null) return true;
+    if (typeof raw !== 'object' || Array.isArray(raw)) return false;
+    byName ??= new Map(fields.map((a) => [a.baseName, validatorOf(a.type)]));
+    const r = raw as Record<string, unknown>;
+    if (Object.getPrototypeOf(r) !== Object.prototype) {
+      for (const a of fields) if (!byName.get(a.baseName)!(r[a.baseName])) return false;
+      return true;
+    }
+    for (const k in r) {
+      const v = byName.get(k);
+      if (v !== undefined && !v(r[k])) return false;
+    }
+    return true;
+  };
 }
 
 function check(raw: unknown, type: string): Problem | null {

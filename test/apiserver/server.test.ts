@@ -104,8 +104,11 @@ describe('TestApiServer', { timeout: 60_000 }, () => {
     const page1 = (await (await fetch(`${api.url}/api/v1/namespaces/p/services?limit=2`)).json()) as { items: unknown[]; metadata: { continue: string; resourceVersion: string } };
     assert.equal(page1.items.length, 2);
     api.create('services', { metadata: { namespace: 'p', name: 's9' } });
-    const page2 = (await (await fetch(`${api.url}/api/v1/namespaces/p/services?limit=2&continue=${encodeURIComponent(page1.metadata.continue)}`)).json()) as { items: Array<{ metadata: { name: string } }>; metadata: { continue: string; resourceVersion: string } };
+    // The snapshot holds the stored objects themselves: a change after it must not show in it.
+    api.update('services', { metadata: { namespace: 'p', name: 's2', labels: { changed: 'yes' } } });
+    const page2 = (await (await fetch(`${api.url}/api/v1/namespaces/p/services?limit=2&continue=${encodeURIComponent(page1.metadata.continue)}`)).json()) as { items: Array<{ metadata: { name: string; labels?: unknown } }>; metadata: { continue: string; resourceVersion: string } };
     assert.deepEqual(page2.items.map((i) => i.metadata.name), ['s2', 's3']);
+    assert.equal(page2.items[0].metadata.labels, undefined, 's2 as it was when the list began');
     assert.equal(page2.metadata.resourceVersion, page1.metadata.resourceVersion, 'same snapshot');
     api.compact();
     const expired = await fetch(`${api.url}/api/v1/namespaces/p/services?limit=2&continue=${encodeURIComponent(page2.metadata.continue)}`);

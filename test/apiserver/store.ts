@@ -56,6 +56,15 @@ export class Store {
     return [...this.objects.get(resource)!.values()].map(clone);
   }
 
+  /**
+   * The stored objects themselves, for a list's snapshot, which only serialises them: commit()
+   * stores a new object for every change and nothing changes one once stored, so no copy is needed
+   * (copying 88k objects for a 44k-Service list took the server ~2.6 s, which the client waited for).
+   */
+  storedObjects(resource: Resource): readonly KObject[] {
+    return [...this.objects.get(resource)!.values()];
+  }
+
   get(resource: Resource, namespace: string, name: string): KObject | undefined {
     const o = this.objects.get(resource)!.get(`${namespace}/${name}`);
     return o && clone(o);
