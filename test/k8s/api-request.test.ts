@@ -1,6 +1,6 @@
 // Our request layer on its own, over real HTTP and HTTPS: the credentials and TLS settings a kubeconfig
 // gives, the API server's errors, the deadlines, and aborting at any stage.
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
@@ -14,9 +14,9 @@ import { loadKubeConfig } from '../../src/k8s/kubeconfig';
 import { nativeCredentials } from '../../src/k8s/native-credentials';
 import { resourceClients } from '../../src/k8s/resources';
 import { openWatch } from '../../src/k8s/watch-stream';
-import { makeTestCerts, TestCerts } from '../apiserver/certs';
+import { makeTestCerts } from '../apiserver/certs';
 import { TestApiServer } from '../apiserver/server';
-import { service, serverPerTest, waitFor } from './helpers';
+import { service, serverPerTest, tlsServerPerSuite, waitFor } from './helpers';
 
 // Generous: a loaded machine must not trip them. The tests of a deadline shorten just that one.
 const RELAXED = { headersMs: 10_000, listIdleMs: 10_000, listBodyMs: 20_000, watchBookmarkIdleMs: 10_000, watchTimeoutMarginMs: 10_000 };
@@ -170,34 +170,27 @@ describe('ApiConnection', { timeout: 60_000 }, () => {
 });
 
 describe('ApiConnection over TLS', { timeout: 60_000 }, () => {
-  let certs: TestCerts;
-  let api: TestApiServer;
-  before(async () => {
-    certs = makeTestCerts();
-    api = new TestApiServer({ tls: { key: certs.serverKey, cert: certs.serverCert, clientCa: certs.ca } });
-    await api.start();
-  });
-  after(() => api.stop());
+  const tls = tlsServerPerSuite();
 
   it('verifies the server against the kubeconfig\'s CA and presents the client certificate', async () => {
-    api.create('nodes', { metadata: { name: 'n1' } });
-    const kc = loadKubeConfig({ kubeconfig: api.kubeconfig(undefined, { ca: certs.ca, clientCert: certs.clientCert, clientKey: certs.clientKey }) });
+    tls.api.create('nodes', { metadata: { name: 'n1' } });
+    const kc = loadKubeConfig({ kubeconfig: tls.api.kubeconfig(undefined, { ca: tls.certs.ca, clientCert: tls.certs.clientCert, clientKey: tls.certs.clientKey }) });
     const list = (await new ApiConnection(kc, RELAXED).getJson('/api/v1/nodes', {})) as { items: unknown[] };
     assert.equal(list.items.length, 1);
-    assert.ok(api.url.startsWith('https://'));
+    assert.ok(tls.api.url.startsWith('https://'));
   });
 
   it('refuses a server its CA did not sign, and is refused without a client certificate', async () => {
     const other = makeTestCerts();
-    const wrongCa = loadKubeConfig({ kubeconfig: api.kubeconfig(undefined, { ca: other.ca, clientCert: certs.clientCert, clientKey: certs.clientKey }) });
+    const wrongCa = loadKubeConfig({ kubeconfig: tls.api.kubeconfig(undefined, { ca: other.ca, clientCert: tls.certs.clientCert, clientKey: tls.certs.clientKey }) });
     await assert.rejects(new ApiConnection(wrongCa, RELAXED).getJson('/api/v1/nodes', {}), /GET \/api\/v1\/nodes: self-signed certificate in certificate chain/);
-    const noClientCert = loadKubeConfig({ kubeconfig: api.kubeconfig(undefined, { ca: certs.ca, token: 'x' }) });
+    const noClientCert = loadKubeConfig({ kubeconfig: tls.api.kubeconfig(undefined, { ca: tls.certs.ca, token: 'x' }) });
     await assert.rejects(new ApiConnection(noClientCert, RELAXED).getJson('/api/v1/nodes', {}), /GET \/api\/v1\/nodes: .*certificate required/);
   });
 
   it('skips verifying the server with insecure-skip-tls-verify', async () => {
     // No CA in the kubeconfig: the server's certificate (signed by a CA the client does not know) is not checked.
-    const kc = loadKubeConfig({ kubeconfig: api.kubeconfig(undefined, { clientCert: certs.clientCert, clientKey: certs.clientKey }) });
+    const kc = loadKubeConfig({ kubeconfig: tls.api.kubeconfig(undefined, { clientCert: tls.certs.clientCert, clientKey: tls.certs.clientKey }) });
     const opts: https.RequestOptions = {};
     await kc.applyTo(opts);
     assert.equal(opts.rejectUnauthorized, false);

@@ -4,7 +4,8 @@ import { ClusterWatcher, type ClusterWatcherOptions } from '../../src/k8s/cluste
 import { loadKubeConfig } from '../../src/k8s/kubeconfig';
 import type { Log } from '../../src/base/log';
 import type { ClusterEventSink, EventKind } from '../../src/k8s/sink';
-import { afterEach, beforeEach } from 'node:test';
+import { after, afterEach, before, beforeEach } from 'node:test';
+import { makeTestCerts, type TestCerts } from '../apiserver/certs';
 import { TestApiServer } from '../apiserver/server';
 import type { KObject } from '../apiserver/store';
 
@@ -135,4 +136,16 @@ export function serverPerTest(): { api: TestApiServer; watcher: ClusterWatcher |
     await t.api.stop();
   });
   return t;
+}
+
+/** A test API server over TLS that wants client certificates signed by its CA, for one describe block. */
+export function tlsServerPerSuite(): { certs: TestCerts; api: TestApiServer } {
+  const suite = {} as { certs: TestCerts; api: TestApiServer };
+  before(async () => {
+    suite.certs = makeTestCerts();
+    suite.api = new TestApiServer({ tls: { key: suite.certs.serverKey, cert: suite.certs.serverCert, clientCa: suite.certs.ca } });
+    await suite.api.start();
+  });
+  after(() => suite.api.stop());
+  return suite;
 }

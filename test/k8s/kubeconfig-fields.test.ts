@@ -1,7 +1,7 @@
 // Our kubeconfig loader, field by field: what each cluster and user field puts into a request, files
 // relative to the kubeconfig, base64 data, token files read again as they rotate; and over real TLS
 // against the test API server (CA and client certificate files, a rotated token).
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
@@ -9,8 +9,7 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 import { ApiConnection } from '../../src/k8s/api-request';
 import { loadKubeConfig } from '../../src/k8s/kubeconfig';
-import { makeTestCerts, type TestCerts } from '../apiserver/certs';
-import { TestApiServer } from '../apiserver/server';
+import { tlsServerPerSuite } from './helpers';
 import { applied, b64, fakeClock, tempDir, writeKc } from './kubeconfig-helpers';
 
 const RELAXED = { headersMs: 10_000, listIdleMs: 10_000, listBodyMs: 20_000, watchBookmarkIdleMs: 10_000, watchTimeoutMarginMs: 10_000 };
@@ -113,30 +112,25 @@ describe('kubeconfig users', () => {
 });
 
 describe('kubeconfig over TLS, against the test API server', { timeout: 60_000 }, () => {
-  let certs: TestCerts;
-  let api: TestApiServer;
-  before(async () => {
-    certs = makeTestCerts();
-    api = new TestApiServer({ tls: { key: certs.serverKey, cert: certs.serverCert, clientCa: certs.ca } });
-    await api.start();
-    api.create('nodes', { metadata: { name: 'n1' } });
+  const tls = tlsServerPerSuite();
+  before(() => {
+    tls.api.create('nodes', { metadata: { name: 'n1' } });
   });
-  after(() => api.stop());
 
   it('verifies the server with a CA file and presents client certificate files, all relative to the kubeconfig', async () => {
     const dir = tempDir();
     fs.mkdirSync(path.join(dir, 'pki'));
-    fs.writeFileSync(path.join(dir, 'pki', 'ca.crt'), certs.ca);
-    fs.writeFileSync(path.join(dir, 'pki', 'client.crt'), certs.clientCert);
-    fs.writeFileSync(path.join(dir, 'pki', 'client.key'), certs.clientKey);
-    const file = writeKc(dir, { server: api.url, 'certificate-authority': 'pki/ca.crt' }, { 'client-certificate': 'pki/client.crt', 'client-key': 'pki/client.key' });
+    fs.writeFileSync(path.join(dir, 'pki', 'ca.crt'), tls.certs.ca);
+    fs.writeFileSync(path.join(dir, 'pki', 'client.crt'), tls.certs.clientCert);
+    fs.writeFileSync(path.join(dir, 'pki', 'client.key'), tls.certs.clientKey);
+    const file = writeKc(dir, { server: tls.api.url, 'certificate-authority': 'pki/ca.crt' }, { 'client-certificate': 'pki/client.crt', 'client-key': 'pki/client.key' });
     const list = (await new ApiConnection(loadKubeConfig({ kubeconfig: file }), RELAXED).getJson('/api/v1/nodes', {})) as { items: unknown[] };
     assert.equal(list.items.length, 1);
   });
 
   it('refuses a server whose name is not the tls-server-name', async () => {
     const dir = tempDir();
-    const file = writeKc(dir, { server: api.url, 'certificate-authority-data': b64(certs.ca), 'tls-server-name': 'elsewhere.example' }, { 'client-certificate-data': b64(certs.clientCert), 'client-key-data': b64(certs.clientKey) });
+    const file = writeKc(dir, { server: tls.api.url, 'certificate-authority-data': b64(tls.certs.ca), 'tls-server-name': 'elsewhere.example' }, { 'client-certificate-data': b64(tls.certs.clientCert), 'client-key-data': b64(tls.certs.clientKey) });
     await assert.rejects(new ApiConnection(loadKubeConfig({ kubeconfig: file }), RELAXED).getJson('/api/v1/nodes', {}), /Hostname\/IP does not match certificate's altnames: Host: elsewhere\.example/);
   });
 
@@ -162,10 +156,10 @@ describe('kubeconfig over TLS, against the test API server', { timeout: 60_000 }
       const dir = tempDir();
       fs.writeFileSync(path.join(dir, 'token'), 'via-proxy');
       const proxyUrl = `http://127.0.0.1:${(proxy.address() as net.AddressInfo).port}`;
-      const file = writeKc(dir, { server: api.url, 'certificate-authority-data': b64(certs.ca), 'proxy-url': proxyUrl }, { tokenFile: 'token', 'client-certificate-data': b64(certs.clientCert), 'client-key-data': b64(certs.clientKey) });
+      const file = writeKc(dir, { server: tls.api.url, 'certificate-authority-data': b64(tls.certs.ca), 'proxy-url': proxyUrl }, { tokenFile: 'token', 'client-certificate-data': b64(tls.certs.clientCert), 'client-key-data': b64(tls.certs.clientKey) });
       await new ApiConnection(loadKubeConfig({ kubeconfig: file }), RELAXED).getJson('/api/v1/nodes', {});
-      assert.deepEqual(connects, [new URL(api.url).host]);
-      assert.equal(api.requests.at(-1)?.authorization, 'Bearer via-proxy');
+      assert.deepEqual(connects, [new URL(tls.api.url).host]);
+      assert.equal(tls.api.requests.at(-1)?.authorization, 'Bearer via-proxy');
     } finally {
       for (const t of tunnels) t.destroy();
       await new Promise<void>((r) => proxy.close(() => r()));
@@ -176,13 +170,13 @@ describe('kubeconfig over TLS, against the test API server', { timeout: 60_000 }
     const dir = tempDir();
     fs.writeFileSync(path.join(dir, 'token'), 'before-rotation');
     const clock = fakeClock();
-    const file = writeKc(dir, { server: api.url, 'certificate-authority-data': b64(certs.ca) }, { tokenFile: 'token', 'client-certificate-data': b64(certs.clientCert), 'client-key-data': b64(certs.clientKey) });
+    const file = writeKc(dir, { server: tls.api.url, 'certificate-authority-data': b64(tls.certs.ca) }, { tokenFile: 'token', 'client-certificate-data': b64(tls.certs.clientCert), 'client-key-data': b64(tls.certs.clientKey) });
     const conn = new ApiConnection(loadKubeConfig({ kubeconfig: file }, { clock }), RELAXED);
     await conn.getJson('/api/v1/nodes', {});
-    assert.equal(api.requests.at(-1)?.authorization, 'Bearer before-rotation');
+    assert.equal(tls.api.requests.at(-1)?.authorization, 'Bearer before-rotation');
     fs.writeFileSync(path.join(dir, 'token'), 'after-rotation');
     clock.advance(60_000);
     await conn.getJson('/api/v1/nodes', {});
-    assert.equal(api.requests.at(-1)?.authorization, 'Bearer after-rotation');
+    assert.equal(tls.api.requests.at(-1)?.authorization, 'Bearer after-rotation');
   });
 });
