@@ -46,3 +46,27 @@ export function setOrDelete<K, V>(map: Map<K, V>, key: K, value: V | undefined):
   if (value === undefined) map.delete(key);
   else map.set(key, value);
 }
+
+/**
+ * One kept copy per distinct value, found by an id: values that repeat across a cluster (node and
+ * zone names, hint lists, slices' port lists), which JSON.parse would otherwise give each object its
+ * own copy of. Cleared, not grown, past `max`: the bound holds whatever the API server sends, and a
+ * clear only makes later copies separate again.
+ */
+export class SharedTable<V> {
+  private readonly byId = new Map<string, V>();
+
+  constructor(private readonly max: number) {}
+
+  /** The copy kept for `id`, if any. */
+  find(id: string): V | undefined {
+    return this.byId.get(id);
+  }
+
+  /** Keeps `value` as the copy for `id` and returns it. */
+  keep(id: string, value: V): V {
+    if (this.byId.size >= this.max) this.byId.clear();
+    this.byId.set(id, value);
+    return value;
+  }
+}

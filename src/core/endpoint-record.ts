@@ -4,6 +4,7 @@
 //   and JSON.parse gives each occurrence its own string;
 // - the names present are written in the object literal, not added after it: a property added to
 //   an object after its literal costs the object a separate property store (~40 bytes).
+import { SharedTable } from './compact';
 import type { Endpoint } from './types';
 
 /** An endpoint as its slice keeps it: with the slice's first port, or none when the slice has no port. */
@@ -11,18 +12,14 @@ export type SliceEndpoint = Omit<Endpoint, 'port'> & { port?: number };
 
 /** Upper bound of the shared names table: a cluster's nodes and zones; cleared (not grown) past it. */
 const SHARED_NAMES_MAX = 65536;
-const sharedNames = new Map<string, string>();
+const sharedNames = new SharedTable<string>(SHARED_NAMES_MAX);
 
 /** The one copy of a node or zone name the model keeps. */
 export function sharedName(name: string): string {
-  const have = sharedNames.get(name);
-  if (have !== undefined) return have;
-  if (sharedNames.size >= SHARED_NAMES_MAX) sharedNames.clear();
-  sharedNames.set(name, name);
-  return name;
+  return sharedNames.find(name) ?? sharedNames.keep(name, name);
 }
 
-const sharedLists = new Map<string, readonly string[]>();
+const sharedLists = new SharedTable<readonly string[]>(SHARED_NAMES_MAX);
 
 /**
  * The one copy of a hint list (sorted, unique names; frozen: shared, never mutated). Every endpoint
@@ -30,12 +27,7 @@ const sharedLists = new Map<string, readonly string[]>();
  */
 export function sharedNameList(names: readonly string[]): readonly string[] {
   const id = JSON.stringify(names);
-  const have = sharedLists.get(id);
-  if (have !== undefined) return have;
-  if (sharedLists.size >= SHARED_NAMES_MAX) sharedLists.clear();
-  const list = Object.freeze(names.map(sharedName));
-  sharedLists.set(id, list);
-  return list;
+  return sharedLists.find(id) ?? sharedLists.keep(id, Object.freeze(names.map(sharedName)));
 }
 
 /** What every endpoint has, and the names it may have. */
