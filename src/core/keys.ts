@@ -4,14 +4,16 @@
 // the node stays beside the flat copy; join() makes the flat string alone (docs/memory.md).
 import type { IPFamily, Protocol } from './types';
 
+const namespacedName = (namespace: string, name: string): string => [namespace, '/', name].join('');
+
 /** `namespace/name`: identity of a Service (and of the slices that belong to it). */
 export function serviceName(namespace: string, name: string): string {
-  return [namespace, '/', name].join('');
+  return namespacedName(namespace, name);
 }
 
 /** `namespace/name`: identity of an EndpointSlice. */
 export function sliceKey(namespace: string, name: string): string {
-  return [namespace, '/', name].join('');
+  return namespacedName(namespace, name);
 }
 
 /** `namespace/name:portName/protocol/family`: identity of one ServicePort and of its endpoints. */
