@@ -7,6 +7,8 @@ import { answeredBy, Cluster, eventually, startCluster } from '../traffic/harnes
 import { endpointSlice, service } from '../traffic/fixtures';
 
 const OUTAGE_MS = 60_000;
+/** Every reflector's next attempt after the outage comes within its backoff ceiling (60 s with jitter), plus its relist. */
+const RELIST_WITHIN_MS = 90_000;
 const ports = [{ name: 'http', port: 80, targetPort: 8080 }];
 const WEB = '100.100.6.10';
 const GONE = '100.100.6.11';
@@ -20,10 +22,13 @@ async function health(c: Cluster, path: '/healthz' | '/livez'): Promise<{ code: 
 describe('API server down for 60 s while Services change', () => {
   let c: Cluster;
   const log: string[] = [];
+  // Stopped by the test, or here if it failed first: a probe left running fills this process's memory.
+  let traffic: { stop(): Promise<string[]> } | undefined;
   // Health timeout = 2 x syncPeriod = 40 s: shorter than the outage.
   before(async () => { c = await startCluster({ pods: 3, configYaml: 'syncPeriod: 20s', logLines: log }); });
   after(async () => {
     if (process.env.KPN_OUTAGE_LOG) require('node:fs').writeFileSync(process.env.KPN_OUTAGE_LOG, log.join(''));
+    await traffic?.stop();
     await c?.stop();
   });
 
@@ -37,7 +42,7 @@ describe('API server down for 60 s while Services change', () => {
     await eventually(() => /^pod/.test(probe(WEB)) && /^pod0/.test(probe(GONE)), 'both Services to answer');
     assert.equal((await health(c, '/healthz')).code, 200);
 
-    const traffic = c.topo.probeUntilStopped('tcp', WEB, 80);
+    traffic = c.topo.probeUntilStopped('tcp', WEB, 80);
     const downAt = Date.now();
     await c.api.stop();
     // What changes while the proxy cannot see it.
@@ -63,12 +68,16 @@ describe('API server down for 60 s while Services change', () => {
     await c.api.start();
     const upAt = Date.now();
     // A deleted Service's address is no longer translated (with no ServiceCIDRs known, nothing rejects it).
-    await eventually(() => /^pod1/.test(probe(LATE)) && !/^pod/.test(probe(GONE)), 'the changes made during the outage', 90_000);
+    await eventually(() => /^pod1/.test(probe(LATE)) && !/^pod/.test(probe(GONE)), 'the changes made during the outage', RELIST_WITHIN_MS);
     await eventually(() => !answeredBy(c.topo.probe('tcp', WEB, 80, 30)).has('pod2'), 'pod2 to leave web', 10_000);
     const convergedMs = Date.now() - upAt;
-    await eventually(async () => (await health(c, '/healthz')).code === 200, '/healthz healthy again', 30_000);
+    // /healthz waits for every informer (nodes, namespaces, servicecidrs too), and each retries on its
+    // own backoff, up to 30 s x (1 + jitter 1.0) = 60 s apart at the end of a 60 s outage: the last
+    // may relist up to a minute after the API server is back, later than the two that converge above.
+    await eventually(async () => (await health(c, '/healthz')).code === 200, '/healthz healthy again', Math.max(1_000, RELIST_WITHIN_MS - (Date.now() - upAt)));
     const healthyMs = Date.now() - upAt;
     const lines = await traffic.stop();
+    traffic = undefined;
     if (process.env.KPN_TEST_LOG) {
       console.error(`/healthz unhealthy ${unhealthySeen.afterMs} ms into the outage: ${JSON.stringify(unhealthySeen.body.reasons)}`);
       console.error(`converged ${convergedMs} ms after the API server came back, healthy after ${healthyMs} ms; ${lines.length} requests, ${lines.filter((l) => l.startsWith('ERR')).length} failed`);
