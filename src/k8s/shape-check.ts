@@ -44,6 +44,11 @@ function parse(type: string): Shape {
   return model ? { is: 'model', fields: Object.entries(model).map(([baseName, t]) => ({ baseName, type: t })) } : { is: 'any' };
 }
 
+function modelType(type: string): string {
+  if (shapeOf(type).is !== 'model') throw new Error(`shape check: no model ${JSON.stringify(type)} in src/k8s/generated/api-shapes.ts (its roots are in scripts/generate-api-shapes.ts)`);
+  return type;
+}
+
 const kindOf = (v: unknown): string => (v === null ? 'null' : Array.isArray(v) ? 'a list' : typeof v === 'object' ? 'an object' : `a ${typeof v}`);
 
 /** Where a problem is, innermost step first: a field name, or `[i]` / `["key"]`. */
@@ -51,9 +56,17 @@ interface Problem { steps: string[]; expected: string; got: unknown }
 
 /** The first field of `raw` whose shape does not fit `type` ("spec.ports[0].port: expected a number, got a string"), or null. */
 export function shapeProblem(raw: unknown, type: string, at = ''): string | null {
-  if (shapeOf(type).is !== 'model') throw new Error(`shape check: no model ${JSON.stringify(type)} in src/k8s/generated/api-shapes.ts (its roots are in scripts/generate-api-shapes.ts)`);
-  if (validatorOf(type)(raw)) return null;
-  const p = check(raw, type);
+  return fitsShape(raw, type) ? null : describeProblem(raw, type, at);
+}
+
+/** The compiled validator's answer: true exactly when describeProblem() finds nothing. */
+export function fitsShape(raw: unknown, type: string): boolean {
+  return validatorOf(modelType(type))(raw);
+}
+
+/** The walk that names the first field at fault (slow: only for objects the validator refused). */
+export function describeProblem(raw: unknown, type: string, at = ''): string | null {
+  const p = check(raw, modelType(type));
   if (!p) return null;
   let path = at;
   for (let i = p.steps.length - 1; i >= 0; i--) {
