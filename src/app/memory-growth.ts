@@ -33,12 +33,13 @@ export const IDLE_AFTER_SYNC_MS = 2_000;
  */
 export interface GrowthState { baselineBytes: number; releasedAtMs: number; grownSinceMs?: number }
 
-export type GrowthDecision = 'no' | 'when idle' | 'now';
+/** 'not grown': nothing is due (a deferral ends); 'too soon': due, but the last release was too recent. */
+export type GrowthDecision = 'not grown' | 'too soon' | 'when idle' | 'now';
 
 /** After a sync: release now (deferred long enough), once the loop is idle, or not at all. */
 export function growthDecision(p: GrowthPolicy, s: GrowthState, bytes: number, nowMs: number): GrowthDecision {
-  if (bytes - s.baselineBytes < p.minGrowthBytes) return 'no';
-  if (nowMs - s.releasedAtMs < p.minIntervalMs) return 'no';
+  if (bytes - s.baselineBytes < p.minGrowthBytes) return 'not grown';
+  if (nowMs - s.releasedAtMs < p.minIntervalMs) return 'too soon';
   if (s.grownSinceMs !== undefined && nowMs - s.grownSinceMs >= p.maxDeferMs) return 'now';
   return 'when idle';
 }
@@ -92,10 +93,8 @@ export class GrowthWatch {
     const now = this.d.nowMs();
     this.state.baselineBytes = Math.min(this.state.baselineBytes, bytes);
     const decision = growthDecision(this.policy, this.state, bytes, now);
-    if (decision === 'no') {
-      if (bytes - this.state.baselineBytes < this.policy.minGrowthBytes) this.state.grownSinceMs = undefined;
-      return;
-    }
+    if (decision === 'not grown') this.state.grownSinceMs = undefined;
+    if (decision === 'not grown' || decision === 'too soon') return;
     this.state.grownSinceMs ??= now;
     if (decision === 'now') return this.run(false);
     this.cancelIdle?.();

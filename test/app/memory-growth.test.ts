@@ -17,12 +17,12 @@ describe('growthDecision', () => {
   const base = { baselineBytes: 100 * MiB, releasedAtMs: 0 };
 
   it('does not release below the growth threshold, however long ago the last release was', () => {
-    assert.equal(growthDecision(policy, base, 100 * MiB + 16 * MiB - 1, 1e9), 'no');
-    assert.equal(growthDecision(policy, base, 90 * MiB, 1e9), 'no');
+    assert.equal(growthDecision(policy, base, 100 * MiB + 16 * MiB - 1, 1e9), 'not grown');
+    assert.equal(growthDecision(policy, base, 90 * MiB, 1e9), 'not grown');
   });
 
   it('does not release within the minimum interval of the last one, however much memory grew', () => {
-    assert.equal(growthDecision(policy, base, 500 * MiB, 29_999), 'no');
+    assert.equal(growthDecision(policy, base, 500 * MiB, 29_999), 'too soon');
   });
 
   it('waits for idleness once grown past the threshold and the interval', () => {
