@@ -12,7 +12,7 @@ import { Expr } from './expressions';
 import { natForMapData, Rule, SetRef } from './rule-builder';
 import { ruleRefs } from './rule-refs';
 import { beginOp, endOp, HEADER_LEN, OP_F_CREATE, OPCODE, writeElement, writeExpr, writeHeader } from './serialize';
-import { checkScriptable, checkSetSpec, mapData, setAttrs, SetSpec } from './set-spec';
+import { checkScriptable, checkSetSpec, checkSetSpecOnce, mapData, setAttrs, SetSpec } from './set-spec';
 import { setUserdata } from './set-userdata';
 
 interface KnownSet { spec: SetSpec; id: number; createdHere: boolean; filled: boolean }
@@ -53,17 +53,31 @@ function checkChainSpec(chain: unknown): ChainSpec {
 }
 
 export class Transaction {
-  private readonly w = new ByteWriter();
+  private readonly w: ByteWriter;
   private readonly ops: Op[] = [];
   private readonly sets = new Map<string, KnownSet>();
   private nextSetId = 1;
 
-  constructor() {
+  /**
+   * `initialBytes`: the wire buffer's first size (default 64 KiB); it doubles as ops are added. A
+   * transaction of a few ops (a partial sync) takes a few KiB rather than allocating 64.
+   */
+  constructor(opts?: { initialBytes?: number }) {
+    const n = opts?.initialBytes;
+    if (n !== undefined && (!Number.isSafeInteger(n) || n < 64 || n > 2 ** 30)) {
+      throw new RangeError(`initialBytes: ${String(n)} is not a byte count in 64..${2 ** 30}`);
+    }
+    this.w = new ByteWriter(n);
     writeHeader(this.w, 0);
   }
 
   get opCount(): number {
     return this.ops.length;
+  }
+
+  /** The wire buffer's length so far: serialize().length, without making the buffer view. */
+  get byteLength(): number {
+    return this.w.length;
   }
 
   private static setKey(family: Family, table: string, set: string): string {
@@ -265,7 +279,7 @@ export class Transaction {
   declareSet(family: Family, table: string, set: SetSpec): this {
     checkFamily(family);
     checkName(table, 'table');
-    checkSetSpec(set);
+    checkSetSpecOnce(set);
     this.sets.set(Transaction.setKey(family, table, set.name), { spec: set, id: 0, createdHere: false, filled: true });
     return this;
   }
