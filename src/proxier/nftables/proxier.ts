@@ -177,7 +177,7 @@ export class NftablesProxier implements Proxier {
         continue;
       }
       const ops = a.writer.tx.opCount;
-      this.opts.log.debug({ full, ops, bytes: a.writer.tx.serialize().length, attempt }, 'committing nftables transaction');
+      this.opts.log.debug({ full, ops, bytes: a.writer.tx.byteLength, attempt }, 'committing nftables transaction');
       try {
         if (ops > 0) await this.opts.nft.commit(a.writer.tx);
         a.commit();
