@@ -89,6 +89,11 @@ export class ElementIndex {
     return m;
   }
 
+  /** Wanted entries of one set. */
+  size(set: string): number {
+    return this.bySet.get(set)?.size ?? 0;
+  }
+
   /** Wanted entries per set (a set is in use while it has one). */
   counts(): Map<string, number> {
     return new Map([...this.bySet].map(([set, m]) => [set, m.size]));
@@ -177,6 +182,24 @@ export class IndexEdit {
 
   claim(owner: string, els: readonly ElementDef[]): void {
     this.edit(owner, els, withClaim);
+  }
+
+  /**
+   * The sets whose use starts (first entry) or ends (last entry gone) with this edit: the only
+   * ones whose being in use changes, found from the touched entries alone.
+   */
+  usageChanges(): string[] {
+    const delta = new Map<string, number>();
+    for (const t of this.changed.values()) {
+      const d = (t.claimants !== undefined ? 1 : 0) - (this.base.get(t.set, t.entry) !== undefined ? 1 : 0);
+      if (d !== 0) delta.set(t.set, (delta.get(t.set) ?? 0) + d);
+    }
+    const out: string[] = [];
+    for (const [set, d] of delta) {
+      const n = this.base.size(set);
+      if ((n === 0) !== (n + d === 0)) out.push(set);
+    }
+    return out;
   }
 
   /** Wanted entries per set once the edit is applied. */

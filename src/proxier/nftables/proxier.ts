@@ -290,7 +290,7 @@ export class NftablesProxier implements Proxier {
   }
 
   private planPartial(snapshot: ProxySnapshot, changes: ChangeSet, refusedNow: Map<string, string>): Attempt {
-    const writer = new TxWriter();
+    const writer = new TxWriter({ small: true });
     const perFamily = new Map<NftFamily, PartialChange[]>(this.opts.families.map((f) => [f, []]));
     const keys = new Set([...changes.services, ...refusedNow.keys()]);
     for (const key of [...keys].sort()) {
