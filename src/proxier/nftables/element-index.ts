@@ -148,6 +148,34 @@ export function claimAll(index: ElementIndex, owner: string, els: readonly Eleme
   return first;
 }
 
+/** The elements one ServicePort wants in one index entry: one element, or a destination's slots. */
+export interface EntryElements {
+  set: string;
+  entry: string;
+  els: ElementDef[];
+}
+
+/**
+ * A ServicePort's elements by index entry (`set NUL entry`), in order. A key it wants twice is there
+ * once, with its last element, as a full sync writes it. An endpoint map's slots follow each other:
+ * the entry text is made once per destination, not per slot.
+ */
+export function byEntry(els: readonly ElementDef[]): Map<string, EntryElements> {
+  const m = new Map<string, EntryElements>();
+  let run: EntryElements | undefined;
+  for (const el of els) {
+    if (!run || !sameKey(run.els[0], el, true)) {
+      const entry = entryKey(el);
+      const id = `${el.set}\u0000${entry}`;
+      run = m.get(id);
+      if (!run) { m.set(id, run = { set: el.set, entry, els: [el] }); continue; }
+    }
+    const same = run.els.findIndex((e) => sameKey(e, el));
+    if (same < 0) run.els.push(el); else run.els[same] = el;
+  }
+  return m;
+}
+
 /** An index entry a partial sync touched: its claimants after the sync, and what it knows of it. */
 export interface TouchedEntry {
   set: string;
@@ -165,23 +193,24 @@ export class IndexEdit {
 
   constructor(private readonly base: ElementIndex) {}
 
-  private edit(owner: string, els: readonly ElementDef[], change: (c: Claimants | undefined, owner: string) => Claimants | undefined): void {
-    for (const el of els) {
-      const entry = entryKey(el);
-      const id = `${el.set}\u0000${entry}`;
+  private edit(owner: string, entries: ReadonlyMap<string, EntryElements>,
+    change: (c: Claimants | undefined, owner: string) => Claimants | undefined): void {
+    for (const [id, { set, entry, els }] of entries) {
       const t = this.changed.get(id);
-      const claimants = change(t ? t.claimants : this.base.get(el.set, entry), owner);
+      const claimants = change(t ? t.claimants : this.base.get(set, entry), owner);
+      const el = els[els.length - 1];
       if (t) Object.assign(t, { claimants, el, by: owner });
-      else this.changed.set(id, { set: el.set, entry, claimants, el, by: owner });
+      else this.changed.set(id, { set, entry, claimants, el, by: owner });
     }
   }
 
-  release(owner: string, els: readonly ElementDef[]): void {
-    this.edit(owner, els, withoutClaim);
+  /** `entries`: the ServicePort's elements by entry (byEntry). */
+  release(owner: string, entries: ReadonlyMap<string, EntryElements>): void {
+    this.edit(owner, entries, withoutClaim);
   }
 
-  claim(owner: string, els: readonly ElementDef[]): void {
-    this.edit(owner, els, withClaim);
+  claim(owner: string, entries: ReadonlyMap<string, EntryElements>): void {
+    this.edit(owner, entries, withClaim);
   }
 
   /**

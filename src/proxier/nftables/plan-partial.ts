@@ -45,8 +45,8 @@ export function planPartialFamily(w: TxWriter, state: FamilyState, changes: Part
       if (!wanted.has(c.name)) { wanted.set(c.name, null); droppedBy.set(c.name, key); }
     }
     for (const c of next?.obj.chains ?? []) wanted.set(c.name, { def: c, owner: key });
-    index.release(key, prev?.elements ?? []);
-    if (next) index.claim(key, next.obj.elements);
+    if (prev) index.release(key, elementsOf.indexed(prev));
+    if (next) index.claim(key, elementsOf.indexed(next.obj));
   }
 
   // The base depends on the Services only through the endpoint maps in use: most partial syncs
