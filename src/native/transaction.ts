@@ -58,10 +58,7 @@ export class Transaction {
   private readonly sets = new Map<string, KnownSet>();
   private nextSetId = 1;
 
-  /**
-   * `initialBytes`: the wire buffer's first size (default 64 KiB); it doubles as ops are added. A
-   * transaction of a few ops (a partial sync) takes a few KiB rather than allocating 64.
-   */
+  /** `initialBytes`: the buffer's first size (64 KiB by default; a few ops need less); it doubles as needed. */
   constructor(opts?: { initialBytes?: number }) {
     const n = opts?.initialBytes;
     if (n !== undefined && (!Number.isSafeInteger(n) || n < 64 || n > 2 ** 30)) {
@@ -75,10 +72,8 @@ export class Transaction {
     return this.ops.length;
   }
 
-  /** The wire buffer's length so far: serialize().length, without making the buffer view. */
-  get byteLength(): number {
-    return this.w.length;
-  }
+  /** serialize().length, without making the buffer view. */
+  get byteLength(): number { return this.w.length; }
 
   private static setKey(family: Family, table: string, set: string): string {
     return `${family}\0${table}\0${set}`;
