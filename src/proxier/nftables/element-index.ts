@@ -181,6 +181,8 @@ export interface TouchedEntry {
   set: string;
   entry: string;
   claimants: Claimants | undefined;
+  /** Its claimants before the edit: the index's, whose winners the kernel holds. */
+  before: Claimants | undefined;
   /** One of the entry's elements, as a touching ServicePort wants it: whether the set holds values. */
   el: ElementDef;
   /** The ServicePort whose change touched it last (blamed if the kernel refuses the op). */
@@ -197,10 +199,11 @@ export class IndexEdit {
     change: (c: Claimants | undefined, owner: string) => Claimants | undefined): void {
     for (const [id, { set, entry, els }] of entries) {
       const t = this.changed.get(id);
-      const claimants = change(t ? t.claimants : this.base.get(set, entry), owner);
+      const before = t ? t.before : this.base.get(set, entry);
+      const claimants = change(t ? t.claimants : before, owner);
       const el = els[els.length - 1];
       if (t) Object.assign(t, { claimants, el, by: owner });
-      else this.changed.set(id, { set, entry, claimants, el, by: owner });
+      else this.changed.set(id, { set, entry, claimants, before, el, by: owner });
     }
   }
 
@@ -220,7 +223,7 @@ export class IndexEdit {
   usageChanges(): string[] {
     const delta = new Map<string, number>();
     for (const t of this.changed.values()) {
-      const d = (t.claimants !== undefined ? 1 : 0) - (this.base.get(t.set, t.entry) !== undefined ? 1 : 0);
+      const d = (t.claimants !== undefined ? 1 : 0) - (t.before !== undefined ? 1 : 0);
       if (d !== 0) delta.set(t.set, (delta.get(t.set) ?? 0) + d);
     }
     const out: string[] = [];
@@ -235,7 +238,7 @@ export class IndexEdit {
   countsAfter(): Map<string, number> {
     const counts = this.base.counts();
     for (const t of this.changed.values()) {
-      const delta = (t.claimants !== undefined ? 1 : 0) - (this.base.get(t.set, t.entry) !== undefined ? 1 : 0);
+      const delta = (t.claimants !== undefined ? 1 : 0) - (t.before !== undefined ? 1 : 0);
       if (delta !== 0) counts.set(t.set, (counts.get(t.set) ?? 0) + delta);
     }
     return counts;

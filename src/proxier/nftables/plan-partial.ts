@@ -133,11 +133,11 @@ function without(a: ElementDef[], b: readonly ElementDef[]): ElementDef[] {
 
 /**
  * What to delete and add for one touched index entry: the kernel holds the old winner's elements
- * (the old index is what it holds), the new winner's should be there. An element whose key and
+ * (the index before the edit is what it holds), the new winner's should be there. An element whose key and
  * value both have is left alone; in a plain set, nothing changes while anyone wants the entry.
  */
-function entryChange(t: TouchedEntry, state: FamilyState, elementsOf: ElementsOf): { del: ElementDef[]; add: ElementDef[] } {
-  const have = winnerOf(state.index.get(t.set, t.entry));
+function entryChange(t: TouchedEntry, elementsOf: ElementsOf): { del: ElementDef[]; add: ElementDef[] } {
+  const have = winnerOf(t.before);
   const win = winnerOf(t.claimants);
   const valued = t.el.verdict !== undefined || t.el.data !== undefined;
   if (have !== undefined && win !== undefined && !valued) return { del: [], add: [] };
@@ -170,7 +170,7 @@ function writeElementChanges(w: TxWriter, state: FamilyState, index: IndexEdit, 
   const dels = new ElementOps();
   const adds = new ElementOps();
   for (const t of index.changed.values()) {
-    const { del, add } = entryChange(t, state, elementsOf);
+    const { del, add } = entryChange(t, elementsOf);
     const blame = winnerOf(t.claimants) || t.by;
     dels.push(blame, del);
     adds.push(blame, add);
