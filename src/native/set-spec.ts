@@ -110,6 +110,22 @@ export function checkSetSpec(spec: unknown, arg = 'set'): SetSpec {
   return s;
 }
 
+/** Specs that passed checkSetSpec and cannot change: frozen, with their arrays. */
+const checkedSpecs = new WeakSet<SetSpec>();
+
+/** Whether a spec can no longer change (its strings and numbers never can). */
+export function isFrozenSpec(s: SetSpec): boolean {
+  return Object.isFrozen(s) && Object.isFrozen(s.key) && (!Array.isArray(s.map) || Object.isFrozen(s.map));
+}
+
+/** checkSetSpec, done once for a spec that cannot change (a set declared in every partial sync). */
+export function checkSetSpecOnce(spec: unknown, arg = 'set'): SetSpec {
+  if (typeof spec === 'object' && spec !== null && checkedSpecs.has(spec as SetSpec)) return spec as SetSpec;
+  const s = checkSetSpec(spec, arg);
+  if (isFrozenSpec(s)) checkedSpecs.add(s);
+  return s;
+}
+
 export function setAttrs(s: SetSpec): SetAttrs {
   const data = mapData(s);
   const concatInterval = !!s.interval && s.key.length > 1;

@@ -12,7 +12,7 @@ import { Expr } from './expressions';
 import { natForMapData, Rule, SetRef } from './rule-builder';
 import { ruleRefs } from './rule-refs';
 import { beginOp, endOp, HEADER_LEN, OP_F_CREATE, OPCODE, writeElement, writeExpr, writeHeader } from './serialize';
-import { checkScriptable, checkSetSpec, mapData, setAttrs, SetSpec } from './set-spec';
+import { checkScriptable, checkSetSpec, checkSetSpecOnce, mapData, setAttrs, SetSpec } from './set-spec';
 import { setUserdata } from './set-userdata';
 
 interface KnownSet { spec: SetSpec; id: number; createdHere: boolean; filled: boolean }
@@ -53,18 +53,27 @@ function checkChainSpec(chain: unknown): ChainSpec {
 }
 
 export class Transaction {
-  private readonly w = new ByteWriter();
+  private readonly w: ByteWriter;
   private readonly ops: Op[] = [];
   private readonly sets = new Map<string, KnownSet>();
   private nextSetId = 1;
 
-  constructor() {
+  /** `initialBytes`: the buffer's first size (64 KiB by default; a few ops need less); it doubles as needed. */
+  constructor(opts?: { initialBytes?: number }) {
+    const n = opts?.initialBytes;
+    if (n !== undefined && (!Number.isSafeInteger(n) || n < 64 || n > 2 ** 30)) {
+      throw new RangeError(`initialBytes: ${String(n)} is not a byte count in 64..${2 ** 30}`);
+    }
+    this.w = new ByteWriter(n);
     writeHeader(this.w, 0);
   }
 
   get opCount(): number {
     return this.ops.length;
   }
+
+  /** serialize().length, without making the buffer view. */
+  get byteLength(): number { return this.w.length; }
 
   private static setKey(family: Family, table: string, set: string): string {
     return `${family}\0${table}\0${set}`;
@@ -265,7 +274,7 @@ export class Transaction {
   declareSet(family: Family, table: string, set: SetSpec): this {
     checkFamily(family);
     checkName(table, 'table');
-    checkSetSpec(set);
+    checkSetSpecOnce(set);
     this.sets.set(Transaction.setKey(family, table, set.name), { spec: set, id: 0, createdHere: false, filled: true });
     return this;
   }

@@ -181,8 +181,24 @@ export function compileBase(ctx: FamilyContext, endpointMaps: Iterable<string> =
   const maps = [...new Set(endpointMaps)].map((name) => ({ name, ...parseEndpointMapName(name)! }))
     .filter((m) => m.fam !== undefined).sort((a, b) => a.count - b.count);
   const chains = [...filterChains(ctx), ...natChains(ctx), ...trafficChains(ctx), ...selectChains(ctx, maps)];
-  const sets = [...fixedSets(ctx), ...maps.map((m) => endpointMapSet(ctx, m.fam, m.count, m.name))];
+  const sets = [...fixedSets(ctx), ...maps.map((m) => endpointMapSet(ctx, m.fam, m.count, m.name))].map(frozen);
   return { family: ctx.family, chains, sets, elements: baseElements(ctx) };
+}
+
+/** A base set cannot change once made: a transaction then checks its spec once (tx-writer.ts declaredSpec). */
+function frozen(s: SetDef): SetDef {
+  Object.freeze(s.key);
+  if (Array.isArray(s.map)) Object.freeze(s.map);
+  return Object.freeze(s);
+}
+
+const setsByName = new WeakMap<BaseObjects, ReadonlyMap<string, SetDef>>();
+
+/** The base's sets by name, made once per base (a partial sync looks up the few it names). */
+export function baseSetsByName(base: BaseObjects): ReadonlyMap<string, SetDef> {
+  let m = setsByName.get(base);
+  if (!m) setsByName.set(base, m = new Map(base.sets.map((s) => [s.name, s])));
+  return m;
 }
 
 /** Elements not owned by any ServicePort: they depend on the context alone. */

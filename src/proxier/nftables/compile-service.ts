@@ -65,6 +65,27 @@ export function validateEndpoint(ep: Endpoint, family: 'ip' | 'ip6', index: numb
   return null;
 }
 
+/**
+ * The first invalid endpoint of allReachable, cluster and local in turn (indexed as one list). The
+ * lists mostly hold the same Endpoint objects: each object is checked once.
+ */
+function validateEndpoints(eps: SelectedEndpoints | undefined, family: 'ip' | 'ip6'): string | null {
+  if (!eps) return null;
+  const seen = new Set<Endpoint>();
+  let i = 0;
+  for (const list of [eps.allReachable, eps.cluster, eps.local]) {
+    for (const ep of list) {
+      if (!seen.has(ep)) {
+        const problem = validateEndpoint(ep, family, i);
+        if (problem) return problem;
+        seen.add(ep);
+      }
+      i++;
+    }
+  }
+  return null;
+}
+
 export class ServicePortError extends Error {
   constructor(readonly serviceKey: string, detail: string) {
     super(`ServicePort ${serviceKey}: ${detail}`);
@@ -220,9 +241,7 @@ function firewallSources(sp: ServicePort, ctx: FamilyContext): string[] {
  * per-Service chains.
  */
 export function compileService(sp: ServicePort, eps: SelectedEndpoints | undefined, ctx: FamilyContext): ServiceObjects {
-  const problem = validateServicePort(sp, ctx.family)
-    ?? [...(eps?.allReachable ?? []), ...(eps?.cluster ?? []), ...(eps?.local ?? [])]
-      .map((ep, i) => validateEndpoint(ep, ctx.family, i)).find((e) => e !== null) ?? null;
+  const problem = validateServicePort(sp, ctx.family) ?? validateEndpoints(eps, ctx.family);
   if (problem) throw new ServicePortError(sp.key, problem);
   const p = plan(sp, eps);
   const names = serviceChainNames(sp);

@@ -65,7 +65,10 @@ function withoutNested(cidrs: string[]): string[] {
     .map(({ c }) => c);
 }
 
-export function buildContext(inputs: ContextInputs, family: NftFamily, node: NodeInfo): FamilyContext {
+/** What a context reads of the Node: a cache of contexts compares exactly these (context-cache.ts). */
+export type ContextNode = Pick<NodeInfo, 'ips' | 'podCIDRs'>;
+
+export function buildContext(inputs: ContextInputs, family: NftFamily, node: ContextNode): FamilyContext {
   const nodeIPs = (inputs.nodeIPs.length > 0 ? inputs.nodeIPs : node.ips).filter((ip) => ipFamilyOf(ip) === family);
   return {
     family,

@@ -89,6 +89,11 @@ export class ElementIndex {
     return m;
   }
 
+  /** Wanted entries of one set. */
+  size(set: string): number {
+    return this.bySet.get(set)?.size ?? 0;
+  }
+
   /** Wanted entries per set (a set is in use while it has one). */
   counts(): Map<string, number> {
     return new Map([...this.bySet].map(([set, m]) => [set, m.size]));
@@ -143,11 +148,41 @@ export function claimAll(index: ElementIndex, owner: string, els: readonly Eleme
   return first;
 }
 
+/** The elements one ServicePort wants in one index entry: one element, or a destination's slots. */
+export interface EntryElements {
+  set: string;
+  entry: string;
+  els: ElementDef[];
+}
+
+/**
+ * A ServicePort's elements by index entry (`set NUL entry`), in order. A key it wants twice is there
+ * once, with its last element, as a full sync writes it. An endpoint map's slots follow each other:
+ * the entry text is made once per destination, not per slot.
+ */
+export function byEntry(els: readonly ElementDef[]): Map<string, EntryElements> {
+  const m = new Map<string, EntryElements>();
+  let run: EntryElements | undefined;
+  for (const el of els) {
+    if (!run || !sameKey(run.els[0], el, true)) {
+      const entry = entryKey(el);
+      const id = `${el.set}\u0000${entry}`;
+      run = m.get(id);
+      if (!run) { m.set(id, run = { set: el.set, entry, els: [el] }); continue; }
+    }
+    const same = run.els.findIndex((e) => sameKey(e, el));
+    if (same < 0) run.els.push(el); else run.els[same] = el;
+  }
+  return m;
+}
+
 /** An index entry a partial sync touched: its claimants after the sync, and what it knows of it. */
 export interface TouchedEntry {
   set: string;
   entry: string;
   claimants: Claimants | undefined;
+  /** Its claimants before the edit: the index's, whose winners the kernel holds. */
+  before: Claimants | undefined;
   /** One of the entry's elements, as a touching ServicePort wants it: whether the set holds values. */
   el: ElementDef;
   /** The ServicePort whose change touched it last (blamed if the kernel refuses the op). */
@@ -160,30 +195,50 @@ export class IndexEdit {
 
   constructor(private readonly base: ElementIndex) {}
 
-  private edit(owner: string, els: readonly ElementDef[], change: (c: Claimants | undefined, owner: string) => Claimants | undefined): void {
-    for (const el of els) {
-      const entry = entryKey(el);
-      const id = `${el.set}\u0000${entry}`;
+  private edit(owner: string, entries: ReadonlyMap<string, EntryElements>,
+    change: (c: Claimants | undefined, owner: string) => Claimants | undefined): void {
+    for (const [id, { set, entry, els }] of entries) {
       const t = this.changed.get(id);
-      const claimants = change(t ? t.claimants : this.base.get(el.set, entry), owner);
+      const before = t ? t.before : this.base.get(set, entry);
+      const claimants = change(t ? t.claimants : before, owner);
+      const el = els[els.length - 1];
       if (t) Object.assign(t, { claimants, el, by: owner });
-      else this.changed.set(id, { set: el.set, entry, claimants, el, by: owner });
+      else this.changed.set(id, { set, entry, claimants, before, el, by: owner });
     }
   }
 
-  release(owner: string, els: readonly ElementDef[]): void {
-    this.edit(owner, els, withoutClaim);
+  /** `entries`: the ServicePort's elements by entry (byEntry). */
+  release(owner: string, entries: ReadonlyMap<string, EntryElements>): void {
+    this.edit(owner, entries, withoutClaim);
   }
 
-  claim(owner: string, els: readonly ElementDef[]): void {
-    this.edit(owner, els, withClaim);
+  claim(owner: string, entries: ReadonlyMap<string, EntryElements>): void {
+    this.edit(owner, entries, withClaim);
+  }
+
+  /**
+   * The sets whose use starts (first entry) or ends (last entry gone) with this edit: the only
+   * ones whose being in use changes, found from the touched entries alone.
+   */
+  usageChanges(): string[] {
+    const delta = new Map<string, number>();
+    for (const t of this.changed.values()) {
+      const d = (t.claimants !== undefined ? 1 : 0) - (t.before !== undefined ? 1 : 0);
+      if (d !== 0) delta.set(t.set, (delta.get(t.set) ?? 0) + d);
+    }
+    const out: string[] = [];
+    for (const [set, d] of delta) {
+      const n = this.base.size(set);
+      if ((n === 0) !== (n + d === 0)) out.push(set);
+    }
+    return out;
   }
 
   /** Wanted entries per set once the edit is applied. */
   countsAfter(): Map<string, number> {
     const counts = this.base.counts();
     for (const t of this.changed.values()) {
-      const delta = (t.claimants !== undefined ? 1 : 0) - (this.base.get(t.set, t.entry) !== undefined ? 1 : 0);
+      const delta = (t.claimants !== undefined ? 1 : 0) - (t.before !== undefined ? 1 : 0);
       if (delta !== 0) counts.set(t.set, (counts.get(t.set) ?? 0) + delta);
     }
     return counts;

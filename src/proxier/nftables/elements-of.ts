@@ -5,7 +5,7 @@
 // between full syncs.
 import { compileService } from './compile-service';
 import type { BaseObjects, ElementDef, ServiceObjects } from './desired';
-import { entryKey, keyText } from './element-index';
+import { byEntry, type EntryElements } from './element-index';
 import type { FamilyState } from './state';
 import { BASE_OWNER } from './tx-writer';
 
@@ -15,7 +15,7 @@ export class ElementsOf {
   private readonly before = new Map<string, ServiceObjects | null>();
   private readonly after = new Map<string, ServiceObjects | null>();
   /** Each looked-up object's elements by set and index entry, made on first use. */
-  private readonly byEntry = new Map<ServiceObjects | BaseElements, Map<string, ElementDef[]>>();
+  private readonly entries = new Map<ServiceObjects | BaseElements, Map<string, EntryElements>>();
 
   constructor(private readonly state: FamilyState) {}
 
@@ -46,22 +46,15 @@ export class ElementsOf {
    */
   at(owner: string, when: 'prev' | 'next', t: { set: string; entry: string }): ElementDef[] {
     const obj = owner === BASE_OWNER ? this.state.base : when === 'next' && this.after.has(owner) ? this.after.get(owner) : this.previous(owner);
-    const els = obj ? this.indexed(obj).get(`${t.set}\u0000${t.entry}`) : undefined;
+    const els = obj ? this.indexed(obj).get(`${t.set}\u0000${t.entry}`)?.els : undefined;
     if (!els) throw new Error(`nftables state: ${owner || 'the base'} is recorded as wanting ${t.set} { ${t.entry} } but does not`);
     return els;
   }
 
-  private indexed(obj: ServiceObjects | BaseElements): Map<string, ElementDef[]> {
-    let m = this.byEntry.get(obj);
-    if (m) return m;
-    this.byEntry.set(obj, m = new Map());
-    for (const el of obj.elements) {
-      const id = `${el.set}\u0000${entryKey(el)}`;
-      const els = m.get(id);
-      if (!els) { m.set(id, [el]); continue; }
-      const same = els.findIndex((e) => keyText(e.key) === keyText(el.key));
-      if (same < 0) els.push(el); else els[same] = el;
-    }
+  /** The object's elements by index entry, made once per object (IndexEdit reads them too). */
+  indexed(obj: ServiceObjects | BaseElements): Map<string, EntryElements> {
+    let m = this.entries.get(obj);
+    if (!m) this.entries.set(obj, m = byEntry(obj.elements));
     return m;
   }
 }

@@ -4,7 +4,7 @@
 import type { BaseObjects, ChainDef, ElementDef, ServiceObjects } from './desired';
 import { IndexEdit, keyText, winnerOf, type TouchedEntry } from './element-index';
 import { BASE_OWNER, TxWriter } from './tx-writer';
-import { compileBase, isEndpointMap } from './compile-base';
+import { baseSetsByName, compileBase, isEndpointMap } from './compile-base';
 import { ElementsOf } from './elements-of';
 import { chainFingerprint, setFingerprint, setsInUse, type FamilyState, type ServiceSource } from './state';
 
@@ -34,6 +34,7 @@ export function planPartialFamily(w: TxWriter, state: FamilyState, changes: Part
   // chain name -> what we want there (null: the chain goes away), and who owned a chain that goes
   const wanted = new Map<string, { def: ChainDef; owner: string } | null>();
   const droppedBy = new Map<string, string>();
+  w.existingSets(f, baseSetsByName(state.base));
 
   for (const { key, next } of changes) {
     const prev = elementsOf.previous(key);
@@ -44,16 +45,15 @@ export function planPartialFamily(w: TxWriter, state: FamilyState, changes: Part
       if (!wanted.has(c.name)) { wanted.set(c.name, null); droppedBy.set(c.name, key); }
     }
     for (const c of next?.obj.chains ?? []) wanted.set(c.name, { def: c, owner: key });
-    index.release(key, prev?.elements ?? []);
-    if (next) index.claim(key, next.obj.elements);
+    if (prev) index.release(key, elementsOf.indexed(prev));
+    if (next) index.claim(key, elementsOf.indexed(next.obj));
   }
 
-  const counts = index.countsAfter();
   // The base depends on the Services only through the endpoint maps in use: most partial syncs
-  // keep it, and then only declare its sets.
-  const sameMaps = endpointMapsInUse(state.index.counts()) === endpointMapsInUse(counts);
-  const base = sameMaps ? state.base : compileBase(state.ctx, setsInUse(counts));
-  const sets = writeBaseSets(w, state, base);
+  // keep it (its sets are all in the kernel: a full sync or the partial sync that made it added them).
+  const sameMaps = !index.usageChanges().some(isEndpointMap);
+  const base = sameMaps ? state.base : compileBase(state.ctx, setsInUse(index.countsAfter()));
+  const sets = sameMaps ? new Map<string, string | null>() : writeBaseSets(w, state, base);
   if (!sameMaps) writeBaseChains(w, state, base, chains);
   const fill: { def: ChainDef; owner: string }[] = [];
   for (const [name, want] of wanted) {
@@ -81,19 +81,12 @@ export function planPartialFamily(w: TxWriter, state: FamilyState, changes: Part
   return { state, base, sets, chains, services, index };
 }
 
-function endpointMapsInUse(counts: ReadonlyMap<string, number>): string {
-  return setsInUse(counts).filter(isEndpointMap).sort().join(' ');
-}
-
-/** Declares the sets that exist, adds the endpoint maps now needed; returns the set changes. */
+/** A new base's set changes: the endpoint maps now needed are added, those no longer needed go. */
 function writeBaseSets(w: TxWriter, state: FamilyState, base: BaseObjects): Map<string, string | null> {
   const f = state.family;
   const out = new Map<string, string | null>();
   const wanted = new Set(base.sets.map((s) => s.name));
-  for (const s of state.base.sets) {
-    w.declareSet(f, s);
-    if (!wanted.has(s.name)) out.set(s.name, null);
-  }
+  for (const s of state.base.sets) if (!wanted.has(s.name)) out.set(s.name, null);
   for (const s of base.sets) {
     if (state.mirror.sets.has(s.name)) continue;
     w.addSet(f, s);
@@ -114,41 +107,76 @@ function writeBaseChains(w: TxWriter, state: FamilyState, base: BaseObjects, cha
   }
 }
 
-/** An element's value as text: its verdict, its data, or '' in a plain set. */
-function valueText(el: ElementDef): string {
-  if (el.verdict) return el.verdict.kind === 'jump' || el.verdict.kind === 'goto' ? `${el.verdict.kind} ${el.verdict.chain}` : el.verdict.kind;
-  return el.data ? el.data.join(' . ') : '';
+/** Whether two elements have the same key and value (verdict, data, or none in a plain set). */
+function sameElement(a: ElementDef, b: ElementDef): boolean {
+  if (!sameParts(a.key, b.key)) return false;
+  if (a.verdict || b.verdict) {
+    if (!a.verdict || !b.verdict || a.verdict.kind !== b.verdict.kind) return false;
+    return !('chain' in a.verdict) || a.verdict.chain === (b.verdict as { chain: string }).chain;
+  }
+  return a.data === undefined || b.data === undefined ? a.data === b.data : sameParts(a.data, b.data);
+}
+
+function sameParts(a: readonly unknown[], b: readonly unknown[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** `a` without the elements that are also in `b` (key and value). */
+function without(a: ElementDef[], b: readonly ElementDef[]): ElementDef[] {
+  // An endpoint map's slots come in slot order on both sides: compare them pairwise first.
+  if (a.length === b.length && a.every((e, i) => sameParts(e.key, b[i].key))) return a.filter((e, i) => !sameElement(e, b[i]));
+  const held = new Map(b.map((e) => [keyText(e.key), e]));
+  return a.filter((e) => { const h = held.get(keyText(e.key)); return !h || !sameElement(e, h); });
 }
 
 /**
  * What to delete and add for one touched index entry: the kernel holds the old winner's elements
- * (the old index is what it holds), the new winner's should be there. An element whose key and
+ * (the index before the edit is what it holds), the new winner's should be there. An element whose key and
  * value both have is left alone; in a plain set, nothing changes while anyone wants the entry.
  */
-function entryChange(t: TouchedEntry, state: FamilyState, elementsOf: ElementsOf): { del: ElementDef[]; add: ElementDef[] } {
-  const have = winnerOf(state.index.get(t.set, t.entry));
+function entryChange(t: TouchedEntry, elementsOf: ElementsOf): { del: ElementDef[]; add: ElementDef[] } {
+  const have = winnerOf(t.before);
   const win = winnerOf(t.claimants);
   const valued = t.el.verdict !== undefined || t.el.data !== undefined;
   if (have !== undefined && win !== undefined && !valued) return { del: [], add: [] };
   const del = have === undefined ? [] : elementsOf.at(have, 'prev', t);
   const add = win === undefined ? [] : elementsOf.at(win, 'next', t);
   if (del.length === 0 || add.length === 0) return { del, add };
-  const held = new Map(del.map((e) => [keyText(e.key), valueText(e)]));
-  const kept = new Set(add.filter((e) => held.get(keyText(e.key)) === valueText(e)).map((e) => keyText(e.key)));
-  return { del: del.filter((e) => !kept.has(keyText(e.key))), add: add.filter((e) => !kept.has(keyText(e.key))) };
+  return { del: without(del, add), add: without(add, del) };
+}
+
+/** Elements to write, one op per set and owner (the owner is blamed if the kernel refuses the op). */
+class ElementOps {
+  private readonly ops = new Map<string, { set: string; owner: string; els: ElementDef[] }>();
+
+  push(owner: string, els: readonly ElementDef[]): void {
+    for (const el of els) {
+      const id = `${owner}\u0000${el.set}`;
+      const op = this.ops.get(id);
+      if (op) op.els.push(el); else this.ops.set(id, { set: el.set, owner, els: [el] });
+    }
+  }
+
+  values(): IterableIterator<{ set: string; owner: string; els: ElementDef[] }> {
+    return this.ops.values();
+  }
 }
 
 /** Deletes, then adds, the elements whose winning value changed. */
 function writeElementChanges(w: TxWriter, state: FamilyState, index: IndexEdit, elementsOf: ElementsOf): void {
   const f = state.family;
-  const adds: { owner: string; el: ElementDef }[] = [];
+  const dels = new ElementOps();
+  const adds = new ElementOps();
   for (const t of index.changed.values()) {
-    const { del, add } = entryChange(t, state, elementsOf);
+    const { del, add } = entryChange(t, elementsOf);
     const blame = winnerOf(t.claimants) || t.by;
-    for (const el of del) w.deleteElements(f, el.set, [el], blame);
-    for (const el of add) adds.push({ owner: blame, el });
+    dels.push(blame, del);
+    adds.push(blame, add);
   }
-  for (const { owner, el } of adds) w.addElements(f, el.set, [el], owner);
+  for (const op of dels.values()) w.deleteElements(f, op.set, op.els, op.owner);
+  for (const op of adds.values()) w.addElements(f, op.set, op.els, op.owner);
 }
 
 /** Makes the state describe the kernel after the partial transaction committed. */

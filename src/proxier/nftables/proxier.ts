@@ -2,7 +2,8 @@
 // one atomic transaction per sync, never listing the kernel's ruleset during normal syncs.
 import type { ChangeSet, Proxier, ProxySnapshot, ServicePort, SyncResult } from '../../core/types';
 import { ServicePortError, compileService } from './compile-service';
-import { buildContext, contextKey, type ContextInputs, type FamilyContext } from './context';
+import type { FamilyContext } from './context';
+import { ContextCache, type KeyedContext } from './context-cache';
 import type { NftFamily } from './desired';
 import { ElementIndex } from './element-index';
 import { checkOptions, type NftablesProxierOptions } from './options';
@@ -59,10 +60,14 @@ export class NftablesProxier implements Proxier {
   private readonly repairReasons = new Set<RepairReason>();
   private running: Promise<unknown> = Promise.resolve();
   private readonly refused = new Map<string, string>();
+  private readonly contexts: ContextCache;
 
   constructor(opts: NftablesProxierOptions) {
     checkOptions(opts);
     this.opts = { ...opts, families: [...opts.families] };
+    const { masqueradeBit, masqueradeAll, localDetector, nodePortAddresses, nodeIPs, affinitySetSize } = opts;
+    this.contexts = new ContextCache({ masqueradeBit, masqueradeAll, localDetector, nodePortAddresses, nodeIPs,
+      serviceCIDRs: opts.serviceCIDRs ?? [], affinitySetSize }, opts.families);
   }
 
   /** ServicePorts currently left out, with the reason. */
@@ -88,10 +93,8 @@ export class NftablesProxier implements Proxier {
   }
 
   private async syncNow(snapshot: ProxySnapshot, changes: ChangeSet, full: boolean): Promise<SyncResult> {
-    const serviceCIDRs = [...new Set([...(this.opts.serviceCIDRs ?? []), ...(snapshot.serviceCIDRs ?? [])])].sort();
-    const inputs: ContextInputs = { ...this.opts, serviceCIDRs };
-    const ctxs = this.opts.families.map((f) => buildContext(inputs, f, snapshot.node));
-    const doFull = full || this.needFull || ctxs.some((c) => this.states.get(c.family)?.ctxKey !== contextKey(c));
+    const ctxs = this.contexts.get(snapshot);
+    const doFull = full || this.needFull || ctxs.some((c) => this.states.get(c.ctx.family)?.ctxKey !== c.key);
     if (doFull) this.startRepair();
     try {
       if (doFull && this.needRead) this.adoption = await this.dumpExisting();
@@ -157,7 +160,7 @@ export class NftablesProxier implements Proxier {
     return out;
   }
 
-  private async runAttempts(full: boolean, snapshot: ProxySnapshot, changes: ChangeSet, ctxs: FamilyContext[]): Promise<void> {
+  private async runAttempts(full: boolean, snapshot: ProxySnapshot, changes: ChangeSet, ctxs: readonly KeyedContext[]): Promise<void> {
     const refusedNow = new Map<string, string>();
     /** Refused ServicePorts whose previous objects the kernel refused too: left out. */
     const noPrevious = new Set<string>();
@@ -174,7 +177,7 @@ export class NftablesProxier implements Proxier {
         continue;
       }
       const ops = a.writer.tx.opCount;
-      this.opts.log.debug({ full, ops, bytes: a.writer.tx.serialize().length, attempt }, 'committing nftables transaction');
+      this.opts.log.debug({ full, ops, bytes: a.writer.tx.byteLength, attempt }, 'committing nftables transaction');
       try {
         if (ops > 0) await this.opts.nft.commit(a.writer.tx);
         a.commit();
@@ -262,13 +265,13 @@ export class NftablesProxier implements Proxier {
     }
   }
 
-  private planFull(snapshot: ProxySnapshot, ctxs: FamilyContext[], refusedNow: Map<string, string>,
+  private planFull(snapshot: ProxySnapshot, ctxs: readonly KeyedContext[], refusedNow: Map<string, string>,
     noPrevious: ReadonlySet<string>, elementOpPerOwner: boolean): Attempt {
     const writer = new TxWriter();
     const keys = [...snapshot.services.keys()].sort();
-    const next: FamilyState[] = ctxs.map((ctx) => {
+    const next: FamilyState[] = ctxs.map(({ ctx, key: ctxKey }) => {
       const input: FullFamilyInput = {
-        ctx, ctxKey: contextKey(ctx), services: this.compiled(keys, snapshot, ctx, refusedNow, noPrevious),
+        ctx, ctxKey, services: this.compiled(keys, snapshot, ctx, refusedNow, noPrevious),
         known: this.knownObjects(ctx.family), recreateBaseChains: this.needRecreateBaseChains,
         beforeElementsCopied: this.opts.beforeElementsCopied,
       };
@@ -287,7 +290,7 @@ export class NftablesProxier implements Proxier {
   }
 
   private planPartial(snapshot: ProxySnapshot, changes: ChangeSet, refusedNow: Map<string, string>): Attempt {
-    const writer = new TxWriter();
+    const writer = new TxWriter({ small: true });
     const perFamily = new Map<NftFamily, PartialChange[]>(this.opts.families.map((f) => [f, []]));
     const keys = new Set([...changes.services, ...refusedNow.keys()]);
     for (const key of [...keys].sort()) {

@@ -265,3 +265,14 @@ test('bad input names the field', () => {
   assert.throws(() => compileService(sp('bad', { port: 70000 }), selected([]), ctx()), /port: invalid port 70000/);
   assert.throws(() => compileService(sp('bad'), selected([ep('10.0.0.1', 0)]), ctx()), /endpoints\[0\]\.port: invalid port 0/);
 });
+
+test('an invalid endpoint is named by its place in allReachable, cluster and local taken as one list', () => {
+  const good = ep('10.180.0.1');
+  const bad = ep('fd00:10::1');
+  const late = { cluster: [good, bad], local: [], allReachable: [good], hasAny: true };
+  assert.throws(() => compileService(sp('svc1'), late, ctx()), /ServicePort ns1\/svc1:p80\/TCP: endpoints\[2\]\.ip: "fd00:10::1" is not an address of family ip/);
+  const port = ep('10.180.0.2', 0);
+  const inLocal = { cluster: [good], local: [good, port], allReachable: [good], hasAny: true };
+  assert.throws(() => compileService(sp('svc1'), inLocal, ctx()), /endpoints\[3\]\.port: invalid port 0/);
+  assert.doesNotThrow(() => compileService(sp('svc1'), { cluster: [good], local: [good], allReachable: [good], hasAny: true }, ctx()));
+});

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ElementDef } from '../../../src/proxier/nftables/desired';
-import { ElementIndex, IndexEdit, claimAll, entryKey } from '../../../src/proxier/nftables/element-index';
+import { ElementIndex, IndexEdit, byEntry, claimAll, entryKey } from '../../../src/proxier/nftables/element-index';
 
 const slots = (set: string, dest: (string | number)[], eps: string[]): ElementDef[] =>
   eps.map((ip, i) => ({ set, key: [...dest, i], data: [ip, 80] }));
@@ -42,11 +42,24 @@ test('an edit counts entries, not slots: a set stays in use while one destinatio
   claimAll(index, 'a', a);
   claimAll(index, 'b', b);
   const edit = new IndexEdit(index);
-  edit.release('a', a);
+  edit.release('a', byEntry(a));
   assert.deepEqual([...edit.countsAfter()], [['endpoints-3', 1]]);
   assert.deepEqual([...edit.changed.values()].map((t) => [t.entry, t.claimants]), [['10.96.0.1 . tcp . 80', undefined]]);
-  edit.release('b', b);
+  edit.release('b', byEntry(b));
   assert.deepEqual([...edit.countsAfter()], [['endpoints-3', 0]]);
   edit.applyTo(index);
   assert.deepEqual([...index.entries()], []);
+});
+
+test("byEntry: a destination's slots make one entry, a key wanted twice is there once with its last element", () => {
+  const a = slots('endpoints-2', ['10.96.0.1', 'tcp', 80], ['10.180.0.1', '10.180.0.2']);
+  const again = slots('endpoints-2', ['10.96.0.1', 'tcp', 80], ['10.180.3.1', '10.180.3.2']);
+  const ip: ElementDef = { set: 'cluster-ips', key: ['10.96.0.1'] };
+  const hairpin: ElementDef = { set: 'hairpin', key: ['10.180.0.1', '10.180.0.1'] };
+  const m = byEntry([...a, ip, hairpin, again[1], ip]);
+  assert.deepEqual([...m.keys()], ['endpoints-2\u000010.96.0.1 . tcp . 80', 'cluster-ips\u000010.96.0.1', 'hairpin\u000010.180.0.1']);
+  assert.deepEqual(m.get('endpoints-2\u000010.96.0.1 . tcp . 80'), { set: 'endpoints-2', entry: '10.96.0.1 . tcp . 80', els: [a[0], again[1]] });
+  assert.deepEqual(m.get('cluster-ips\u000010.96.0.1')!.els, [ip]);
+  assert.deepEqual(m.get('hairpin\u000010.180.0.1')!.entry, '10.180.0.1');
+  for (const [id, e] of m) assert.equal(id, `${e.set}\u0000${entryKey(e.els[0])}`);
 });
