@@ -9,7 +9,7 @@ import type { FamilyContext } from './context';
 import type { ChainDef, ElementDef, KeyPart, ServiceObjects } from './desired';
 import { cidrContains, ipFamilyOf, normalizeCidr, parseCidr } from './ip-util';
 import { localMatch } from './local-detector';
-import { CHAIN, SET, endpointChainName, endpointMapName, serviceChainNames, type EndpointMapFamily, type ServiceChainNames } from './names';
+import { CHAIN, SET, endpointMapName, serviceChainNames, type EndpointMapFamily, type ServiceChainNames } from './names';
 
 function sortedUnique(eps: readonly Endpoint[]): Endpoint[] {
   const seen = new Map<string, Endpoint>();
@@ -23,29 +23,26 @@ function affinityKey(sp: ServicePort, ep: Endpoint): KeyExpr[] {
 }
 
 /**
- * Affinity lookups first (one per endpoint, only when affinity is on), then load-balancing:
- * rule i picks endpoint i with probability 1/(k-i) among those left, so each of the k endpoints
- * gets 1/k, and no set is created.
+ * Affinity lookups first (one per endpoint), then load-balancing: pick i takes endpoint i with
+ * probability 1/(k-i) among those left, so each of the k endpoints gets 1/k, and no set is created.
+ * Each rule sends the connection on itself (what upstream's endpoint chain does), so an affinity
+ * ServicePort adds no chain per endpoint: the kernel walks every chain on every commit.
+ * A full affinity set makes the update of a new record fail, which ends its rule before the DNAT;
+ * the last k rules then pick again without recording (load-balanced, as if without affinity).
  */
-function policyChainRules(ctx: FamilyContext, sp: ServicePort, eps: Endpoint[], first: Rule[]): Rule[] {
+function policyChainRules(ctx: FamilyContext, sp: ServicePort, eps: Endpoint[], first: Rule[], proto: L4Proto): Rule[] {
   const r = () => rule(ctx.family);
+  const pick = (i: number) => (i < eps.length - 1 ? r().numgenMod(eps.length - i, 0) : r());
   const rules = [...first];
-  if (sp.affinityTimeoutSeconds > 0) {
-    for (const ep of eps) rules.push(r().lookup(affinityKey(sp, ep), SET.affinity).goto(endpointChainName(sp, ep)).build());
-  }
-  eps.forEach((ep, i) => {
-    const pick = i < eps.length - 1 ? r().numgenMod(eps.length - i, 0) : r();
-    rules.push(pick.goto(endpointChainName(sp, ep)).build());
-  });
+  for (const ep of eps) rules.push(toEndpoint(r().lookup(affinityKey(sp, ep), SET.affinity), sp, ep, proto));
+  eps.forEach((ep, i) => rules.push(toEndpoint(pick(i), sp, ep, proto)));
+  eps.forEach((ep, i) => rules.push(pick(i).l4proto(proto).dnat(ep.ip, ep.port).build()));
   return rules;
 }
 
-function endpointChain(ctx: FamilyContext, sp: ServicePort, ep: Endpoint, proto: L4Proto): ChainDef {
-  const r = () => rule(ctx.family);
-  const rules = [r().saddr(ep.ip).jump(CHAIN.markMasq).build()];
-  if (sp.affinityTimeoutSeconds > 0) rules.push(r().dynsetUpdate(affinityKey(sp, ep), SET.affinity, sp.affinityTimeoutSeconds).build());
-  rules.push(r().l4proto(proto).dnat(ep.ip, ep.port).build());
-  return { name: endpointChainName(sp, ep), rules };
+/** Refreshes (or makes) the client's affinity record for `ep`, then DNATs to it. Hairpin masquerade is the `hairpin` set's. */
+function toEndpoint(b: RuleBuilder, sp: ServicePort, ep: Endpoint, proto: L4Proto): Rule {
+  return b.l4proto(proto).dynsetUpdate(affinityKey(sp, ep), SET.affinity, sp.affinityTimeoutSeconds).dnat(ep.ip, ep.port).build();
 }
 
 /** Problems that would make the kernel refuse this ServicePort, named by field. */
@@ -197,8 +194,13 @@ function mapDispatchElements(p: Plan, ctx: FamilyContext): ElementDef[] {
       if (local && p.local.length > 0) out.push(...endpointElements(d.fams[1], d.key, p.local));
     }
   }
-  for (const ep of new Set(p.reachable.map((e) => e.ip))) out.push({ set: SET.hairpin, key: [ep, ep] });
+  out.push(...hairpinElements(p));
   return out;
+}
+
+/** An endpoint that connects to its own Service and is sent to itself is masqueraded (nat-postrouting). */
+function hairpinElements(p: Plan): ElementDef[] {
+  return [...new Set(p.reachable.map((e) => e.ip))].map((ip) => ({ set: SET.hairpin, key: [ip, ip] }));
 }
 
 /** Masquerade traffic to the ClusterIP that did not come from a local pod (or all, masqueradeAll). */
@@ -248,7 +250,7 @@ export function compileService(sp: ServicePort, eps: SelectedEndpoints | undefin
   const fwSources = firewallSources(sp, ctx);
   const elements = commonElements(p, ctx, names, fwSources);
   const affinity = sp.affinityTimeoutSeconds > 0;
-  elements.push(...(affinity ? chainDispatchElements(p, ctx, names) : mapDispatchElements(p, ctx)));
+  elements.push(...(affinity ? [...chainDispatchElements(p, ctx, names), ...hairpinElements(p)] : mapDispatchElements(p, ctx)));
   const chains = builtFor(sp.key, () => [
     ...(fwSources.length > 0 ? [firewallChain(ctx, names, fwSources)] : []),
     ...(affinity ? serviceChains(p, ctx, names) : []),
@@ -272,20 +274,19 @@ function firewallChain(ctx: FamilyContext, names: ServiceChainNames, sources: st
   return { name: names.firewall, rules };
 }
 
-/** Upstream's per-Service chains: service-, local-, external- and one per endpoint. */
+/** Upstream's per-Service chains, service-, local- and external-; its endpoint chains' rules are in the first two. */
 function serviceChains(p: Plan, ctx: FamilyContext, names: ServiceChainNames): ChainDef[] {
   const { sp } = p;
   const chains: ChainDef[] = [];
   const masq = p.hasInternal ? internalMasqRule(p, ctx) : null;
   if (p.usesClusterChain) {
     const first = masq && !sp.internalPolicyLocal ? [masq] : [];
-    chains.push({ name: names.cluster, rules: policyChainRules(ctx, sp, p.cluster, first) });
+    chains.push({ name: names.cluster, rules: policyChainRules(ctx, sp, p.cluster, first, p.proto) });
   }
   if (p.usesLocalChain) {
     const first = masq && sp.internalPolicyLocal ? [masq] : [];
-    chains.push({ name: names.local, rules: policyChainRules(ctx, sp, p.local, first) });
+    chains.push({ name: names.local, rules: policyChainRules(ctx, sp, p.local, first, p.proto) });
   }
   if (p.hasEndpoints && p.externallyAccessible) chains.push({ name: names.external, rules: externalChainRules(p, ctx, names) });
-  for (const ep of p.reachable) chains.push(endpointChain(ctx, sp, ep, p.proto));
   return chains;
 }

@@ -2,7 +2,7 @@
 // their tools recognise the ruleset; the per-ServicePort names embed a hash so that they stay
 // unique even when truncated and are easy to tell apart at a glance.
 import { createHash } from 'node:crypto';
-import type { Endpoint, ServicePort } from '../../core/types';
+import type { ServicePort } from '../../core/types';
 
 export const TABLE = 'kube-proxy';
 
@@ -142,10 +142,4 @@ export function serviceChainNames(sp: ServicePort): ServiceChainNames {
     external: `external-${base}`,
     firewall: `firewall-${base}`,
   };
-}
-
-/** `endpoint-HASH-ns/name/proto/port__ip/port`; IPv6 colons become dots (not allowed in names). */
-export function endpointChainName(sp: ServicePort, ep: Pick<Endpoint, 'ip' | 'port'>): string {
-  const ip = ep.ip.replaceAll(':', '.');
-  return `endpoint-${hashAndTruncate(`${servicePortNameBase(sp)}__${ip}/${ep.port}`)}`;
 }

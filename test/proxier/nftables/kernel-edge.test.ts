@@ -14,7 +14,10 @@ test('IPv6 session affinity fits the register file and commits', async () => {
       assert.deepEqual(await proxier.sync(snapshot([[s6, [ep('fd00:10::1', 8080), ep('fd00:10::2', 8080)]]]), changed(), true), { full: true, ok: true });
       const text = listOurTables(ns, 'ip6');
       assert.match(text, /update @affinity \{ ip6 saddr \. fd00:30::46 \. 80 \. fd00:10::1 \. 8080 timeout 3h \}/);
-      assert.equal((text.match(/@affinity goto endpoint-/g) ?? []).length, 2);
+      // Two lookups that refresh and DNAT, two picks that record and DNAT, two that only DNAT (a full set).
+      assert.equal((text.match(/@affinity meta l4proto tcp update @affinity \{[^}]*\} dnat to \[fd00:10::[12]\]:8080/g) ?? []).length, 2);
+      assert.equal((text.match(/update @affinity \{[^}]*\} dnat to/g) ?? []).length, 4);
+      assert.equal((text.match(/dnat to \[fd00:10::[12]\]:8080/g) ?? []).length, 6);
     } finally { nft.close(); }
   });
 });

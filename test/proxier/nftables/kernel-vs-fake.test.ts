@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeKernel, NetlinkError, Nft, Transaction, type TableDump } from '../../../src/native';
 import { NftablesProxier } from '../../../src/proxier/nftables';
-import { endpointChainName } from '../../../src/proxier/nftables/names';
+import { serviceChainNames } from '../../../src/proxier/nftables/names';
 import type { ChangeSet, Endpoint, ProxySnapshot, ServicePort } from '../../../src/core/types';
 import { createNetns, type TestNetns } from '../../helpers/netns';
 import { changed, ep, fourServices, proxierOptions, snapshot, sp } from './fixtures';
@@ -31,8 +31,8 @@ type Step =
 const STEPS: Step[] = [
   { name: 'full sync', sync: [snapshot(base), changed(), true], expect: { ok: true, full: true } },
   { name: 'partial: endpoints change', sync: [snapshot(grown), changed(svc2.key), false], expect: { ok: true, full: false } },
-  { name: 'someone makes a base chain where an endpoint chain goes',
-    tamper: () => new Transaction().addChain('ip', T, { name: endpointChainName(bad, { ip: '10.180.9.1', port: 80 }), base: { type: 'filter', hook: 'input', priority: 0 } }) },
+  { name: 'someone makes a base chain where a service chain goes',
+    tamper: () => new Transaction().addChain('ip', T, { name: serviceChainNames(bad).cluster, base: { type: 'filter', hook: 'input', priority: 0 } }) },
   { name: 'partial: one Service refused, one programmed', sync: [snapshot(withBad), changed(bad.key, good.key), false],
     expect: { ok: true, full: false, refused: [bad.key] } },
   { name: 'full sync refuses it again', sync: [snapshot(withBad), changed(), true], expect: { ok: true, full: true, refused: [bad.key] } },

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { NetlinkError, rule, Transaction } from '../../../src/native';
-import { endpointChainName, serviceChainNames } from '../../../src/proxier/nftables/names';
+import { serviceChainNames } from '../../../src/proxier/nftables/names';
 import { changed, ep, snapshot, sp } from './fixtures';
 import { chainNames, elementsOf, freshFullSync, proxierOnFake, ruleset } from './fake-helpers';
 
@@ -102,12 +102,11 @@ test('a change the kernel refuses keeps the ServicePort\'s previous chains, also
   const { proxier, kernel } = proxierOnFake();
   await proxier.sync(snapshot(entries), changed(), true);
   const good = ruleset(kernel);
-  // A base chain where aff's new endpoint chain would go: the kernel refuses the `goto` to it.
-  const blocked = ep('10.180.4.2');
-  const blockedChain = endpointChainName(aff, blocked);
+  // A base chain where aff's new external chain would go (it gains a NodePort): the kernel refuses the `goto` to it.
+  const blockedChain = serviceChainNames(aff).external;
   await kernel.open().commit(new Transaction().addChain('ip', T, { name: blockedChain, base: { type: 'filter', hook: 'input', priority: 0 } }));
   const withBlocked = ruleset(kernel);
-  const grown: Parameters<typeof snapshot>[0] = [entries[0], [aff, [ep('10.180.4.1'), blocked]]];
+  const grown: Parameters<typeof snapshot>[0] = [entries[0], [{ ...aff, nodePort: 30099 }, [ep('10.180.4.1'), ep('10.180.4.2')]]];
   assert.deepEqual(await proxier.sync(snapshot(grown), changed(aff.key), false), { full: false, ok: true });
   assert.deepEqual([...proxier.refusedServicePorts().keys()], [aff.key]);
   assert.equal(ruleset(kernel), withBlocked);

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { rule, Transaction } from '../../../src/native';
-import { endpointChainName, serviceChainNames } from '../../../src/proxier/nftables/names';
+import { serviceChainNames } from '../../../src/proxier/nftables/names';
 import { changed, ep, fourServices, snapshot, sp } from './fixtures';
 import {
   chainNames, countingMetric, elementsOf, freshFullSync, lastCommit, opsOf, proxierOnFake, ruleset, rulesOf, setNames,
@@ -17,7 +17,7 @@ test('full sync programs both families: shared chains, maps and elements; chains
   const { proxier, nft, kernel } = proxierOnFake();
   assert.deepEqual(await proxier.sync(snapshot(base), changed(), true), { full: true, ok: true });
   const chains = chainNames(kernel);
-  for (const c of [serviceChainNames(svc3).cluster, serviceChainNames(svc2).firewall, endpointChainName(svc3, { ip: '10.180.2.2', port: 80 }),
+  for (const c of [serviceChainNames(svc3).cluster, serviceChainNames(svc2).firewall,
     'services', 'nat-prerouting', 'masquerading', 'cluster-ip-traffic', 'select-endpoint']) {
     assert.ok(chains.includes(c), `chain ${c} missing`);
   }
@@ -128,8 +128,8 @@ test('a Service the kernel refuses is left out and reported; the others are prog
   await proxier.sync(snapshot(base), changed(), true);
   const bad = sp('bad', { clusterIP: '172.30.0.50', affinityTimeoutSeconds: 60 });
   const good = sp('good', { clusterIP: '172.30.0.51' });
-  // Someone made a base chain with the name our endpoint chain needs: the kernel refuses a goto to it.
-  const clash = endpointChainName(bad, { ip: '10.180.9.1', port: 80 });
+  // Someone made a base chain with the name our service chain needs: the kernel refuses a goto to it.
+  const clash = serviceChainNames(bad).cluster;
   await kernel.open().commit(new Transaction().addChain('ip', T, { name: clash, base: { type: 'filter', hook: 'input', priority: 0 } }));
   const next: [ServicePort, Endpoint[]][] = [...base, [bad, [ep('10.180.9.1')]], [good, [ep('10.180.9.2')]]];
   assert.deepEqual(await proxier.sync(snapshot(next), changed(bad.key, good.key), false), { full: false, ok: true });
