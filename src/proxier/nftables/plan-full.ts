@@ -6,6 +6,7 @@
 import { setAttrs } from '../../native/set-spec';
 import { NFT_DATA_VERDICT, SET_F } from '../../native/nft-types';
 import { baseElements, compileBase, isEndpointMap, setDefFor } from './compile-base';
+import { compileService } from './compile-service';
 import type { FamilyContext } from './context';
 import type { ChainDef, ElementDef, NftFamily, ServiceObjects, SetDef } from './desired';
 import { ElementIndex, claimAll } from './element-index';
@@ -71,10 +72,11 @@ function claimInto(index: ElementIndex, sink: ElementSink, owner: string, els: r
 
 /**
  * Writes one family's full sync into `w` and returns the state the kernel will hold after it.
- * Each ServicePort's chains and rules are written as it is compiled, so the compiled rules never
- * exist together (44k Services: ~90 MiB of Rule objects held to the compile's end, the process's
- * peak; docs/memory.md). That puts them before the base's rules and its endpoint maps: a ServicePort's
- * rules refer only to fixed sets (the affinity set) and base chains, which are added first.
+ * Each ServicePort's chains are added as it is compiled and its rules dropped, so the compiled rules
+ * never exist together (44k Services: ~90 MiB of Rule objects held to the compile's end, the process's
+ * peak; docs/memory.md); the rules are compiled again once the base's rules are written. The chains
+ * come before the endpoint maps (a ServicePort's chains need only the table; its rules refer only to
+ * the affinity set and base chains).
  */
 export function planFullFamily(w: TxWriter, input: FullFamilyInput, elementOpPerOwner: boolean): FamilyState {
   const { ctx } = input;
@@ -91,14 +93,18 @@ export function planFullFamily(w: TxWriter, input: FullFamilyInput, elementOpPer
   const sink = new ElementSink((set) => setDefFor(ctx, set), elementOpPerOwner);
   claimInto(index, sink, BASE_OWNER, baseElements(ctx));
   const services = new Map<string, ServiceSource>();
+  const withChains: string[] = [];
   for (const { obj, source } of input.services) {
     claimInto(index, sink, obj.key, obj.elements);
-    writeChains(w, f, obj.chains, obj.key, mirror);
+    for (const def of obj.chains) w.addChain(f, def, obj.key);
+    if (obj.chains.length > 0) withChains.push(obj.key);
     services.set(obj.key, source);
   }
   const base = compileBase(ctx, setsInUse(index.counts()));
   writeSets(w, input, base.sets.filter((s) => isEndpointMap(s.name)), mirror, isEndpointMap);
   for (const def of base.chains) addRules(w, f, def, BASE_OWNER, mirror);
+  for (const key of withChains) writeRulesAgain(w, ctx, key, services.get(key)!, mirror);
+  withChains.length = 0;
   input.beforeElementsCopied?.(sink.byteLength);
   sink.writeTo(w, f);
   for (const name of new Set(input.known.chains)) {
@@ -142,10 +148,14 @@ function addBaseChains(w: TxWriter, input: FullFamilyInput, baseChains: readonly
   for (const def of baseChains) w.addChain(f, def, BASE_OWNER);
 }
 
-/** One ServicePort's chains, then their rules (they jump to one another). */
-function writeChains(w: TxWriter, f: NftFamily, chains: readonly ChainDef[], owner: string, mirror: FamilyMirror): void {
-  for (const def of chains) w.addChain(f, def, owner);
-  for (const def of chains) addRules(w, f, def, owner, mirror);
+/**
+ * A ServicePort's rules, compiled again from the model objects its chains came from (the compile is
+ * deterministic; it succeeded for these once). Writing them as first compiled would interleave
+ * rules with the chains in the kernel's memory, and a partial sync's commit, which walks every
+ * chain, took ~1 ms longer at 44k (docs/benchmarks.md).
+ */
+function writeRulesAgain(w: TxWriter, ctx: FamilyContext, owner: string, source: ServiceSource, mirror: FamilyMirror): void {
+  for (const def of compileService(source.sp, source.eps, ctx).chains) addRules(w, ctx.family, def, owner, mirror);
 }
 
 function addRules(w: TxWriter, f: NftFamily, def: ChainDef, owner: string, mirror: FamilyMirror): void {
