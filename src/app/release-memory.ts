@@ -92,9 +92,8 @@ export function gcBeforeLargeCommits<R>(commit: (tx: Transaction) => Promise<R>,
 
 /**
  * The proxier's beforeElementsCopied: `release` when a full sync's encoded elements are at least
- * `minBytes`. Then the sync holds its compiled ServicePorts, chains and rules as garbage, and the
- * transaction is about to grow by the elements while their batches still exist: at 44k this point,
- * the end of the compile, set the process's peak (docs/memory.md).
+ * `minBytes`. Then the compile's garbage is behind the sync, and the transaction is about to grow by
+ * the elements while their batches still exist (docs/memory.md).
  */
 export function gcBeforeLargeElementCopies(release: () => void, minBytes = GC_BEFORE_COMMIT_BYTES): (bytes: number) => void {
   return (bytes) => {

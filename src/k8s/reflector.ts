@@ -276,7 +276,10 @@ export class Reflector<T extends KubernetesObject> {
   private async relist(): Promise<void> {
     const seen = new Set<string>();
     const { resourceVersion, rejected } = await this.listPaged(undefined, this.fieldSelector, (page) => {
-      for (const o of page) {
+      for (let i = 0; i < page.length; i++) {
+        const o = page[i];
+        // Handled objects go young (the model keeps its own parsed form), as decodeList's raw ones do.
+        page[i] = undefined as unknown as T;
         if (!this.valid(o)) continue;
         const k = keyOf(o);
         seen.add(k);

@@ -68,7 +68,8 @@ function decode<T>(raw: unknown, d: Decoding): T {
 
 /**
  * Checks the answer is a list (garbage must not read as an empty list), then decodes item by item:
- * one object with a field of the wrong shape costs that object, not the whole list.
+ * one object with a field of the wrong shape costs that object, not the whole list. Empties the raw
+ * list as it goes (see docs/memory.md, "The list's garbage").
  */
 function decodeList<T>(raw: unknown, d: Decoding, path: string): ListPage<T> {
   const items = (raw as { items?: unknown })?.items;
@@ -77,7 +78,12 @@ function decodeList<T>(raw: unknown, d: Decoding, path: string): ListPage<T> {
   }
   const out: T[] = [];
   const rejected: RejectedItem[] = [];
-  for (const item of (items as unknown[] | null) ?? []) {
+  const list = (items as unknown[] | null) ?? [];
+  for (let i = 0; i < list.length; i++) {
+    const item = list[i];
+    // Let each raw object die as soon as it is decoded: held by the page until its end, the raw objects
+    // outlived two scavenges and were promoted (44k list: ~110 MiB more RSS, 0.7 s more CPU).
+    list[i] = undefined;
     try {
       out.push(decode<T>(item, d));
     } catch (e) {

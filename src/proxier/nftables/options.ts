@@ -48,9 +48,9 @@ export interface NftablesProxierOptions {
   metrics?: NftablesMetrics;
   /**
    * Called in a full sync, per family, once its rules are in the transaction and before its encoded
-   * elements are copied in, with their size in bytes: the moment the sync's garbage (the compiled
-   * ServicePorts, chains and rules) is largest, just before the transaction grows by that much. The
-   * app may collect garbage then (src/app/release-memory.ts).
+   * elements are copied in, with their size in bytes: the compile's garbage is behind it, and the
+   * transaction is about to grow by that much. The app may collect garbage then
+   * (src/app/release-memory.ts).
    */
   beforeElementsCopied?: (bytes: number) => void;
 }

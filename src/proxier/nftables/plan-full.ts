@@ -5,9 +5,10 @@
 // start-up dump, or a failed transaction) that are no longer wanted.
 import { setAttrs } from '../../native/set-spec';
 import { NFT_DATA_VERDICT, SET_F } from '../../native/nft-types';
-import { baseElements, compileBase, setDefFor } from './compile-base';
+import { baseElements, compileBase, isEndpointMap, setDefFor } from './compile-base';
+import { compileService } from './compile-service';
 import type { FamilyContext } from './context';
-import type { ChainDef, ElementDef, ServiceObjects, SetDef } from './desired';
+import type { ChainDef, ElementDef, NftFamily, ServiceObjects, SetDef } from './desired';
 import { ElementIndex, claimAll } from './element-index';
 import { ElementSink } from './element-sink';
 import { BASE_OWNER, TxWriter, nativeSetSpec } from './tx-writer';
@@ -69,27 +70,41 @@ function claimInto(index: ElementIndex, sink: ElementSink, owner: string, els: r
   for (const el of claimAll(index, owner, els)) sink.add(owner, el);
 }
 
-/** Writes one family's full sync into `w` and returns the state the kernel will hold after it. */
+/**
+ * Writes one family's full sync into `w` and returns the state the kernel will hold after it.
+ * Each ServicePort's chains are added as it is compiled and its rules dropped, so the compiled rules
+ * never exist together (44k Services: ~90 MiB of Rule objects held to the compile's end, the process's
+ * peak; docs/memory.md); the rules are compiled again once the base's rules are written. The chains
+ * come before the endpoint maps (a ServicePort's chains need only the table; its rules refer only to
+ * the affinity set and base chains).
+ */
 export function planFullFamily(w: TxWriter, input: FullFamilyInput, elementOpPerOwner: boolean): FamilyState {
   const { ctx } = input;
   const f = ctx.family;
-  // Elements first, as they are compiled (the base's own first, then the ServicePorts' in order):
-  // the endpoint maps, and so the base's sets and select rules, depend on which are claimed.
+  const mirror: FamilyMirror = { chains: new Map(), sets: new Map() };
+  const fixed = compileBase(ctx);
+  w.addTable(f);
+  w.flushTable(f);
+  writeSets(w, input, fixed.sets, mirror, (name) => !isEndpointMap(name));
+  addBaseChains(w, input, fixed.chains);
+  // Elements as they are compiled (the base's own first, then the ServicePorts' in order): the
+  // endpoint maps, and so the base's sets and select rules, depend on which are claimed.
   const index = new ElementIndex();
   const sink = new ElementSink((set) => setDefFor(ctx, set), elementOpPerOwner);
   claimInto(index, sink, BASE_OWNER, baseElements(ctx));
-  const serviceChains: { def: ChainDef; owner: string }[] = [];
   const services = new Map<string, ServiceSource>();
+  const withChains: string[] = [];
   for (const { obj, source } of input.services) {
     claimInto(index, sink, obj.key, obj.elements);
-    for (const def of obj.chains) serviceChains.push({ def, owner: obj.key });
+    for (const def of obj.chains) w.addChain(f, def, obj.key);
+    if (obj.chains.length > 0) withChains.push(obj.key);
     services.set(obj.key, source);
   }
   const base = compileBase(ctx, setsInUse(index.counts()));
-  const mirror = writeTableAndSets(w, input, base.sets);
-  writeChains(w, input, base.chains, serviceChains, mirror);
-  // The rules are in the transaction: their objects are garbage before the elements are copied.
-  serviceChains.length = 0;
+  writeSets(w, input, base.sets.filter((s) => isEndpointMap(s.name)), mirror, isEndpointMap);
+  for (const def of base.chains) addRules(w, f, def, BASE_OWNER, mirror);
+  for (const key of withChains) writeRulesAgain(w, ctx, key, services.get(key)!, mirror);
+  withChains.length = 0;
   input.beforeElementsCopied?.(sink.byteLength);
   sink.writeTo(w, f);
   for (const name of new Set(input.known.chains)) {
@@ -101,14 +116,15 @@ export function planFullFamily(w: TxWriter, input: FullFamilyInput, elementOpPer
   return { family: f, ctx, ctxKey: input.ctxKey, base, mirror, index, services };
 }
 
-/** `add table; flush table`, sets deleted when unknown or of another type, every set added (and flushed, but affinity). */
-function writeTableAndSets(w: TxWriter, input: FullFamilyInput, sets: readonly SetDef[]): FamilyMirror {
+/**
+ * The known sets `ours` picks out deleted when not wanted or of another type, then `sets` added
+ * (and flushed, but affinity). Fixed sets go first, the endpoint maps once the compile has named them.
+ */
+function writeSets(w: TxWriter, input: FullFamilyInput, sets: readonly SetDef[], mirror: FamilyMirror, ours: (name: string) => boolean): void {
   const f = input.ctx.family;
-  const mirror: FamilyMirror = { chains: new Map(), sets: new Map() };
-  w.addTable(f);
-  w.flushTable(f);
   const wantedSets = new Map(sets.map((s) => [s.name, s]));
   for (const [name, canKeep] of input.known.sets) {
+    if (!ours(name)) continue;
     const want = wantedSets.get(name);
     if (!want || !canKeep(want)) w.deleteSet(f, name);
   }
@@ -117,17 +133,10 @@ function writeTableAndSets(w: TxWriter, input: FullFamilyInput, sets: readonly S
     if (!s.keepElements) w.flushSet(f, s.name);
     mirror.sets.set(s.name, setFingerprint(s));
   }
-  return mirror;
 }
 
-/**
- * Every chain (base chains re-created first when asked), then every rule: the base's, then the
- * ServicePorts'. No array of all of them is made here: a temporary passed as an argument stays in
- * the caller's interpreter registers (a GC root) until overwritten, which kept every compiled rule
- * alive through the element copy and the GC before it (44k: ~90 MiB; docs/memory.md).
- */
-function writeChains(w: TxWriter, input: FullFamilyInput, baseChains: readonly ChainDef[],
-  serviceChains: { def: ChainDef; owner: string }[], mirror: FamilyMirror): void {
+/** Every base chain (re-created first when asked), without rules: ServicePorts' rules jump to them. */
+function addBaseChains(w: TxWriter, input: FullFamilyInput, baseChains: readonly ChainDef[]): void {
   const f = input.ctx.family;
   if (input.recreateBaseChains) {
     for (const def of baseChains) {
@@ -137,19 +146,19 @@ function writeChains(w: TxWriter, input: FullFamilyInput, baseChains: readonly C
     }
   }
   for (const def of baseChains) w.addChain(f, def, BASE_OWNER);
-  for (const { def, owner } of serviceChains) w.addChain(f, def, owner);
-  const addRules = (def: ChainDef, owner: string): void => {
-    w.addRules(f, def, owner);
-    mirror.chains.set(def.name, chainFingerprint(def));
-  };
-  for (const def of baseChains) addRules(def, BASE_OWNER);
-  // Each ServicePort chain is let go once its rules are written, so a GC while the rest are
-  // written can collect them.
-  for (let i = 0; i < serviceChains.length; i++) {
-    const { def, owner } = serviceChains[i];
-    serviceChains[i] = WRITTEN;
-    addRules(def, owner);
-  }
 }
 
-const WRITTEN: { def: ChainDef; owner: string } = { def: { name: '', rules: [] }, owner: BASE_OWNER };
+/**
+ * A ServicePort's rules, compiled again from the model objects its chains came from (the compile is
+ * deterministic; it succeeded for these once). Writing them as first compiled would interleave
+ * rules with the chains in the kernel's memory, and a partial sync's commit, which walks every
+ * chain, took ~1 ms longer at 44k (docs/benchmarks.md).
+ */
+function writeRulesAgain(w: TxWriter, ctx: FamilyContext, owner: string, source: ServiceSource, mirror: FamilyMirror): void {
+  for (const def of compileService(source.sp, source.eps, ctx).chains) addRules(w, ctx.family, def, owner, mirror);
+}
+
+function addRules(w: TxWriter, f: NftFamily, def: ChainDef, owner: string, mirror: FamilyMirror): void {
+  w.addRules(f, def, owner);
+  mirror.chains.set(def.name, chainFingerprint(def));
+}

@@ -52,3 +52,33 @@ test('planFullFamily: the compiled rules can be collected before the elements ar
   // The last ServicePort compiled may still be referenced by the loop that claimed it.
   assert.ok(collected.length >= rules - lastServiceRules, `${collected.length} of ${rules} rules collected at the element copy`);
 });
+
+test('planFullFamily: a ServicePort\'s rules can be collected once the next ones are compiled, before the compile ends', async () => {
+  const gc = gcFunction();
+  const c = ctx();
+  let written = 0;
+  const collected: string[] = [];
+  const registry = new FinalizationRegistry<string>((what) => collected.push(what));
+  function* services(): Generator<CompiledService> {
+    for (let i = 0; i < SERVICES; i++) {
+      // Every ServicePort but the last two has been written by now: its Rule objects are garbage.
+      if (i === SERVICES - 1) gc();
+      const s = sp(`svc${i}`, { clusterIP: `172.30.1.${i + 1}`, nodePort: 30000 + i, affinityTimeoutSeconds: 100 });
+      const eps = selected([ep(`10.0.2.${i + 1}`), ep(`10.0.3.${i + 1}`)]);
+      const obj = compileService(s, eps, c);
+      if (i < SERVICES - 2) for (const chain of obj.chains) for (const r of chain.rules) { registry.register(r, s.key); written++; }
+      yield { obj, source: { sp: s, eps } };
+    }
+  }
+  planFullFamily(new TxWriter(), {
+    ctx: c, ctxKey: contextKey(c), services: services(), known: { chains: [], sets: new Map() }, recreateBaseChains: false,
+  }, false);
+  // As above: no GC is forced after the one in the compile, so what the finalizers report was collected there.
+  await new Promise((resolve) => setImmediate(resolve));
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  assert.ok(written > SERVICES * 3, `compiled ${written} rules`);
+  // The last ServicePort written may still be referenced by the writer's frames (as above); before
+  // the rules were written as compiled, none was collectable until the whole family was compiled.
+  const perService = written / (SERVICES - 2);
+  assert.ok(collected.length >= written - 2 * perService, `${collected.length} of the ${written} rules of ServicePorts already written were collected in the compile`);
+});
