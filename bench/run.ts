@@ -3,17 +3,21 @@ import { runShapes } from './shapes/run-shapes';
 import { runProbe } from './probe/commit-floor';
 import { runMonitorCost } from './probe/monitor-cost';
 import { runConnectCost } from './probe/connect-cost';
+import { runChainWalk } from './probe/chain-walk';
 import { isScenarioChild, runPipeline, scenarioChild } from './pipeline/run-pipeline';
 import { isScaleChild, runScale, scaleChild } from './scale/run-scale';
 import { isMemoryChild, memoryChild, runProxierMemory } from './memory/run-memory';
 
-const USAGE = `usage: npm run bench -- [pipeline|shapes|probe|monitor|connect|scale|proxier-memory] [--quick] [--sizes N,N,...]
+const USAGE = `usage: npm run bench -- [pipeline|shapes|probe|chains|monitor|connect|scale|proxier-memory] [--quick] [--sizes N,N,...]
                                      [--repeats R] [--distinct D,D,...] [--connections C] [--no-breakdown] [--kernel]
                                      [--churn-rounds K]
   pipeline (default)  synthetic clusters through model -> NftablesProxier -> addon -> kernel,
                       full and partial sync times from sync_proxy_rules_duration_seconds, vs nft -f
   shapes              linear vs upstream ruleset shape, addon vs nft -f
   probe               kernel cost of a one-object transaction as the table grows
+  chains              what the chains in the namespace cost a 10-element commit, warm and after 1 s idle:
+                      no per-Service chains, one chain per affinity ServicePort, and 1 + 6 (upstream's)
+                      (--sizes: affinity ServicePorts, default 3060 as in the 44k scale cluster; --repeats, default 15)
   monitor             what an open NftMonitor costs our own big commits (best of --repeats, default 3)
   connect             what the nat chains add to each new connection, 1,000 Services whose endpoint
                       counts take D distinct values (--distinct, default 1,10,50; --connections per figure, default 3000)
@@ -25,10 +29,10 @@ const USAGE = `usage: npm run bench -- [pipeline|shapes|probe|monitor|connect|sc
                       one-pod partial syncs (default 1000), at 10k and 44k Services x 6 endpoints (mixed);
                       --kernel commits into a fresh namespace instead of only reading the buffer
   --quick             small sizes, finishes in under a minute
-  --sizes             override the Service counts (pipeline, probe, scale)
-  --repeats           repeats per sync kind (pipeline) or per mode (monitor)`;
+  --sizes             override the Service counts (pipeline, probe, scale; chains: affinity ServicePorts)
+  --repeats           repeats per sync kind (pipeline), per mode (monitor) or per figure (chains)`;
 
-const COMMANDS = ['pipeline', 'shapes', 'probe', 'monitor', 'connect', 'scale', 'proxier-memory'] as const;
+const COMMANDS = ['pipeline', 'shapes', 'probe', 'chains', 'monitor', 'connect', 'scale', 'proxier-memory'] as const;
 
 export interface CliOptions {
   command: (typeof COMMANDS)[number];
@@ -80,6 +84,7 @@ async function main(): Promise<void> {
   const opts = parseArgs(process.argv.slice(2));
   if (opts.command === 'shapes') await runShapes(opts);
   else if (opts.command === 'probe') await runProbe(opts);
+  else if (opts.command === 'chains') await runChainWalk(opts);
   else if (opts.command === 'monitor') await runMonitorCost(opts);
   else if (opts.command === 'connect') await runConnectCost(opts);
   else if (opts.command === 'scale') await runScale(opts);
