@@ -111,8 +111,11 @@ export class ApiConnection {
     return { response, abort, isAborted: () => failure !== undefined };
   }
 
-  /** GETs a JSON document (a list page) within the list deadlines; `signal` aborts it. */
-  async getJson(path: string, query: Query, signal?: AbortSignal): Promise<unknown> {
+  /**
+   * GETs a JSON document (a list page) within the list deadlines; `signal` aborts it. `dropMembers`
+   * edits the body's bytes before they are parsed and returns the length to parse (drop-members.ts).
+   */
+  async getJson(path: string, query: Query, signal?: AbortSignal, dropMembers?: (body: Buffer) => number): Promise<unknown> {
     const pending = this.get(path, query);
     const onAbort = (): void => pending.abort(new AbortedError(`GET ${path}: aborted`));
     if (signal?.aborted) onAbort();
@@ -120,7 +123,8 @@ export class ApiConnection {
     try {
       const res = await pending.response;
       if (res.statusCode !== 200) throw await this.failureOf(res, pending, path);
-      const text = await readBody(res, pending, this.bodyLimits(path, Infinity));
+      const body = await readBodyBytes(res, pending, this.bodyLimits(path, Infinity));
+      const text = body.toString('utf8', 0, dropMembers ? dropMembers(body) : body.length);
       try {
         return JSON.parse(text) as unknown;
       } catch (e) {
@@ -152,8 +156,13 @@ interface BodyLimits {
   maxBytes: number;
 }
 
-/** Reads a whole body; `idleMs` of silence, `totalMs` in all or more than `maxBytes` abandons it. */
-export function readBody(res: http.IncomingMessage, pending: PendingResponse, l: BodyLimits): Promise<string> {
+/** Reads a whole body as text; `idleMs` of silence, `totalMs` in all or more than `maxBytes` abandons it. */
+export async function readBody(res: http.IncomingMessage, pending: PendingResponse, l: BodyLimits): Promise<string> {
+  return (await readBodyBytes(res, pending, l)).toString('utf8');
+}
+
+/** readBody's bytes: a Buffer of the caller's own, free to edit. */
+export function readBodyBytes(res: http.IncomingMessage, pending: PendingResponse, l: BodyLimits): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -171,7 +180,8 @@ export function readBody(res: http.IncomingMessage, pending: PendingResponse, l:
       clearTimeout(idle);
       clearTimeout(total);
       if (err) reject(err);
-      else resolve(Buffer.concat(chunks).toString('utf8'));
+      // concat copies even a single chunk: the result is nobody else's.
+      else resolve(Buffer.concat(chunks));
     };
     armIdle();
     res.on('data', (c: Buffer) => {

