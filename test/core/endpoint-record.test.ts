@@ -1,12 +1,10 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { endpointRecord, sharedName, sharedNameList } from '../../src/core/endpoint-record';
+import { gcFunction } from '../helpers/gc';
 
 function gc(): void {
-  setFlagsFromString('--expose-gc');
-  (runInNewContext('gc') as () => void)();
+  gcFunction()();
 }
 
 const core = { ip: '10.0.0.1', ready: true, serving: true, terminating: false, isLocal: false };

@@ -4,17 +4,10 @@
 // the first full sync's GC (docs/memory.md, "The list's garbage").
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import type { ApiConnection } from '../../src/k8s/api-request';
 import { resourceClients } from '../../src/k8s/resources';
 import { realService } from './realistic-objects';
-
-function gcFunction(): () => void {
-  if (typeof globalThis.gc === 'function') return globalThis.gc as () => void;
-  setFlagsFromString('--expose-gc');
-  return runInNewContext('gc') as () => void;
-}
+import { gcFunction } from '../helpers/gc';
 
 const ITEMS = 50;
 

@@ -6,21 +6,14 @@
 // worker's reference the collector frees the bytes under it (a crash, or a refused commit).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { Nft, Transaction, rule } from '../../src/native';
 import { loadAddon } from '../../src/native/addon-loader';
 import { withNetns } from '../helpers/netns';
+import { gcFunction } from '../helpers/gc';
 
 const T = 'kpn-lifetime';
 const ELEMENTS = 60_000;
 const RULES = 2_000;
-
-function gcFunction(): () => void {
-  if (typeof globalThis.gc === 'function') return globalThis.gc as () => void;
-  setFlagsFromString('--expose-gc');
-  return runInNewContext('gc') as () => void;
-}
 
 const ip = (i: number) => `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
 

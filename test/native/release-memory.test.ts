@@ -2,9 +2,8 @@
 // addon, which the sync loop calls around full syncs.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { memoryPressureGc, releaseFreeMemory } from '../../src/native';
+import { gcFunction } from '../helpers/gc';
 
 test('releaseFreeMemory returns whether memory went back to the kernel, and can be called at any time', () => {
   const held = Array.from({ length: 64 }, () => Buffer.alloc(1 << 20, 1));
@@ -14,8 +13,7 @@ test('releaseFreeMemory returns whether memory went back to the kernel, and can 
 });
 
 test('memoryPressureGc collects garbage and gives the free space in the heap pages back, which gc() leaves resident', () => {
-  setFlagsFromString('--expose-gc');
-  const gc = runInNewContext('gc') as () => void;
+  const gc = gcFunction();
   const rssMiB = () => process.memoryUsage().rss / 1048576;
   // A fragmented heap: a third of two million small objects survives, spread over every page.
   let all: Array<{ a: number; b: string; c: number[] }> | undefined = [];

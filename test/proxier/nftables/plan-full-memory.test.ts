@@ -3,19 +3,12 @@
 // Services they are ~90 MiB; kept alive, they stayed on top of the element copy (docs/memory.md).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { compileService } from '../../../src/proxier/nftables/compile-service';
 import { contextKey } from '../../../src/proxier/nftables/context';
 import { planFullFamily, type CompiledService } from '../../../src/proxier/nftables/plan-full';
 import { TxWriter } from '../../../src/proxier/nftables/tx-writer';
 import { ctx, ep, selected, sp } from './fixtures';
-
-function gcFunction(): () => void {
-  if (typeof globalThis.gc === 'function') return globalThis.gc as () => void;
-  setFlagsFromString('--expose-gc');
-  return runInNewContext('gc') as () => void;
-}
+import { gcFunction } from '../../helpers/gc';
 
 const SERVICES = 40;
 
