@@ -4,6 +4,12 @@ import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 
 const live = new Set<string>();
+/** Every namespace this process made, in order (removed or not): to check its own leftovers, not others'. */
+const created: string[] = [];
+
+export function netnsCreatedHere(): readonly string[] {
+  return created;
+}
 process.on('exit', () => {
   for (const name of live) {
     try { execFileSync('ip', ['netns', 'del', name], { stdio: 'ignore' }); } catch { /* already gone */ }
@@ -47,6 +53,7 @@ export function createNetns(prefix = 'kpn'): TestNetns {
   const name = `${prefix}-${randomBytes(4).toString('hex')}`;
   execFileSync('ip', ['netns', 'add', name]);
   live.add(name);
+  created.push(name);
   const ns = new TestNetns(name);
   ns.exec('ip', ['link', 'set', 'lo', 'up']);
   return ns;
