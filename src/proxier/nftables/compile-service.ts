@@ -194,7 +194,6 @@ function mapDispatchElements(p: Plan, ctx: FamilyContext): ElementDef[] {
       if (local && p.local.length > 0) out.push(...endpointElements(d.fams[1], d.key, p.local));
     }
   }
-  out.push(...hairpinElements(p));
   return out;
 }
 
@@ -250,7 +249,7 @@ export function compileService(sp: ServicePort, eps: SelectedEndpoints | undefin
   const fwSources = firewallSources(sp, ctx);
   const elements = commonElements(p, ctx, names, fwSources);
   const affinity = sp.affinityTimeoutSeconds > 0;
-  elements.push(...(affinity ? [...chainDispatchElements(p, ctx, names), ...hairpinElements(p)] : mapDispatchElements(p, ctx)));
+  elements.push(...(affinity ? chainDispatchElements(p, ctx, names) : mapDispatchElements(p, ctx)), ...hairpinElements(p));
   const chains = builtFor(sp.key, () => [
     ...(fwSources.length > 0 ? [firewallChain(ctx, names, fwSources)] : []),
     ...(affinity ? serviceChains(p, ctx, names) : []),
