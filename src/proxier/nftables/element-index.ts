@@ -221,13 +221,8 @@ export class IndexEdit {
    * ones whose being in use changes, found from the touched entries alone.
    */
   usageChanges(): string[] {
-    const delta = new Map<string, number>();
-    for (const t of this.changed.values()) {
-      const d = (t.claimants !== undefined ? 1 : 0) - (t.before !== undefined ? 1 : 0);
-      if (d !== 0) delta.set(t.set, (delta.get(t.set) ?? 0) + d);
-    }
     const out: string[] = [];
-    for (const [set, d] of delta) {
+    for (const [set, d] of this.entryDeltas()) {
       const n = this.base.size(set);
       if ((n === 0) !== (n + d === 0)) out.push(set);
     }
@@ -237,11 +232,18 @@ export class IndexEdit {
   /** Wanted entries per set once the edit is applied. */
   countsAfter(): Map<string, number> {
     const counts = this.base.counts();
-    for (const t of this.changed.values()) {
-      const delta = (t.claimants !== undefined ? 1 : 0) - (t.before !== undefined ? 1 : 0);
-      if (delta !== 0) counts.set(t.set, (counts.get(t.set) ?? 0) + delta);
-    }
+    for (const [set, d] of this.entryDeltas()) counts.set(set, (counts.get(set) ?? 0) + d);
     return counts;
+  }
+
+  /** Per set, the wanted entries the edit adds (claimed where none was) less those it empties (a set none of its entries starts or ends in is absent). */
+  private entryDeltas(): Map<string, number> {
+    const delta = new Map<string, number>();
+    for (const t of this.changed.values()) {
+      const d = (t.claimants !== undefined ? 1 : 0) - (t.before !== undefined ? 1 : 0);
+      if (d !== 0) delta.set(t.set, (delta.get(t.set) ?? 0) + d);
+    }
+    return delta;
   }
 
   applyTo(index: ElementIndex): void {
