@@ -41,20 +41,33 @@ export class ElementSink {
     return g;
   }
 
-  /** Bytes the encoded elements will add to the transaction (interval sets' aside). */
-  get byteLength(): number {
+  /** The sets the elements not yet written name (those `which` takes). */
+  setNames(which: (set: SetDef) => boolean = ALL): Set<string> {
+    const names = new Set<string>();
+    for (const g of this.groups.values()) if (which(this.specs.get(g.set)!)) names.add(g.set);
+    return names;
+  }
+
+  /** Bytes the encoded elements will add to the transaction (interval sets' aside; those `which` takes). */
+  byteLength(which: (set: SetDef) => boolean = ALL): number {
     let bytes = 0;
-    for (const g of this.groups.values()) bytes += g.batch ? g.batch.byteLength + g.set.length : 0;
+    for (const g of this.groups.values()) if (g.batch && which(this.specs.get(g.set)!)) bytes += g.batch.byteLength + g.set.length;
     return bytes;
   }
 
-  /** The ops, in the order their sets (or set and ServicePort) were first claimed; each batch is let go once copied. */
-  writeTo(w: TxWriter, family: NftFamily): void {
-    w.tx.reserve(this.byteLength);
+  /**
+   * The ops (those `which` takes), in the order their sets (or set and ServicePort) were first
+   * claimed; each batch is let go once copied.
+   */
+  writeTo(w: TxWriter, family: NftFamily, which: (set: SetDef) => boolean = ALL): void {
+    w.tx.reserve(this.byteLength(which));
     for (const [id, g] of this.groups) {
+      if (!which(this.specs.get(g.set)!)) continue;
       if (g.batch) w.addElementBatch(family, g.batch, g.owner);
       else w.addElements(family, g.set, g.list!, g.owner);
       this.groups.delete(id);
     }
   }
 }
+
+const ALL = (): boolean => true;

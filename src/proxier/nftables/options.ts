@@ -53,7 +53,21 @@ export interface NftablesProxierOptions {
    * (src/app/release-memory.ts).
    */
   beforeElementsCopied?: (bytes: number) => void;
+  /**
+   * A full sync into a family whose table does not exist (a cold start) stages its sets, elements
+   * and regular chains in commits of about this many bytes of elements while it compiles
+   * (plan-full.ts Staging); 0 writes it as one transaction. Default DEFAULT_STAGE_BYTES.
+   */
+  stageBytes?: number;
+  /**
+   * Called in a staged cold start each time a staging commit is queued: no other moment of the
+   * compile is one where the app may collect garbage (src/app/release-memory.ts).
+   */
+  whileStaging?: () => void;
 }
+
+/** 4 MiB of elements: ~8 staging commits for a 44k-Service cold start, each under the guard's quiet threshold's GC. */
+export const DEFAULT_STAGE_BYTES = 4 * 1024 * 1024;
 
 const fail = (field: string, msg: string): never => { throw new RangeError(`nftables proxier options.${field}: ${msg}`); };
 
@@ -98,6 +112,7 @@ export function checkOptions(o: NftablesProxierOptions): void {
   if (o.affinitySetSize !== undefined && (!Number.isInteger(o.affinitySetSize) || o.affinitySetSize < 1 || o.affinitySetSize > 0xffffffff)) {
     fail('affinitySetSize', `${o.affinitySetSize} is not an element count in 1..${0xffffffff}`);
   }
+  if (o.stageBytes !== undefined && (!Number.isSafeInteger(o.stageBytes) || o.stageBytes < 0)) fail('stageBytes', `${o.stageBytes} is not a byte count (0: no staging)`);
   if (!o.log || typeof o.log.warn !== 'function' || typeof o.log.error !== 'function' || typeof o.log.info !== 'function') {
     fail('log', 'expected a logger with info, warn and error');
   }

@@ -8,7 +8,7 @@ import { NFT_DATA_VERDICT, SET_F } from '../../native/nft-types';
 import { baseElements, compileBase, isEndpointMap, setDefFor } from './compile-base';
 import { compileService } from './compile-service';
 import type { FamilyContext } from './context';
-import type { ChainDef, ElementDef, NftFamily, ServiceObjects, SetDef } from './desired';
+import type { BaseObjects, ChainDef, ElementDef, NftFamily, ServiceObjects, SetDef } from './desired';
 import { ElementIndex, claimAll } from './element-index';
 import { ElementSink } from './element-sink';
 import { BASE_OWNER, TxWriter, nativeSetSpec } from './tx-writer';
@@ -71,21 +71,64 @@ function claimInto(index: ElementIndex, sink: ElementSink, owner: string, els: r
 }
 
 /**
+ * A cold start's staging (our table absent): what no packet can reach until a hooked chain exists
+ * (the table, its sets and their elements, the regular chains and their rules) goes to the kernel
+ * in commits of their own while the compile goes on, and the sync's own transaction adds the hooked
+ * chains. The kernel's work (~3 s of a 44k first commit, done after the compile in one transaction)
+ * then runs beside the compile on the other core; traffic sees nothing until that last
+ * transaction, as with one transaction (docs/nftables-ruleset.md, "Syncing").
+ */
+export interface Staging {
+  /** Encoded elements that make a staging commit. */
+  minBytes: number;
+  /**
+   * Queues `w`'s commit after the staging commits before it (a failure is the caller's to collect)
+   * and resolves once the one before it has settled: the compile stays at most one commit ahead of
+   * the kernel, so queued transactions do not add up in memory.
+   */
+  commit(w: TxWriter): Promise<void>;
+}
+
+/** ServicePorts compiled between two turns of the event loop while staging: a staging commit that ends is followed by the next within ~30 ms. */
+const SERVICES_PER_TURN = 256;
+const TURN = Symbol('turn');
+
+/** Writes one family's full sync into `w` (sync: no staging) and returns the state the kernel will hold after it. */
+export function planFullFamily(w: TxWriter, input: FullFamilyInput, elementOpPerOwner: boolean): FamilyState {
+  const steps = planSteps(w, input, elementOpPerOwner);
+  for (let r = steps.next(); ; r = steps.next()) if (r.done) return r.value;
+}
+
+/** planFullFamily with staging: the event loop turns every few hundred ServicePorts, so that queued staging commits start. */
+export async function planStagedFamily(w: TxWriter, input: FullFamilyInput, elementOpPerOwner: boolean, staging: Staging): Promise<FamilyState> {
+  const steps = planSteps(w, input, elementOpPerOwner, staging.minBytes);
+  for (let r = steps.next(); ; r = steps.next()) {
+    if (r.done) return r.value;
+    if (r.value !== TURN) await staging.commit(r.value);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+/**
  * Writes one family's full sync into `w` and returns the state the kernel will hold after it.
  * Each ServicePort's chains are added as it is compiled and its rules dropped, so the compiled rules
  * never exist together (44k Services: ~90 MiB of Rule objects held to the compile's end, the process's
  * peak; docs/memory.md); the rules are compiled again once the base's rules are written. The chains
  * come before the endpoint maps (a ServicePort's chains need only the table; its rules refer only to
  * the affinity set and base chains).
+ * With `stageBytes` (a cold start), yields each staging transaction as it fills, and TURN now and
+ * then; a segment's chains and rules go in its staging transaction as compiled (StagedObjects), and
+ * `w` gets the base chains, their rules and the endpoint maps.
  */
-export function planFullFamily(w: TxWriter, input: FullFamilyInput, elementOpPerOwner: boolean): FamilyState {
+function* planSteps(w: TxWriter, input: FullFamilyInput, elementOpPerOwner: boolean, stageBytes?: number): Generator<TxWriter | typeof TURN, FamilyState> {
   const { ctx } = input;
   const f = ctx.family;
   const mirror: FamilyMirror = { chains: new Map(), sets: new Map() };
   const fixed = compileBase(ctx);
+  const staged = stageBytes === undefined ? undefined : new StagedObjects(ctx, fixed, stageBytes);
   w.addTable(f);
-  w.flushTable(f);
-  writeSets(w, input, fixed.sets, mirror, (name) => !isEndpointMap(name));
+  if (!staged) w.flushTable(f);
+  writeSets(w, input, fixed.sets, mirror, (name) => !isEndpointMap(name), !staged);
   addBaseChains(w, input, fixed.chains);
   // Elements as they are compiled (the base's own first, then the ServicePorts' in order): the
   // endpoint maps, and so the base's sets and select rules, depend on which are claimed.
@@ -96,16 +139,23 @@ export function planFullFamily(w: TxWriter, input: FullFamilyInput, elementOpPer
   const withChains: string[] = [];
   for (const { obj, source } of input.services) {
     claimInto(index, sink, obj.key, obj.elements);
-    for (const def of obj.chains) w.addChain(f, def, obj.key);
-    if (obj.chains.length > 0) withChains.push(obj.key);
+    if (staged) staged.addChains(obj);
+    else {
+      for (const def of obj.chains) w.addChain(f, def, obj.key);
+      if (obj.chains.length > 0) withChains.push(obj.key);
+    }
     services.set(obj.key, source);
+    if (staged?.full(sink)) yield staged.take(sink, mirror, false);
+    else if (staged && services.size % SERVICES_PER_TURN === 0) yield TURN;
   }
+  if (staged) yield staged.take(sink, mirror, true);
   const base = compileBase(ctx, setsInUse(index.counts()));
-  writeSets(w, input, base.sets.filter((s) => isEndpointMap(s.name)), mirror, isEndpointMap);
+  writeSets(w, input, base.sets.filter((s) => isEndpointMap(s.name)), mirror, isEndpointMap, !staged);
   for (const def of base.chains) addRules(w, f, def, BASE_OWNER, mirror);
   for (const key of withChains) writeRulesAgain(w, ctx, key, services.get(key)!, mirror);
   withChains.length = 0;
-  input.beforeElementsCopied?.(sink.byteLength);
+  // Staged, every element is in the kernel by now, and whileStaging has collected the compile's garbage.
+  if (!staged) input.beforeElementsCopied?.(sink.byteLength());
   sink.writeTo(w, f);
   for (const name of new Set(input.known.chains)) {
     if (mirror.chains.has(name)) continue;
@@ -117,10 +167,65 @@ export function planFullFamily(w: TxWriter, input: FullFamilyInput, elementOpPer
 }
 
 /**
+ * The staging transactions of one family's cold start. The first adds the table, the fixed sets and
+ * the regular base chains; each adds the ServicePort chains compiled since the last one, then their
+ * rules (each segment's chains next to each other), then the elements encoded since, after adding
+ * the sets they name (adding a set the kernel holds with the same definition changes nothing). The
+ * verdict maps' elements, the only way into a ServicePort's chains, go in the last one. Nothing
+ * reaches any of it until the sync's own transaction adds the hooked chains.
+ */
+class StagedObjects {
+  writer = new TxWriter();
+  /** Sets the current staging transaction adds. */
+  private sets = new Set<string>();
+  private chains: { def: ChainDef; owner: string }[] = [];
+  private readonly fixedSets: ReadonlyMap<string, SetDef>;
+
+  constructor(private readonly ctx: FamilyContext, fixed: BaseObjects, private readonly minBytes: number) {
+    this.fixedSets = new Map(fixed.sets.map((s) => [s.name, s]));
+    this.writer.addTable(ctx.family);
+    for (const s of fixed.sets) this.addSet(s);
+    for (const def of fixed.chains) if (!def.base) this.writer.addChain(ctx.family, def, BASE_OWNER);
+  }
+
+  addChains(obj: ServiceObjects): void {
+    for (const def of obj.chains) this.chains.push({ def, owner: obj.key });
+  }
+
+  full(sink: ElementSink): boolean {
+    return sink.byteLength(notVerdictMap) >= this.minBytes;
+  }
+
+  /** The staging transaction; the next one starts empty. `last`: the verdict maps' elements too. */
+  take(sink: ElementSink, mirror: FamilyMirror, last: boolean): TxWriter {
+    const w = this.writer;
+    const f = this.ctx.family;
+    w.existingSets(f, this.fixedSets);
+    for (const { def, owner } of this.chains) w.addChain(f, def, owner);
+    for (const { def, owner } of this.chains) addRules(w, f, def, owner, mirror);
+    this.chains = [];
+    const which = last ? everySet : notVerdictMap;
+    for (const name of sink.setNames(which)) if (!this.sets.has(name)) this.addSet(setDefFor(this.ctx, name));
+    sink.writeTo(w, f, which);
+    this.writer = new TxWriter();
+    this.sets = new Set();
+    return w;
+  }
+
+  private addSet(s: SetDef): void {
+    this.writer.addSet(this.ctx.family, s);
+    this.sets.add(s.name);
+  }
+}
+
+const everySet = (): boolean => true;
+const notVerdictMap = (set: SetDef): boolean => set.map !== 'verdict';
+
+/**
  * The known sets `ours` picks out deleted when not wanted or of another type, then `sets` added
  * (and flushed, but affinity). Fixed sets go first, the endpoint maps once the compile has named them.
  */
-function writeSets(w: TxWriter, input: FullFamilyInput, sets: readonly SetDef[], mirror: FamilyMirror, ours: (name: string) => boolean): void {
+function writeSets(w: TxWriter, input: FullFamilyInput, sets: readonly SetDef[], mirror: FamilyMirror, ours: (name: string) => boolean, flush: boolean): void {
   const f = input.ctx.family;
   const wantedSets = new Map(sets.map((s) => [s.name, s]));
   for (const [name, canKeep] of input.known.sets) {
@@ -130,7 +235,7 @@ function writeSets(w: TxWriter, input: FullFamilyInput, sets: readonly SetDef[],
   }
   for (const s of sets) {
     w.addSet(f, s);
-    if (!s.keepElements) w.flushSet(f, s.name);
+    if (flush && !s.keepElements) w.flushSet(f, s.name);
     mirror.sets.set(s.name, setFingerprint(s));
   }
 }

@@ -1,16 +1,18 @@
 // NftablesProxier: keeps our table `kube-proxy` of the `ip`/`ip6` families equal to the model,
-// one atomic transaction per sync, never listing the kernel's ruleset during normal syncs.
+// one atomic transaction per sync (a cold start stages what no packet reaches before it: plan-full.ts
+// Staging), never listing the kernel's ruleset during normal syncs.
 import type { ChangeSet, Proxier, ProxySnapshot, ServicePort, SyncResult } from '../../core/types';
 import { ServicePortError, compileService } from './compile-service';
 import type { FamilyContext } from './context';
 import { ContextCache, type KeyedContext } from './context-cache';
 import type { NftFamily } from './desired';
 import { ElementIndex } from './element-index';
-import { checkOptions, type NftablesProxierOptions } from './options';
+import { DEFAULT_STAGE_BYTES, checkOptions, type NftablesProxierOptions } from './options';
 import { TABLE } from './names';
 import { applyPartial, planPartialFamily, type PartialChange, type PartialResult } from './plan-partial';
 import {
-  dumpedSetMatcher, mirrorSetMatcher, planFullFamily, type CompiledService, type FullFamilyInput, type KnownObjects,
+  dumpedSetMatcher, mirrorSetMatcher, planFullFamily, planStagedFamily, type CompiledService, type FullFamilyInput, type KnownObjects,
+  type Staging,
 } from './plan-full';
 import type { FamilyState } from './state';
 import { BASE_OWNER, MIXED_OWNER, OwnedBuildError, TxWriter } from './tx-writer';
@@ -43,6 +45,8 @@ function failingOp(e: unknown): number | null {
 interface Attempt {
   writer: TxWriter;
   commit(): void;
+  /** A cold start's staging commits (plan-full.ts Staging), settled before the writer's own. */
+  staged?: Promise<unknown>;
 }
 
 export class NftablesProxier implements Proxier {
@@ -52,6 +56,8 @@ export class NftablesProxier implements Proxier {
   private adoption: Map<NftFamily, KnownObjects> | null = null;
   /** Chains a failed transaction may have created (in case the failure came after the commit). */
   private readonly maybeChains = new Map<NftFamily, Set<string>>();
+  /** Families whose table the last dump did not find: their next full sync is a cold start. */
+  private readonly absent = new Set<NftFamily>();
   private needFull = true;
   /** The next full sync first lists what our tables hold: the mirror may be wrong. */
   private needRead = true;
@@ -103,6 +109,7 @@ export class NftablesProxier implements Proxier {
       this.needFull = false;
       if (doFull) {
         this.adoption = null;
+        this.absent.clear();
         this.maybeChains.clear();
         this.needRead = this.needRecreateBaseChains = false;
       }
@@ -150,10 +157,12 @@ export class NftablesProxier implements Proxier {
       const known: KnownObjects = { chains: [], sets: new Map() };
       try {
         const d = await this.opts.nft.dumpTable(f, TABLE, { elements: false });
+        this.absent.delete(f);
         known.chains = d.chains.map((c) => c.name);
         for (const s of d.sets) known.sets.set(s.name, dumpedSetMatcher(s));
       } catch (e) {
         if ((e as NetlinkErrorLike).code !== 'ENOENT') throw e;
+        this.absent.add(f);
       }
       out.set(f, known);
     }
@@ -169,13 +178,14 @@ export class NftablesProxier implements Proxier {
     for (let attempt = 1; ; attempt++) {
       let a: Attempt;
       try {
-        a = full ? this.planFull(snapshot, ctxs, refusedNow, noPrevious, elementOpPerOwner) : this.planPartial(snapshot, changes, refusedNow);
+        a = full ? await this.planFull(snapshot, ctxs, refusedNow, noPrevious, elementOpPerOwner) : this.planPartial(snapshot, changes, refusedNow);
       } catch (e) {
         if (!(e instanceof OwnedBuildError) || attempt >= MAX_ATTEMPTS) throw e;
         refusedNow.set(e.owner, e.message);
         this.refuse(e.owner, e.message);
         continue;
       }
+      if (a.staged && !(await this.stagedOk(a.staged))) continue;
       const ops = a.writer.tx.opCount;
       this.opts.log.debug({ full, ops, bytes: a.writer.tx.byteLength, attempt }, 'committing nftables transaction');
       try {
@@ -185,6 +195,8 @@ export class NftablesProxier implements Proxier {
         return;
       } catch (e) {
         this.rememberMaybeChains(a.writer);
+        // What the staging commits left is known only to the kernel: the next attempt reads it.
+        if (a.staged) this.adoption = await this.dumpExisting();
         const op = failingOp(e);
         const owner = op === null ? undefined : a.writer.owners[op];
         // ENOENT, or a failing flush/delete, means the kernel lacks what the mirror says it holds:
@@ -197,6 +209,22 @@ export class NftablesProxier implements Proxier {
         refusedNow.set(owner, why);
         this.refuse(owner, why);
       }
+    }
+  }
+
+  /**
+   * Whether a cold start's staging commits all went through. If one did not, the table holds part
+   * of what they carried (nothing hooked, so no traffic saw it): it is read again, and the next
+   * attempt writes everything in one transaction, whose own refusals name the ServicePort.
+   */
+  private async stagedOk(staged: Promise<unknown>): Promise<boolean> {
+    try {
+      await staged;
+      return true;
+    } catch (e) {
+      this.opts.log.warn({ err: e instanceof Error ? e.message : String(e) }, 'Staging the first sync of an absent nftables table failed; writing it in one transaction');
+      this.adoption = await this.dumpExisting();
+      return false;
     }
   }
 
@@ -265,19 +293,42 @@ export class NftablesProxier implements Proxier {
     }
   }
 
-  private planFull(snapshot: ProxySnapshot, ctxs: readonly KeyedContext[], refusedNow: Map<string, string>,
-    noPrevious: ReadonlySet<string>, elementOpPerOwner: boolean): Attempt {
+  private async planFull(snapshot: ProxySnapshot, ctxs: readonly KeyedContext[], refusedNow: Map<string, string>,
+    noPrevious: ReadonlySet<string>, elementOpPerOwner: boolean): Promise<Attempt> {
     const writer = new TxWriter();
     const keys = [...snapshot.services.keys()].sort();
-    const next: FamilyState[] = ctxs.map(({ ctx, key: ctxKey }) => {
+    let staged: Promise<unknown> | undefined;
+    const staging: Staging = {
+      minBytes: this.opts.stageBytes ?? DEFAULT_STAGE_BYTES,
+      commit: (w) => {
+        const before = staged ?? Promise.resolve();
+        this.opts.whileStaging?.();
+        staged = before.then(() => this.opts.nft.commit(w.tx));
+        // Collected by runAttempts once the compile is done; until then it must not count as unhandled.
+        staged.catch(() => undefined);
+        return before.then(() => undefined, () => undefined);
+      },
+    };
+    const next: FamilyState[] = [];
+    for (const { ctx, key: ctxKey } of ctxs) {
       const input: FullFamilyInput = {
         ctx, ctxKey, services: this.compiled(keys, snapshot, ctx, refusedNow, noPrevious),
         known: this.knownObjects(ctx.family), recreateBaseChains: this.needRecreateBaseChains,
         beforeElementsCopied: this.opts.beforeElementsCopied,
       };
-      return planFullFamily(writer, input, elementOpPerOwner);
-    });
-    return { writer, commit: () => { for (const s of next) this.states.set(s.family, s); } };
+      if (!this.coldStart(ctx.family)) next.push(planFullFamily(writer, input, elementOpPerOwner));
+      else {
+        // Whatever happens to the staging commits, the table is no longer known to be absent.
+        this.absent.delete(ctx.family);
+        next.push(await planStagedFamily(writer, input, elementOpPerOwner, staging));
+      }
+    }
+    return { writer, staged, commit: () => { for (const s of next) this.states.set(s.family, s); } };
+  }
+
+  /** A full sync into a table the last dump did not find, with nothing of ours that may exist since. */
+  private coldStart(f: NftFamily): boolean {
+    return (this.opts.stageBytes ?? DEFAULT_STAGE_BYTES) > 0 && this.absent.has(f) && !this.states.has(f) && !this.maybeChains.get(f)?.size;
   }
 
   private knownObjects(f: NftFamily): KnownObjects {

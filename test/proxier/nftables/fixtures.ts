@@ -54,7 +54,8 @@ export function proxierOptions(nft: NftablesProxierOptions['nft'], over: Partial
   return {
     nft, families: ['ip', 'ip6'], masqueradeBit: 14, masqueradeAll: false,
     localDetector: { mode: 'ClusterCIDR', cidrs: ['10.0.0.0/16', 'fd00:10::/48'] },
-    nodePortAddresses: [], nodeIPs: [], log: quietLog, ...over,
+    // One transaction per sync, whatever the kernel holds: the cold start's staging has tests of its own (staging.test.ts).
+    nodePortAddresses: [], nodeIPs: [], log: quietLog, stageBytes: 0, ...over,
   };
 }
 
@@ -71,4 +72,14 @@ export function fourServices() {
     [svc6, [ep('fd00:10::1')]],
   ];
   return { svc1, svc2, svc3, svc6, entries };
+}
+
+/** fourServices and 60 more, some with affinity (chains of their own) and NodePorts. */
+export function manyServices(): [ServicePort, Endpoint[]][] {
+  const out = [...fourServices().entries];
+  for (let i = 0; i < 60; i++) {
+    const s = sp(`many${i}`, { clusterIP: `172.30.2.${i + 1}`, ...(i % 7 === 0 ? { affinityTimeoutSeconds: 300 } : {}), ...(i % 5 === 0 ? { nodePort: 31000 + i } : {}) });
+    out.push([s, [ep(`10.180.2.${i + 1}`), ep(`10.180.3.${i + 1}`), ep(`10.180.4.${(i % 3) + 1}`)]]);
+  }
+  return out;
 }

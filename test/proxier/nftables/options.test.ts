@@ -29,6 +29,8 @@ test('each bad field is named', () => {
     [{ serviceCIDRs: ['x'] }, /options\.serviceCIDRs\[0\]/],
     [{ nft: {} }, /options\.nft/],
     [{ log: {} }, /options\.log/],
+    [{ stageBytes: -1 }, /options\.stageBytes: -1 is not a byte count/],
+    [{ stageBytes: 1.5 }, /options\.stageBytes/],
   ];
   for (const [over, re] of cases) {
     assert.throws(() => new NftablesProxier({ ...good, ...over } as NftablesProxierOptions), re, JSON.stringify(over));
