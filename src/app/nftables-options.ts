@@ -23,7 +23,7 @@ export function localDetectorFrom(config: Pick<KubeProxyConfiguration, 'detectLo
 export function nftablesOptionsFrom(
   config: KubeProxyConfiguration,
   families: IPFamily[],
-  rest: Pick<NftablesProxierOptions, 'nft' | 'log' | 'metrics' | 'beforeElementsCopied'>,
+  rest: Pick<NftablesProxierOptions, 'nft' | 'log' | 'metrics' | 'beforeElementsCopied' | 'whileStaging'>,
 ): NftablesProxierOptions {
   return {
     ...rest,

@@ -55,8 +55,12 @@ export function releaseMemory(compact: boolean): MemoryRelease {
   return { gcMs: Number(process.hrtime.bigint() - started) / 1e6, trimmed };
 }
 
+/** Heap used after the last releaseMemoryLogged (gcWhileStaging's floor). */
+let heapAfterRelease = 0;
+
 /** The moments the sync loop and the commit path release memory at. */
 export type ReleaseMoment = 'before the first full sync' | 'before copying a large sync\'s elements' | 'before a large commit' | 'after a full sync'
+  | 'while staging a cold start'
   | 'idle, after memory grew' | 'busy, after memory grew';
 
 /**
@@ -65,8 +69,9 @@ export type ReleaseMoment = 'before the first full sync' | 'before copying a lar
  */
 export function releaseMemoryLogged(log: Pick<Log, 'debug'>, when: ReleaseMoment): void {
   const before = process.memoryUsage();
-  const r = releaseMemory(when === 'after a full sync');
+  const r = when === 'while staging a cold start' ? plainGc() : releaseMemory(when === 'after a full sync');
   const after = process.memoryUsage();
+  heapAfterRelease = after.heapUsed;
   const mib = (b: number): number => Math.round(b / 1048576);
   log.debug({
     when, gcMs: Math.round(r.gcMs), heapUsedMiB: [mib(before.heapUsed), mib(after.heapUsed)],
@@ -100,3 +105,33 @@ export function gcBeforeLargeElementCopies(release: () => void, minBytes = GC_BE
     if (bytes >= minBytes) release();
   };
 }
+
+/**
+ * V8's plain full GC, nothing given back to the kernel: for the middle of a compile, where
+ * memoryPressureGc, which also drops V8's compiled code, made the rest of a 44k compile ~2 s slower.
+ */
+function plainGc(): MemoryRelease {
+  const gc = gcFunction();
+  const started = process.hrtime.bigint();
+  gc();
+  return { gcMs: Number(process.hrtime.bigint() - started) / 1e6, trimmed: false };
+}
+
+/**
+ * The proxier's whileStaging: `release` when the heap has grown by `minBytes` since the last release
+ * (releaseMemoryLogged's, at any moment). A staged cold start compiles while the kernel works
+ * (docs/nftables-ruleset.md, "Syncing") and has no GC of ours between its start and its end: at 44k
+ * Services its garbage and queued staging transactions took the process ~65 MiB above the peak of
+ * one transaction (docs/benchmarks.md). This bounds it, for a few GCs that overlap the kernel's work.
+ */
+export function gcWhileStaging(release: () => void, heapUsed: () => number = () => process.memoryUsage().heapUsed,
+  minBytes = STAGING_GC_GROWTH_BYTES): () => void {
+  return () => {
+    if (heapUsed() < heapAfterRelease + minBytes) return;
+    release();
+    heapAfterRelease = heapUsed();
+  };
+}
+
+/** Heap growth between two GCs while a cold start is staged (a 44k start's compile grows ~100 MiB). */
+export const STAGING_GC_GROWTH_BYTES = 64 * 1024 * 1024;

@@ -17,7 +17,7 @@ import { systemClock } from '../base/clock';
 import { nftFamily } from './families';
 import { nftablesOptionsFrom } from './nftables-options';
 import { GrowthWatch } from './memory-growth';
-import { gcBeforeLargeCommits, gcBeforeLargeElementCopies, releaseMemoryLogged } from './release-memory';
+import { gcBeforeLargeCommits, gcBeforeLargeElementCopies, gcWhileStaging, releaseMemoryLogged } from './release-memory';
 import { RulesetGuard } from './ruleset-guard';
 import { SyncLoop } from './sync-loop';
 
@@ -68,7 +68,10 @@ export function syncParts(i: SyncInputs): SyncParts {
 function nftablesProxier(i: SyncInputs, commit: (tx: Transaction) => Promise<unknown>): NftablesProxier {
   const nft = { commit, dumpTable: i.nft.dumpTable.bind(i.nft) };
   const beforeElementsCopied = gcBeforeLargeElementCopies(() => releaseMemoryLogged(i.log, 'before copying a large sync\'s elements'));
-  return new NftablesProxier(nftablesOptionsFrom(i.config, i.families, { nft, log: i.log, metrics: proxierMetrics(i.metrics, i.families[0]), beforeElementsCopied }));
+  const whileStaging = gcWhileStaging(() => releaseMemoryLogged(i.log, 'while staging a cold start'));
+  return new NftablesProxier(nftablesOptionsFrom(i.config, i.families, {
+    nft, log: i.log, metrics: proxierMetrics(i.metrics, i.families[0]), beforeElementsCopied, whileStaging,
+  }));
 }
 
 /** The proxier's counters: one proxier serves every family, so they carry the first family's label. */

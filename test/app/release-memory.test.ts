@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { gcBeforeLargeCommits, gcBeforeLargeElementCopies, releaseMemory, releaseMemoryLogged } from '../../src/app/release-memory';
+import { gcBeforeLargeCommits, gcBeforeLargeElementCopies, gcWhileStaging, releaseMemory, releaseMemoryLogged } from '../../src/app/release-memory';
 import { Transaction } from '../../src/native';
 
 const MiB = 1048576;
@@ -53,5 +53,27 @@ describe('gcBeforeLargeElementCopies', () => {
     hook(4096);
     hook(1 << 20);
     assert.equal(released, 2);
+  });
+});
+
+describe('gcWhileStaging', () => {
+  it('releases when the heap has grown by the threshold since the last release, whose heap is the next floor', () => {
+    let heap = 1e12; // far above whatever floor an earlier release in this process left
+    let released = 0;
+    // A release frees 30 of whatever the heap holds.
+    const wait = gcWhileStaging(() => { released++; heap -= 30; }, () => heap, 50);
+    wait();
+    assert.equal(released, 1);
+    const floor = heap;
+    heap = floor + 49;
+    wait();
+    assert.equal(released, 1, 'grown 49 of 50 since the release: none');
+    heap = floor + 50;
+    wait();
+    assert.equal(released, 2, 'grown 50: released');
+    assert.equal(heap, floor + 20);
+    heap = floor + 69;
+    wait();
+    assert.equal(released, 2, 'the floor moved to the heap after the release');
   });
 });
