@@ -118,3 +118,11 @@ test('staging commits go to the kernel one at a time; whileStaging is called as 
   assert.equal(calls, nft.commits.length - 1, 'once per staging commit');
   assert.equal(copies, 0, 'staged, no element is copied into the sync\'s own transaction');
 });
+
+test('a cold start with no Service at all: the staged table and sets, then the hooks', async () => {
+  const { proxier, nft, kernel } = proxierOnFake({ stageBytes: 256 });
+  assert.deepEqual(await proxier.sync(snapshot([]), changed(), false), { full: true, ok: true });
+  assert.equal(ruleset(kernel), await freshFullSync([]));
+  assert.equal(nft.commits.length, 3, 'one staging commit per family, then the sync\'s own');
+  assert.ok(hooks(nft.commits[2]).length > 0);
+});
