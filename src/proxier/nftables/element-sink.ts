@@ -42,14 +42,14 @@ export class ElementSink {
   }
 
   /** The sets the elements not yet written name (those `which` takes). */
-  setNames(which: (set: SetDef) => boolean = ALL): Set<string> {
+  setNames(which: (set: SetDef) => boolean = everySet): Set<string> {
     const names = new Set<string>();
     for (const g of this.groups.values()) if (which(this.specs.get(g.set)!)) names.add(g.set);
     return names;
   }
 
   /** Bytes the encoded elements will add to the transaction (interval sets' aside; those `which` takes). */
-  byteLength(which: (set: SetDef) => boolean = ALL): number {
+  byteLength(which: (set: SetDef) => boolean = everySet): number {
     let bytes = 0;
     for (const g of this.groups.values()) if (g.batch && which(this.specs.get(g.set)!)) bytes += g.batch.byteLength + g.set.length;
     return bytes;
@@ -59,7 +59,7 @@ export class ElementSink {
    * The ops (those `which` takes), in the order their sets (or set and ServicePort) were first
    * claimed; each batch is let go once copied.
    */
-  writeTo(w: TxWriter, family: NftFamily, which: (set: SetDef) => boolean = ALL): void {
+  writeTo(w: TxWriter, family: NftFamily, which: (set: SetDef) => boolean = everySet): void {
     w.tx.reserve(this.byteLength(which));
     for (const [id, g] of this.groups) {
       if (!which(this.specs.get(g.set)!)) continue;
@@ -70,4 +70,5 @@ export class ElementSink {
   }
 }
 
-const ALL = (): boolean => true;
+/** The sets filter that takes every set. */
+export const everySet = (): boolean => true;

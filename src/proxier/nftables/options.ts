@@ -54,8 +54,8 @@ export interface NftablesProxierOptions {
    */
   beforeElementsCopied?: (bytes: number) => void;
   /**
-   * A full sync into a family whose table does not exist (a cold start) stages its sets, elements
-   * and regular chains in commits of about this many bytes of elements while it compiles
+   * A full sync into a family whose table does not exist (a cold start) stages its sets, elements,
+   * regular chains and their rules in commits of about this many bytes of elements while it compiles
    * (plan-full.ts Staging); 0 writes it as one transaction. Default DEFAULT_STAGE_BYTES.
    */
   stageBytes?: number;
@@ -66,7 +66,7 @@ export interface NftablesProxierOptions {
   whileStaging?: () => void;
 }
 
-/** 4 MiB of elements: ~8 staging commits for a 44k-Service cold start, each under the guard's quiet threshold's GC. */
+/** 4 MiB of elements: ~9 staging commits for a 44k-Service cold start, each below the 16 MiB at which the app collects garbage before a commit. */
 export const DEFAULT_STAGE_BYTES = 4 * 1024 * 1024;
 
 const fail = (field: string, msg: string): never => { throw new RangeError(`nftables proxier options.${field}: ${msg}`); };

@@ -10,7 +10,7 @@ import { compileService } from './compile-service';
 import type { FamilyContext } from './context';
 import type { BaseObjects, ChainDef, ElementDef, NftFamily, ServiceObjects, SetDef } from './desired';
 import { ElementIndex, claimAll } from './element-index';
-import { ElementSink } from './element-sink';
+import { ElementSink, everySet } from './element-sink';
 import { BASE_OWNER, TxWriter, nativeSetSpec } from './tx-writer';
 import { chainFingerprint, setFingerprint, setsInUse, type FamilyMirror, type FamilyState, type ServiceSource } from './state';
 
@@ -218,7 +218,6 @@ class StagedObjects {
   }
 }
 
-const everySet = (): boolean => true;
 const notVerdictMap = (set: SetDef): boolean => set.map !== 'verdict';
 
 /**

@@ -299,7 +299,7 @@ export class NftablesProxier implements Proxier {
     const keys = [...snapshot.services.keys()].sort();
     let staged: Promise<unknown> | undefined;
     const staging: Staging = {
-      minBytes: this.opts.stageBytes ?? DEFAULT_STAGE_BYTES,
+      minBytes: this.stageBytes,
       commit: (w) => {
         const before = staged ?? Promise.resolve();
         this.opts.whileStaging?.();
@@ -326,9 +326,13 @@ export class NftablesProxier implements Proxier {
     return { writer, staged, commit: () => { for (const s of next) this.states.set(s.family, s); } };
   }
 
+  private get stageBytes(): number {
+    return this.opts.stageBytes ?? DEFAULT_STAGE_BYTES;
+  }
+
   /** A full sync into a table the last dump did not find, with nothing of ours that may exist since. */
   private coldStart(f: NftFamily): boolean {
-    return (this.opts.stageBytes ?? DEFAULT_STAGE_BYTES) > 0 && this.absent.has(f) && !this.states.has(f) && !this.maybeChains.get(f)?.size;
+    return this.stageBytes > 0 && this.absent.has(f) && !this.states.has(f) && !this.maybeChains.get(f)?.size;
   }
 
   private knownObjects(f: NftFamily): KnownObjects {
