@@ -46,7 +46,7 @@ export interface RtnlHandle {
    * refused operations; rejects only when nothing could be sent.
    */
   applyAddresses(ops: readonly AddressOp[]): Promise<{ applied: number; errors: AddressOpError[] }>;
-  /** The addresses on one link (both families). */
-  addresses(linkIndex: number): Promise<LinkAddress[]>;
+  /** The addresses on one link, or on every link when none is given (the node's own IPs), both families. */
+  addresses(linkIndex?: number): Promise<LinkAddress[]>;
   close(): void;
 }
