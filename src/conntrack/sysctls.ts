@@ -8,35 +8,13 @@
 //   true) are per network namespace and written whenever they differ.
 // A value that cannot be written (read-only /proc/sys or /sys in a container, or the global
 // ones from inside a netns) is reported and the rest still applied: upstream carries on too.
-import * as fs from 'node:fs';
 import * as os from 'node:os';
-import * as path from 'node:path';
+import { applySysctl, type SysctlOutcome, type SysctlRoots, type SysctlWrite } from '../base/sysctl';
 import type { ConntrackConfig } from '../config/types';
 
-export interface SysctlWrite {
-  /** Path under the root, e.g. net/netfilter/nf_conntrack_max. */
-  name: string;
-  value: number;
-  /** Write only when the current value is smaller. */
-  raiseOnly: boolean;
-  root: 'proc' | 'sys';
-}
+export type { SysctlAction, SysctlOutcome, SysctlWrite } from '../base/sysctl';
 
-export type SysctlAction = 'set' | 'unchanged' | 'failed';
-
-export interface SysctlOutcome {
-  name: string;
-  value: number;
-  previous?: number;
-  action: SysctlAction;
-  error?: string;
-}
-
-export interface SysctlOptions {
-  /** Default /proc/sys. */
-  procRoot?: string;
-  /** Default /sys. */
-  sysRoot?: string;
+export interface SysctlOptions extends SysctlRoots {
   /** Default: os.availableParallelism(). */
   cpus?: number;
 }
@@ -76,39 +54,14 @@ export function planConntrackSysctls(config: ConntrackConfig, cpus: number): Sys
   return out;
 }
 
-function readInt(file: string): number | undefined {
-  try {
-    const n = Number.parseInt(fs.readFileSync(file, 'utf8').trim(), 10);
-    return Number.isFinite(n) ? n : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function applyOne(w: SysctlWrite, file: string): SysctlOutcome {
-  const previous = readInt(file);
-  const base = { name: w.name, value: w.value, ...(previous === undefined ? {} : { previous }) };
-  const needed = previous === undefined || (w.raiseOnly ? previous < w.value : previous !== w.value);
-  if (!needed) return { ...base, action: 'unchanged' };
-  try {
-    fs.writeFileSync(file, `${w.value}\n`);
-    return { ...base, action: 'set' };
-  } catch (e) {
-    const err = e as NodeJS.ErrnoException;
-    return { ...base, action: 'failed', error: `cannot write ${file}: ${err.code ?? ''} ${err.message}`.trim() };
-  }
-}
-
 /** Applies the plan; never throws for a value it cannot write (see each outcome). */
 export function applyConntrackSysctls(config: ConntrackConfig, opts: SysctlOptions = {}): SysctlOutcome[] {
-  const procRoot = opts.procRoot ?? '/proc/sys';
-  const sysRoot = opts.sysRoot ?? '/sys';
   const cpus = opts.cpus ?? os.availableParallelism();
   const outcomes: SysctlOutcome[] = [];
   for (const w of planConntrackSysctls(config, cpus)) {
     // Upstream sizes the hash table only once nf_conntrack_max itself was accepted.
     if (w.name === HASHSIZE && outcomes.some((o) => o.name.endsWith('nf_conntrack_max') && o.action === 'failed')) continue;
-    outcomes.push(applyOne(w, path.join(w.root === 'proc' ? procRoot : sysRoot, w.name)));
+    outcomes.push(applySysctl(w, opts));
   }
   return outcomes;
 }
