@@ -21,6 +21,7 @@ import { createProxyMetrics } from '../../src/metrics/proxy-metrics';
 import { ProxyHealth } from '../../src/health/proxy-health';
 import { Nft } from '../../src/native';
 import { servedFamilies } from '../../src/app/families';
+import { nftablesParts } from '../../src/app/nftables-parts';
 import { syncParts } from '../../src/app/sync-parts';
 import { ScaleApiHost } from './api-host';
 import { NODE_NAME } from './cluster-state';
@@ -111,8 +112,9 @@ export async function runBreakdown(o: BreakdownOptions): Promise<BreakdownResult
   host.api.compact();
   steps.push(reading('+ model (ProxyState fed, changes pending)'));
 
-  const parts = syncParts({ config, log, families, metrics: createProxyMetrics(new Registry()), health: new ProxyHealth(2 * config.syncPeriod), state, nft: Nft.open() });
-  parts.guard.start();
+  const inputs = { config, log, families, metrics: createProxyMetrics(new Registry()), health: new ProxyHealth(2 * config.syncPeriod), state };
+  const parts = syncParts(inputs, nftablesParts({ ...inputs, nft: Nft.open() }));
+  parts.guard?.start();
   if (!(await parts.loop.run('requested'))) problems.push('the first sync failed');
   steps.push(reading('+ first full sync (proxier state, sync loop, guard, health-check servers)'));
   await snap('synced');

@@ -21,6 +21,7 @@ import { Nft } from '../native';
 import { servedFamilies } from './families';
 import { modelSink } from './model-sink';
 import { shutDown, type OpenedParts } from './shutdown';
+import { nftablesParts } from './nftables-parts';
 import { syncParts, type SyncParts } from './sync-parts';
 
 export interface ProxyAppOptions {
@@ -113,7 +114,7 @@ function applySysctls(o: ProxyAppOptions): void {
 /** Opens and starts everything in order, recording each part in `opened` as soon as it exists. */
 async function openAndStart(o: ProxyAppOptions, mode: string, model: Model, opened: Opened): Promise<RunningProxy> {
   const nft = (opened.nft = Nft.open(o.netns ? { netns: o.netns } : undefined));
-  const sync = syncParts({ ...o, ...model, nft });
+  const sync = syncParts({ ...o, ...model }, nftablesParts({ ...o, ...model, nft }));
   Object.assign(opened, { guard: sync.guard, runner: sync.runner, serviceHealth: sync.serviceHealth });
   const watcher = (opened.watcher = clusterWatcher(o, model, sync));
   const healthServer = await startHealthServer({
@@ -125,7 +126,7 @@ async function openAndStart(o: ProxyAppOptions, mode: string, model: Model, open
     bindAddress: o.config.metricsBindAddress, registry: model.registry, proxyMode: mode, config: () => o.config, log: o.log,
   });
   opened.servers.push(metricsServer);
-  sync.guard.start();
+  sync.guard?.start();
   watcher.start();
   return {
     metrics: model.metrics, registry: model.registry, watcher, health: model.health,
