@@ -190,3 +190,18 @@ test('10,000 addresses in one call: one datagram, all acked, dumped and deleted'
   const ms = (a: bigint, b: bigint) => (Number(b - a) / 1e6).toFixed(0);
   console.log(`# 10k addresses: add ${ms(t0, t1)} ms, dump ${ms(t1, t2)} ms, delete ${ms(t2, t3)} ms`);
 });
+
+test('the addon defers close() while an operation runs; a bad netns path is an errno error', async () => {
+  const raw = new (loadAddon().RtnlSocket)(ns.path);
+  const p = raw.applyAddresses(encodeAddressOps([add(veth, '10.3.0.1')]));
+  raw.close();
+  assert.deepEqual(await p, { applied: 1, sends: 1, errors: [] });
+  assert.throws(() => raw.addresses(), /RtnlSocket\.addresses: socket is closed/);
+  assert.throws(() => raw.applyAddresses(Buffer.alloc(0)), /socket is closed/);
+  assert.deepEqual((await rtnl.applyAddresses([del(add(veth, '10.3.0.1'))])).errors, []);
+  assert.throws(() => new RtnlSocket({ netns: '/run/netns/kpn-no-such-netns' }), (e: unknown) => {
+    assert.equal((e as { code?: string }).code, 'ENOENT');
+    assert.match(String(e), /opening NETLINK_ROUTE socket in \/run\/netns\/kpn-no-such-netns/);
+    return true;
+  });
+});
