@@ -205,3 +205,19 @@ test('the addon defers close() while an operation runs; a bad netns path is an e
     return true;
   });
 });
+
+test('more ops than one datagram carries (16,384): two sends, errors still mapped to their index', async () => {
+  ns.exec('ip', ['link', 'add', 'v2', 'type', 'veth', 'peer', 'name', 'v3']);
+  const index = (await rtnl.link('v2'))!.index;
+  const ops: AddressOp[] = [];
+  for (let i = 0; i < 20000; i++) ops.push(add(index, `10.${200 + (i >> 16)}.${(i >> 8) & 255}.${i & 255}`));
+  ops[16384 + 5] = ops[3];  // already added by the first datagram: EEXIST from the second
+  const raw = new (loadAddon().RtnlSocket)(ns.path);
+  const res = await raw.applyAddresses(encodeAddressOps(ops)).finally(() => raw.close());
+  assert.equal(res.sends, 2);
+  assert.equal(res.applied, 19999);
+  assert.deepEqual(res.errors.map((e) => [e.index, e.code]), [[16389, 'EEXIST']]);
+  assert.equal((await rtnl.addresses(index)).length, 19999);
+  assert.equal(await rtnl.deleteLink('v2'), true);
+  assert.equal(await rtnl.link('v3'), undefined, 'the peer went with it');
+});
