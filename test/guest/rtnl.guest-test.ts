@@ -41,7 +41,8 @@ test('ensureDummyLink creates kube-ipvs0 down, then finds it (created: false)', 
 });
 
 test('addresses bound on kube-ipvs0 and dumped; 10,000 in one call', async () => {
-  const link = (await rtnl.link(LINK))!;
+  const link = await rtnl.link(LINK);
+  assert.ok(link, `${LINK} is missing: the first test could not create it`);
   const few = [addOp(link.index, '10.96.0.1'), addOp(link.index, 'fd00:10:96::1')];
   assert.deepEqual(await rtnl.applyAddresses(few), { applied: 2, errors: [] });
   const info = JSON.parse(ns.exec('ip', ['-j', 'addr', 'show', 'dev', LINK]))[0].addr_info as { local: string; tentative?: boolean }[];
