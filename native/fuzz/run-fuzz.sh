@@ -23,6 +23,8 @@ declare -A SOURCES=(
   [nl_acks]="fuzz_nl_acks.cc ../netlink/request.cc ../netlink/socket.cc ../nft/commit_replies.cc $ENCODER"
   [ct_messages]="fuzz_ct_messages.cc ../conntrack/ct_messages.cc ../netlink/attr_iter.cc ../conntrack/ct_queries.cc \
     ../netlink/builder.cc ../netlink/attr.cc"
+  [rtnl_replies]="fuzz_rtnl_replies.cc ../rtnl/rtnl_messages.cc ../rtnl/addr_replies.cc ../rtnl/addr_ops.cc \
+    ../netlink/request.cc ../netlink/socket.cc ../netlink/builder.cc ../netlink/attr.cc"
 )
 
 if [[ "${1:-}" == "--list" ]]; then

@@ -1,4 +1,4 @@
-// Module entry: exports NftSocket, NftMonitor, conntrackDelete, conntrackList and the functions
+// Module entry: exports NftSocket, NftMonitor, RtnlSocket, conntrackDelete, conntrackList and the functions
 // below (validateTransaction, groupNotifications, errnoName, releaseFreeMemory, memoryPressureGc).
 #include <napi.h>
 #include <v8.h>
@@ -16,6 +16,7 @@
 #include "napi/monitor_events.h"
 #include "napi/nft_monitor.h"
 #include "napi/nft_socket.h"
+#include "napi/rtnl_socket.h"
 #include "nft/notify_commits.h"
 
 namespace kpn {
@@ -109,6 +110,7 @@ static Napi::Object InitAddon(Napi::Env env, Napi::Object exports) {
   exports.Set("memoryPressureGc", Napi::Function::New(env, kpn::MemoryPressureGc, "memoryPressureGc"));
   exports.Set("conntrackDelete", Napi::Function::New(env, kpn::ConntrackDelete, "conntrackDelete"));
   exports.Set("conntrackList", Napi::Function::New(env, kpn::ConntrackList, "conntrackList"));
+  kpn::RtnlSocket::Init(env, exports);  // rtnetlink: links and addresses (IPVS mode)
   return exports;
 }
 

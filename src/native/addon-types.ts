@@ -61,3 +61,23 @@ export interface AddonModule {
   conntrackDelete(netnsPath: string | null, filters: ConntrackFilter[], options?: ConntrackDeleteOptions): Promise<ConntrackDeleteResult>;
   conntrackList(netnsPath: string | null, query: ConntrackListQuery): Promise<DnatFlowList>;
 }
+
+// --- rtnetlink (RtnlSocket, native/napi/rtnl_socket.cc): the IPVS mode's dummy link and addresses ---
+export interface RawLink { index: number; name: string; kind: string; flags: number }
+export interface RawLinkAddress { linkIndex: number; family: 4 | 6; address: string; prefixLength: number; scope: number; flags: number }
+export interface RawAddressOpError { index: number; errno: number; code: string; extack?: string }
+export interface RtnlSocketHandle {
+  /** Rejects with errno ENODEV when there is no such link. */
+  link(name: string): Promise<RawLink>;
+  /** Rejects with the kernel's errno (EEXIST, EOPNOTSUPP without the dummy driver, ...). */
+  createDummyLink(name: string): Promise<void>;
+  deleteLink(name: string): Promise<void>;
+  /** `ops`: 24-byte records (native/rtnl/addr_ops.h; src/native/rtnl-encode.ts writes them). */
+  applyAddresses(ops: Buffer): Promise<{ applied: number; sends: number; errors: RawAddressOpError[] }>;
+  addresses(linkIndex?: number): Promise<RawLinkAddress[]>;
+  close(): void;
+}
+// (merged into the AddonModule above: declaration merging keeps this block in one place)
+export interface AddonModule {
+  RtnlSocket: new (netnsPath?: string | null) => RtnlSocketHandle;
+}

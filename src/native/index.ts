@@ -23,3 +23,6 @@ export type { ConntrackAddon, ConntrackClientOptions } from './conntrack-client'
 export type {
   ConntrackDeleteOptions, ConntrackDeleteResult, ConntrackFilter, ConntrackListQuery, ConntrackProtocol, DnatFlow, DnatFlowList,
 } from './conntrack-types';
+export { RtnlSocket } from './rtnl';
+export type { RtnlSocketOptions } from './rtnl';
+export type { AddressOp, AddressOpError, LinkAddress, LinkInfo, RtnlHandle } from './rtnl-types';

@@ -1,0 +1,129 @@
+#include "napi/rtnl_socket.h"
+
+#include <linux/if.h>
+#include <linux/netlink.h>
+
+#include <climits>
+#include <cstring>
+
+#include "napi/args.h"
+#include "napi/errors.h"
+#include "napi/rtnl_workers.h"
+#include "rtnl/addr_ops.h"
+
+namespace kpn {
+
+namespace {
+
+// A link name as the kernel takes it: 1..IFNAMSIZ-1 bytes, no NUL.
+bool LinkNameArg(const Napi::CallbackInfo& info, std::string* out) {
+  return StringArg(info, 0, "name", 1, IFNAMSIZ - 1, out);
+}
+
+}  // namespace
+
+void RtnlSocket::Init(Napi::Env env, Napi::Object exports) {
+  Napi::Function cls = DefineClass(env, "RtnlSocket", {
+    InstanceMethod<&RtnlSocket::Link>("link"),
+    InstanceMethod<&RtnlSocket::CreateDummyLink>("createDummyLink"),
+    InstanceMethod<&RtnlSocket::DeleteLink>("deleteLink"),
+    InstanceMethod<&RtnlSocket::ApplyAddresses>("applyAddresses"),
+    InstanceMethod<&RtnlSocket::Addresses>("addresses"),
+    InstanceMethod<&RtnlSocket::Close>("close"),
+  });
+  exports.Set("RtnlSocket", cls);
+}
+
+RtnlSocket::RtnlSocket(const Napi::CallbackInfo& info) : Napi::ObjectWrap<RtnlSocket>(info) {
+  Napi::Env env = info.Env();
+  std::string path;
+  bool hasPath = info.Length() > 0 && !info[0].IsUndefined() && !info[0].IsNull();
+  if (hasPath && !StringArg(info, 0, "netnsPath", 1, PATH_MAX - 1, &path)) return;
+  auto sock = std::make_unique<NetlinkSocket>();
+  std::string what;
+  if (int e = sock->Open(NETLINK_ROUTE, path, &what)) {
+    ErrnoError(env, e, "opening NETLINK_ROUTE socket" + (path.empty() ? "" : " in " + path) + ": " + what + ": " +
+                           std::strerror(e)).ThrowAsJavaScriptException();
+    return;
+  }
+  sock_ = std::move(sock);
+}
+
+bool RtnlSocket::Acquire(Napi::Env env, const char* method) {
+  if (!sock_ || closeRequested_) {
+    Napi::Error::New(env, std::string("RtnlSocket.") + method + ": socket is closed").ThrowAsJavaScriptException();
+    return false;
+  }
+  if (busy_) {
+    Napi::Error::New(env, std::string("RtnlSocket.") + method +
+                              ": another operation is in progress (one at a time per socket)").ThrowAsJavaScriptException();
+    return false;
+  }
+  busy_ = true;
+  return true;
+}
+
+void RtnlSocket::OperationDone() {
+  busy_ = false;
+  if (closeRequested_) sock_.reset();
+}
+
+Napi::Value RtnlSocket::Link(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  std::string name;
+  if (!LinkNameArg(info, &name) || !Acquire(env, "link")) return env.Undefined();
+  return QueueWorker(new RtnlLinkWorker(env, this, sock_.get(), RtnlLinkWorker::Kind::kGet, std::move(name)));
+}
+
+Napi::Value RtnlSocket::CreateDummyLink(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  std::string name;
+  if (!LinkNameArg(info, &name) || !Acquire(env, "createDummyLink")) return env.Undefined();
+  return QueueWorker(new RtnlLinkWorker(env, this, sock_.get(), RtnlLinkWorker::Kind::kCreateDummy, std::move(name)));
+}
+
+Napi::Value RtnlSocket::DeleteLink(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  std::string name;
+  if (!LinkNameArg(info, &name) || !Acquire(env, "deleteLink")) return env.Undefined();
+  return QueueWorker(new RtnlLinkWorker(env, this, sock_.get(), RtnlLinkWorker::Kind::kDelete, std::move(name)));
+}
+
+// The ops are copied out of the Buffer here (24 bytes each, checked), so the worker needs no
+// reference to it.
+Napi::Value RtnlSocket::ApplyAddresses(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 1 || !info[0].IsBuffer()) {
+    ThrowType(env, "ops must be a Buffer");
+    return env.Undefined();
+  }
+  auto buf = info[0].As<Napi::Buffer<uint8_t>>();
+  std::vector<rtnl::AddrOp> ops;
+  std::string err;
+  if (!rtnl::DecodeAddrOps(buf.Data(), buf.Length(), &ops, &err)) {
+    ThrowRange(env, err);
+    return env.Undefined();
+  }
+  if (!Acquire(env, "applyAddresses")) return env.Undefined();
+  return QueueWorker(new RtnlApplyWorker(env, this, sock_.get(), std::move(ops)));
+}
+
+Napi::Value RtnlSocket::Addresses(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  double index = 0;
+  if (info.Length() > 0 && !info[0].IsUndefined() && !info[0].IsNull() && !IntegerValue(info[0], 1, 2147483647.0, &index)) {
+    ThrowRange(env, "linkIndex must be an integer in 1..2147483647");
+    return env.Undefined();
+  }
+  if (!Acquire(env, "addresses")) return env.Undefined();
+  return QueueWorker(new RtnlAddrDumpWorker(env, this, sock_.get(), int32_t(index)));
+}
+
+// Closing while an operation runs is deferred until it finishes (the worker owns the fd meanwhile).
+Napi::Value RtnlSocket::Close(const Napi::CallbackInfo& info) {
+  closeRequested_ = true;
+  if (!busy_) sock_.reset();
+  return info.Env().Undefined();
+}
+
+}  // namespace kpn

@@ -1,0 +1,37 @@
+// The RtnlSocket JavaScript class: a NETLINK_ROUTE socket in a chosen netns for the IPVS mode's
+// dummy link and its addresses. Each method runs on a worker thread (Promise-returning), one at a
+// time per socket; close() while one runs is deferred until it finishes.
+#pragma once
+#include <napi.h>
+
+#include <memory>
+
+#include "netlink/socket.h"
+
+namespace kpn {
+
+class RtnlSocket : public Napi::ObjectWrap<RtnlSocket> {
+ public:
+  static void Init(Napi::Env env, Napi::Object exports);
+  explicit RtnlSocket(const Napi::CallbackInfo& info);
+
+  // Workers call this when they finish so a close() requested meanwhile takes effect.
+  void OperationDone();
+
+ private:
+  Napi::Value Link(const Napi::CallbackInfo& info);
+  Napi::Value CreateDummyLink(const Napi::CallbackInfo& info);
+  Napi::Value DeleteLink(const Napi::CallbackInfo& info);
+  Napi::Value ApplyAddresses(const Napi::CallbackInfo& info);
+  Napi::Value Addresses(const Napi::CallbackInfo& info);
+  Napi::Value Close(const Napi::CallbackInfo& info);
+
+  // Throws (and returns false) if closed or busy; otherwise marks the socket busy.
+  bool Acquire(Napi::Env env, const char* method);
+
+  std::unique_ptr<NetlinkSocket> sock_;
+  bool busy_ = false;
+  bool closeRequested_ = false;
+};
+
+}  // namespace kpn
