@@ -23,3 +23,6 @@ export type { ConntrackAddon, ConntrackClientOptions } from './conntrack-client'
 export type {
   ConntrackDeleteOptions, ConntrackDeleteResult, ConntrackFilter, ConntrackListQuery, ConntrackProtocol, DnatFlow, DnatFlowList,
 } from './conntrack-types';
+export { IpvsSocket, describeIpvsOp } from './ipvs';
+export { serializeIpvsOps, serializeIpvsServiceKey } from './ipvs-serialize';
+export type { IpvsSocketHandle, RawIpvsApplyResult, RawIpvsDest, RawIpvsService } from './addon-types';
