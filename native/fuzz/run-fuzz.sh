@@ -23,6 +23,10 @@ declare -A SOURCES=(
   [nl_acks]="fuzz_nl_acks.cc ../netlink/request.cc ../netlink/socket.cc ../nft/commit_replies.cc $ENCODER"
   [ct_messages]="fuzz_ct_messages.cc ../conntrack/ct_messages.cc ../netlink/attr_iter.cc ../conntrack/ct_queries.cc \
     ../netlink/builder.cc ../netlink/attr.cc"
+  [ipvs_ops]="fuzz_ipvs_ops.cc ../ipvs/op_decoder.cc ../ipvs/encode.cc ../ipvs/replies.cc ../txn/wire_reader.cc \
+    ../netlink/builder.cc ../netlink/attr.cc ../netlink/attr_iter.cc"
+  [ipvs_replies]="fuzz_ipvs_replies.cc ../ipvs/replies.cc ../ipvs/apply_replies.cc ../ipvs/encode.cc \
+    ../netlink/builder.cc ../netlink/attr.cc ../netlink/attr_iter.cc"
 )
 
 if [[ "${1:-}" == "--list" ]]; then

@@ -117,8 +117,6 @@ bool ReadHeader(WireReader& r, uint32_t* count) {
 
 }  // namespace
 
-bool IsServiceOp(OpCode c) { return c == OpCode::kAddService || c == OpCode::kEditService || c == OpCode::kDeleteService; }
-
 bool DecodeOps(const uint8_t* data, size_t len, std::vector<Op>* out, DecodeError* err) {
   WireReader r(data, len);
   uint32_t count;

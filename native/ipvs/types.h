@@ -54,7 +54,9 @@ struct Op {
   Dest dest;        // only key for kDeleteDest
 };
 
-bool IsServiceOp(OpCode c);
+inline bool IsServiceOp(OpCode c) {
+  return c == OpCode::kAddService || c == OpCode::kEditService || c == OpCode::kDeleteService;
+}
 
 // What a dump reports.
 struct ServiceEntry {
