@@ -5,12 +5,13 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 
 export const LAYER_INCLUDES: Record<string, readonly string[]> = {
-  napi: ['napi', 'txn', 'nft', 'conntrack', 'monitor', 'netlink'],
+  napi: ['napi', 'txn', 'nft', 'conntrack', 'monitor', 'netlink', 'ipvs'],
   txn: ['txn'],
   nft: ['nft', 'txn', 'netlink'],
   conntrack: ['conntrack', 'netlink'],
   monitor: ['monitor', 'nft', 'netlink'],
   netlink: ['netlink'],
+  ipvs: ['ipvs', 'txn', 'netlink'],  // txn/: its checking WireReader and DecodeError
 };
 
 export interface NativeFile { path: string; text: string }  // path relative to native/
