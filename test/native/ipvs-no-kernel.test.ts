@@ -26,3 +26,12 @@ test('an unresolved socket refuses work, and open() refuses a bad netns', async 
   assert.throws(() => raw.dump(), /socket is closed/);
   await assert.rejects(IpvsSocket.open({ netns: '/run/netns/kpn-does-not-exist' }), (e: Error & { code?: string }) => e.code === 'ENOENT' && /open netns/.test(e.message));
 });
+
+test('close() while an operation runs is deferred: the operation still settles, later calls are refused', async () => {
+  const raw = new (loadAddon().IpvsSocket)(null);
+  const pending = raw.resolveFamily();
+  assert.throws(() => raw.resolveFamily(), /another operation is in progress/);
+  raw.close();
+  await assert.rejects(pending, (e: Error & { code?: string }) => e.code === 'ENOENT');
+  assert.throws(() => raw.resolveFamily(), /socket is closed/);
+});
