@@ -25,6 +25,10 @@ declare -A SOURCES=(
     ../netlink/builder.cc ../netlink/attr.cc"
   [rtnl_replies]="fuzz_rtnl_replies.cc ../rtnl/rtnl_messages.cc ../rtnl/addr_replies.cc ../rtnl/addr_ops.cc \
     ../netlink/request.cc ../netlink/socket.cc ../netlink/builder.cc ../netlink/attr.cc"
+  [ipvs_ops]="fuzz_ipvs_ops.cc ../ipvs/op_decoder.cc ../ipvs/encode.cc ../ipvs/replies.cc ../txn/wire_reader.cc \
+    ../netlink/builder.cc ../netlink/attr.cc ../netlink/attr_iter.cc"
+  [ipvs_replies]="fuzz_ipvs_replies.cc ../ipvs/replies.cc ../ipvs/apply_replies.cc ../ipvs/encode.cc \
+    ../netlink/builder.cc ../netlink/attr.cc ../netlink/attr_iter.cc"
 )
 
 if [[ "${1:-}" == "--list" ]]; then

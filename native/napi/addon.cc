@@ -12,6 +12,7 @@
 #include "napi/conntrack_delete.h"
 #include "napi/conntrack_list.h"
 #include "napi/errors.h"
+#include "napi/ipvs_socket.h"
 #include "napi/monitor_args.h"
 #include "napi/monitor_events.h"
 #include "napi/nft_monitor.h"
@@ -103,6 +104,7 @@ Napi::Value ErrnoNameOf(const Napi::CallbackInfo& info) {
 static Napi::Object InitAddon(Napi::Env env, Napi::Object exports) {
   kpn::NftSocket::Init(env, exports);
   kpn::NftMonitor::Init(env, exports);
+  kpn::IpvsSocket::Init(env, exports);  // IpvsSocket, validateIpvsOps
   exports.Set("validateTransaction", Napi::Function::New(env, kpn::ValidateTransaction, "validateTransaction"));
   exports.Set("groupNotifications", Napi::Function::New(env, kpn::GroupNotifications, "groupNotifications"));
   exports.Set("errnoName", Napi::Function::New(env, kpn::ErrnoNameOf, "errnoName"));

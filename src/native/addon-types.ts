@@ -1,4 +1,5 @@
 // The addon's exports as the C++ side defines them (the contract in docs/wire-format.md).
+import type { IpvsTimeouts } from './ipvs-types';
 import type { ConntrackDeleteOptions, ConntrackDeleteResult, ConntrackFilter, ConntrackListQuery, DnatFlowList } from './conntrack-types';
 
 export interface RawChain { name: string; handle: number; hook?: number; priority?: number; type?: string; policy?: number }
@@ -45,6 +46,32 @@ export interface NftMonitorHandle {
   readonly portId: number;
 }
 
+// IPVS (generic netlink): what native/napi/ipvs_*.cc return; src/native/ipvs.ts maps them to ipvs-types.
+export interface RawIpvsDest {
+  family: number; address: string; port: number; weight: number; forward: number;
+  activeConns: number; inactiveConns: number; persistConns: number;
+}
+export interface RawIpvsService {
+  family: number; protocol: number; address: string; port: number; scheduler: string; flags: number; timeout: number;
+  prefixLength: number; destinations: RawIpvsDest[];
+}
+export interface RawIpvsApplyResult {
+  applied: number; sends: number; bytes: number;
+  errors: { index: number; errno: number; code: string; extack?: string }[];
+}
+export interface IpvsSocketHandle {
+  /** Finds the IPVS family's id (ENOENT: the kernel has no IPVS); every other call needs it first. */
+  resolveFamily(): Promise<number>;
+  /** buf: serializeIpvsOps' buffer (docs/wire-format.md, "The IPVS op buffer"). */
+  apply(buf: Buffer): Promise<RawIpvsApplyResult>;
+  dump(): Promise<RawIpvsService[]>;
+  /** key: serializeIpvsServiceKey's buffer; rejects with the kernel's ESRCH for a missing service. */
+  dumpDestinations(key: Buffer): Promise<RawIpvsDest[]>;
+  getTimeouts(): Promise<IpvsTimeouts>;
+  setTimeouts(tcp: number, tcpFin: number, udp: number): Promise<void>;
+  close(): void;
+}
+
 export interface AddonModule {
   NftSocket: new (netnsPath?: string | null) => NftSocketHandle;
   NftMonitor: new (netnsPath: string | null, interest: { family: number; table: string }[], ownPortIds: number[],
@@ -60,6 +87,9 @@ export interface AddonModule {
   memoryPressureGc(): void;
   conntrackDelete(netnsPath: string | null, filters: ConntrackFilter[], options?: ConntrackDeleteOptions): Promise<ConntrackDeleteResult>;
   conntrackList(netnsPath: string | null, query: ConntrackListQuery): Promise<DnatFlowList>;
+  IpvsSocket: new (netnsPath?: string | null) => IpvsSocketHandle;
+  /** Decodes an IPVS op buffer as apply() does: the op count, or a TypeError/RangeError naming the op and field. */
+  validateIpvsOps(buf: Buffer): number;
 }
 
 // --- rtnetlink (RtnlSocket, native/napi/rtnl_socket.cc): the IPVS mode's dummy link and addresses ---

@@ -26,3 +26,6 @@ export type {
 export { RtnlSocket } from './rtnl';
 export type { RtnlSocketOptions } from './rtnl';
 export type { AddressOp, AddressOpError, LinkAddress, LinkInfo, RtnlHandle } from './rtnl-types';
+export { IpvsSocket, describeIpvsOp } from './ipvs';
+export { serializeIpvsOps, serializeIpvsServiceKey } from './ipvs-serialize';
+export type { IpvsSocketHandle, RawIpvsApplyResult, RawIpvsDest, RawIpvsService } from './addon-types';

@@ -5,13 +5,14 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 
 export const LAYER_INCLUDES: Record<string, readonly string[]> = {
-  napi: ['napi', 'txn', 'nft', 'conntrack', 'monitor', 'netlink', 'rtnl'],
+  napi: ['napi', 'txn', 'nft', 'conntrack', 'monitor', 'netlink', 'rtnl', 'ipvs'],
   txn: ['txn'],
   nft: ['nft', 'txn', 'netlink'],
   conntrack: ['conntrack', 'netlink'],
   monitor: ['monitor', 'nft', 'netlink'],
   netlink: ['netlink'],
   rtnl: ['rtnl', 'netlink'],
+  ipvs: ['ipvs', 'txn', 'netlink'],  // txn/: its checking WireReader and DecodeError
 };
 
 export interface NativeFile { path: string; text: string }  // path relative to native/

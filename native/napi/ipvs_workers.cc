@@ -1,0 +1,67 @@
+#include "napi/ipvs_workers.h"
+
+#include "napi/errors.h"
+#include "napi/ipvs_results.h"
+
+namespace kpn {
+
+IpvsWorker::IpvsWorker(Napi::Env env, IpvsSocket* owner, NetlinkSocket* sock, uint16_t familyId)
+    : PromiseWorker(env), owner_(owner), ownerRef_(Napi::Persistent(owner->Value())), sock_(sock), familyId_(familyId) {}
+
+void IpvsWorker::OnError(const Napi::Error& e) {
+  owner_->OperationDone();
+  PromiseWorker::OnError(e);
+}
+
+void IpvsWorker::OnOK() {
+  Napi::Env env = Env();
+  Napi::Value v = err_.errnum ? env.Undefined() : Result(env);
+  owner_->OperationDone();
+  if (err_.errnum) {
+    deferred_.Reject(ErrnoError(env, err_.errnum, What() + ": " + err_.message).Value());
+    return;
+  }
+  deferred_.Resolve(v);
+}
+
+void IpvsResolveWorker::Execute() { err_ = ipvs::ResolveFamily(*sock_, &familyId_); }
+
+Napi::Value IpvsResolveWorker::Result(Napi::Env env) {
+  owner_->SetFamilyId(familyId_);
+  return Napi::Number::New(env, familyId_);
+}
+
+IpvsApplyWorker::IpvsApplyWorker(Napi::Env env, IpvsSocket* owner, NetlinkSocket* sock, uint16_t familyId, std::vector<ipvs::Op> ops)
+    : IpvsWorker(env, owner, sock, familyId), ops_(std::move(ops)) {}
+
+void IpvsApplyWorker::Execute() {
+  result_ = ipvs::Apply(*sock_, familyId_, ops_);
+  if (result_.fatalErrno) err_ = RequestError{result_.fatalErrno, result_.fatal};
+}
+
+Napi::Value IpvsApplyWorker::Result(Napi::Env env) { return ApplyResultToJs(env, result_); }
+
+void IpvsDumpWorker::Execute() { err_ = ipvs::DumpAll(*sock_, familyId_, &services_); }
+
+Napi::Value IpvsDumpWorker::Result(Napi::Env env) { return ServicesToJs(env, services_); }
+
+IpvsDestsWorker::IpvsDestsWorker(Napi::Env env, IpvsSocket* owner, NetlinkSocket* sock, uint16_t familyId, ipvs::ServiceKey key)
+    : IpvsWorker(env, owner, sock, familyId), key_(key) {}
+
+void IpvsDestsWorker::Execute() { err_ = ipvs::DumpDests(*sock_, familyId_, key_, &dests_); }
+
+Napi::Value IpvsDestsWorker::Result(Napi::Env env) { return DestsToJs(env, dests_); }
+
+IpvsTimeoutsWorker::IpvsTimeoutsWorker(Napi::Env env, IpvsSocket* owner, NetlinkSocket* sock, uint16_t familyId, bool set,
+                                       ipvs::Timeouts t)
+    : IpvsWorker(env, owner, sock, familyId), set_(set), t_(t) {}
+
+void IpvsTimeoutsWorker::Execute() {
+  err_ = set_ ? ipvs::SetTimeouts(*sock_, familyId_, t_) : ipvs::GetTimeouts(*sock_, familyId_, &t_);
+}
+
+Napi::Value IpvsTimeoutsWorker::Result(Napi::Env env) {
+  return set_ ? env.Undefined() : Napi::Value(TimeoutsToJs(env, t_));
+}
+
+}  // namespace kpn
