@@ -23,3 +23,7 @@ export type { ConntrackAddon, ConntrackClientOptions } from './conntrack-client'
 export type {
   ConntrackDeleteOptions, ConntrackDeleteResult, ConntrackFilter, ConntrackListQuery, ConntrackProtocol, DnatFlow, DnatFlowList,
 } from './conntrack-types';
+export { FakeIpvs, FAKE_IPVS_SCHEDULERS, describeIpvsOp } from './fake-ipvs';
+export type { FakeIpvsFault, FakeIpvsCalls } from './fake-ipvs';
+export { FakeRtnl, describeAddressOp } from './fake-rtnl';
+export type { FakeRtnlFault, FakeRtnlCalls } from './fake-rtnl';
