@@ -15,6 +15,10 @@ import { checkOptions, DEFAULT_GRACEFUL_BOUND_MS, type IpvsProxierOptions } from
 import { planAddresses, planVS, type PlannedOp } from './plan';
 import { Ownership } from './ownership';
 
+/** A delete the kernel answers with "no such object": what it was to remove is not there. */
+const alreadyGone = (op: string, code: string): boolean =>
+  (op === 'deleteService' && code === 'ESRCH') || (op === 'deleteDest' && (code === 'ENOENT' || code === 'ESRCH'));
+
 /** What one sync planned: the ServicePorts, virtual services and addresses it looked at. */
 interface Scope {
   keys: Set<string>;
@@ -215,10 +219,16 @@ export class IpvsProxier implements Proxier {
     const errors = new Map(result.errors.map((e) => [e.index, e]));
     planned.forEach((p, i) => {
       const err = errors.get(i);
+      if (err && alreadyGone(p.op.op, err.code)) {
+        // Someone removed it first: the kernel is as desired.
+        this.opts.log.info({ virtualService: p.vs, code: err.code }, `IPVS: ${err.message} (already gone)`);
+        this.mirror.refused(p.op, err.code);
+        if (err.code === 'ESRCH') this.draining.deleteService(p.vs);
+        else this.recordDraining(p, now);
+        return;
+      }
       if (err) {
         this.mirror.refused(p.op, err.code);
-        if (p.op.op === 'deleteService' && err.code === 'ESRCH') this.draining.deleteService(p.vs);
-        else if (p.op.op === 'deleteDest' && err.code === 'ENOENT') this.draining.delete(p.vs, destKey(p.op.dest));
         refused.vs.add(p.vs);
         refused.count++;
         this.opts.log.warn({ virtualService: p.vs, errno: err.errno, code: err.code }, `IPVS refused ${err.message}; retrying on the next sync`);
@@ -243,7 +253,7 @@ export class IpvsProxier implements Proxier {
     const errors = new Map(result.errors.map((e) => [e.index, e]));
     ops.forEach((op, i) => {
       const err = errors.get(i);
-      if (!err) { this.mirror.addressAccepted(op); return; }
+      if (!err || (op.op === 'delete' && err.code === 'EADDRNOTAVAIL')) { this.mirror.addressAccepted(op); return; }
       this.mirror.addressRefused(op, err.code);
       refused.addrs.add(op.address.address);
       refused.count++;

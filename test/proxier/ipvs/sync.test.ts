@@ -130,3 +130,21 @@ describe('IpvsProxier syncs', () => {
     assert.deepEqual(await boundAddresses(s.rtnl), ['10.96.0.10']);
   });
 });
+
+describe('IpvsProxier deletes', () => {
+  it('deleting what someone else already removed is not a failure', async () => {
+    const s = setup();
+    const a = sp('a', { protocol: 'UDP', port: 53 });
+    const b = sp('b', { clusterIP: '10.96.0.20' });
+    await s.proxier.sync(snapshot([[a, [ep('10.1.0.5', 53), ep('10.1.0.6', 53)]], [b, [ep('10.1.0.7')]]]), changed([]), true);
+    await s.ipvs.apply([
+      { op: 'deleteDest', service: { family: 4, protocol: 'UDP', address: '10.96.0.10', port: 53 }, dest: { address: '10.1.0.6', port: 53 } },
+      { op: 'deleteService', service: { family: 4, protocol: 'TCP', address: '10.96.0.20', port: 80 } },
+    ]);
+    const link = await s.rtnl.link('kube-ipvs0');
+    await s.rtnl.applyAddresses([{ op: 'delete', address: { linkIndex: link!.index, family: 4, address: '10.96.0.20', prefixLength: 32 } }]);
+    const r = await s.proxier.sync(snapshot([[a, [ep('10.1.0.5', 53)]]]), changed([a.key, b.key], [b]), false);
+    assert.deepEqual([r, s.failures.n], [{ full: false, ok: true }, 0]);
+    assert.deepEqual(await ipvsText(s.ipvs), ['UDP 10.96.0.10:53 rr -> 10.1.0.5:53 w1']);
+  });
+});
