@@ -45,6 +45,7 @@ export class IpvsProxier implements Proxier {
   private retry: Refused = { vs: new Set(), addrs: new Set(), count: 0 };
   private readonly skippedLogged = new Map<string, string>();
   private readonly conflictsLogged = new Set<string>();
+  private excludedNodeIPs = '';
   private running: Promise<unknown> = Promise.resolve();
 
   constructor(opts: IpvsProxierOptions) {
@@ -118,7 +119,14 @@ export class IpvsProxier implements Proxier {
     const dump = this.startDump ?? await this.opts.rtnl.addresses();
     this.startDump = null;
     const primary = this.opts.nodeIPs?.length ? this.opts.nodeIPs : snapshot.node.ips;
-    this.node = nodeAddresses(dump, this.linkIndex, this.opts.nodePortAddresses, primary, this.opts.families);
+    const node = nodeAddresses(dump, this.linkIndex, this.opts.nodePortAddresses, primary, this.opts.families);
+    // A node IP in excludeCIDRs serves no NodePort: said once here, not once per ServicePort.
+    const excluded = node.nodePortIPs.filter(this.excluded);
+    if (excluded.join() !== this.excludedNodeIPs) {
+      this.excludedNodeIPs = excluded.join();
+      if (excluded.length > 0) this.opts.log.warn({ addresses: excluded }, 'Node IPs in excludeCIDRs serve no NodePort');
+    }
+    this.node = { local: node.local, nodePortIPs: node.nodePortIPs.filter((ip) => !this.excluded(ip)) };
   }
 
   private context(): DesiredContext {

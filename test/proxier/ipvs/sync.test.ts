@@ -148,3 +148,19 @@ describe('IpvsProxier deletes', () => {
     assert.deepEqual(await ipvsText(s.ipvs), ['UDP 10.96.0.10:53 rr -> 10.1.0.5:53 w1']);
   });
 });
+
+describe('IpvsProxier and excludeCIDRs', () => {
+  it('a node IP in excludeCIDRs serves no NodePort, said once; Service addresses in them are left out and logged once per change', async () => {
+    const s = setup({ excludeCIDRs: ['10.0.0.2/32', '192.0.2.0/24'] });
+    const a = sp('a', { nodePort: 30080, externalIPs: ['192.0.2.1'] });
+    const b = sp('b', { clusterIP: '10.96.0.20', nodePort: 30081 });
+    const snap = snapshot([[a, [ep('10.1.0.5')]], [b, [ep('10.1.0.6')]]]);
+    await s.proxier.sync(snap, changed([]), true);
+    await s.proxier.sync(snap, changed([]), true);
+    await s.proxier.sync(snap, changed([a.key]), false);
+    assert.deepEqual((await ipvsText(s.ipvs)).map((l) => l.split(' ')[1]), ['10.0.0.1:30080', '10.0.0.1:30081', '10.96.0.10:80', '10.96.0.20:80']);
+    assert.deepEqual(s.helper.calls[0].nodePortIPs, ['10.0.0.1', 'fd00::1']);
+    const warns = s.log.lines.filter((l) => l.level === 'warn').map((l) => l.msg);
+    assert.deepEqual(warns.map((m) => m.slice(0, 24)), ['Node IPs in excludeCIDRs', 'Addresses in excludeCIDR']);
+  });
+});
