@@ -20,8 +20,9 @@ export interface Adoption {
   createdLink: boolean;
 }
 
+/** `known`: virtual services this process made (a re-adoption after kube-ipvs0 was lost keeps them though their VIPs are gone). */
 export async function adopt(ipvs: Pick<IpvsHandle, 'dump'>, rtnl: Pick<RtnlHandle, 'ensureDummyLink' | 'addresses'>,
-  families: readonly IPFamily[], excluded: (ip: string) => boolean): Promise<Adoption> {
+  families: readonly IPFamily[], excluded: (ip: string) => boolean, known: ReadonlySet<string> = new Set()): Promise<Adoption> {
   const link = await rtnl.ensureDummyLink(DUMMY_LINK);
   const addressDump = await rtnl.addresses();
   const mirror = new Mirror();
@@ -33,8 +34,9 @@ export async function adopt(ipvs: Pick<IpvsHandle, 'dump'>, rtnl: Pick<RtnlHandl
   const local = new Set(nodeAddresses(addressDump, link.index, [], [], families).local);
   for (const s of await ipvs.dump()) {
     const ip = canonicalIP(s.address);
-    if (!ours(ip) || (!mirror.addresses.has(ip) && !local.has(ip))) continue;
+    if (!ours(ip)) continue;
     const service = { family: s.family, protocol: s.protocol, address: ip, port: s.port, scheduler: s.scheduler, flags: s.flags, timeout: s.timeout, prefixLength: s.prefixLength };
+    if (!mirror.addresses.has(ip) && !local.has(ip) && !known.has(vsKey(service))) continue;
     const dests = new Map(s.destinations.map((d) => {
       const dest = { address: canonicalIP(d.address) ?? d.address, port: d.port, family: d.family, weight: d.weight, forward: d.forward };
       return [destKey(dest), dest] as const;

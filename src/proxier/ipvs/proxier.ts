@@ -81,7 +81,7 @@ export class IpvsProxier implements Proxier {
 
   private async startNow(): Promise<void> {
     if (this.started) return;
-    const a = await adopt(this.opts.ipvs, this.opts.rtnl, this.opts.families, this.excluded);
+    const a = await adopt(this.opts.ipvs, this.opts.rtnl, this.opts.families, this.excluded, new Set(this.mirror.services.keys()));
     this.mirror = a.mirror;
     this.linkIndex = a.linkIndex;
     this.startDump = a.addressDump;
@@ -263,6 +263,8 @@ export class IpvsProxier implements Proxier {
       const err = errors.get(i);
       if (!err || (op.op === 'delete' && err.code === 'EADDRNOTAVAIL')) { this.mirror.addressAccepted(op); return; }
       this.mirror.addressRefused(op, err.code);
+      // kube-ipvs0 is gone (deleted under us): the next sync makes it again and re-reads what is there.
+      if (err.code === 'ENODEV') this.started = false;
       refused.addrs.add(op.address.address);
       refused.count++;
       this.opts.log.warn({ link: DUMMY_LINK, errno: err.errno, code: err.code }, `Address change refused: ${err.message}; retrying on the next sync`);

@@ -82,3 +82,19 @@ describe('adoption at start-up', () => {
     assert.doesNotThrow(make({ scheduler: 'mh', nodePortAddresses: ['primary', '10.0.0.0/8'] }));
   });
 });
+
+describe('kube-ipvs0 deleted under the proxier', () => {
+  it('the refused bind (ENODEV) makes the next sync create the link again, re-adopt and bind', async () => {
+    const s = setup();
+    const a = sp('a');
+    await s.proxier.sync(snapshot([[a, [ep('10.1.0.5')]]]), changed([]), true);
+    await s.rtnl.deleteLink('kube-ipvs0');
+    const b = sp('b', { clusterIP: '10.96.0.20' });
+    const snap = snapshot([[a, [ep('10.1.0.5')]], [b, [ep('10.1.0.6')]]]);
+    assert.equal((await s.proxier.sync(snap, changed([b.key]), false)).ok, false);
+    const r = await s.proxier.sync(snap, changed([]), false);
+    assert.deepEqual(r, { full: true, ok: true });
+    assert.deepEqual(await boundAddresses(s.rtnl), ['10.96.0.10', '10.96.0.20']);
+    assert.equal(s.rtnl.calls.ensureDummyLink, 2);
+  });
+});
