@@ -164,3 +164,32 @@ describe('IpvsProxier and excludeCIDRs', () => {
     assert.deepEqual(warns.map((m) => m.slice(0, 24)), ['Node IPs in excludeCIDRs', 'Addresses in excludeCIDR']);
   });
 });
+
+/** A Map that counts reads: a partial sync must read only the changed keys and never walk it. */
+class CountingMap<K, V> extends Map<K, V> {
+  gets = 0;
+  walks = 0;
+  override get(k: K): V | undefined { this.gets++; return super.get(k); }
+  override keys(): MapIterator<K> { this.walks++; return super.keys(); }
+  override values(): MapIterator<V> { this.walks++; return super.values(); }
+  override entries(): MapIterator<[K, V]> { this.walks++; return super.entries(); }
+  override forEach(...a: Parameters<Map<K, V>['forEach']>): void { this.walks++; super.forEach(...a); }
+}
+
+describe('IpvsProxier partial sync cost', () => {
+  it('reads only the changed ServicePorts of the snapshot, never walks it', async () => {
+    const s = setup();
+    const entries = Array.from({ length: 2000 }, (_, i) => [sp(`s${i}`, { clusterIP: `10.96.${i >> 8}.${i & 255}` }), [ep(`10.1.${i >> 8}.${i & 255}`)]] as [ReturnType<typeof sp>, ReturnType<typeof ep>[]]);
+    await s.proxier.sync(snapshot(entries), changed([]), true);
+    const snap = snapshot(entries);
+    const services = new CountingMap(snap.services);
+    const endpoints = new CountingMap(snap.endpoints);
+    const key = entries[1234][0].key;
+    endpoints.set(key, { cluster: [ep('10.1.99.1')], local: [], allReachable: [ep('10.1.99.1')], hasAny: true });
+    services.gets = services.walks = endpoints.gets = endpoints.walks = 0;
+    const r = await s.proxier.sync({ ...snap, services, endpoints }, changed([key]), false);
+    assert.equal(r.ok, true);
+    assert.deepEqual([services.walks, endpoints.walks, services.gets, endpoints.gets], [0, 0, 1, 1]);
+    assert.equal(s.ipvs.batches.at(-1)?.length, 2, 'addDest and the old one drained');
+  });
+});
