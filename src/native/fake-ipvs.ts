@@ -125,7 +125,7 @@ export class FakeIpvs implements IpvsHandle {
   private takeFaults(ops: readonly IpvsOp[]): Map<number, number> {
     const fired = new Map<number, number>();
     this.faults = this.faults.filter((f) => {
-      const index = typeof f.at === 'number' ? f.at : ops.findIndex((op) => (f.at as RegExp).test(describeIpvsOp(op)));
+      const index = typeof f.at === 'number' ? f.at : ops.findIndex((op, i) => !fired.has(i) && (f.at as RegExp).test(describeIpvsOp(op)));
       if (typeof f.at === 'number' && f.at >= ops.length) throw new RangeError(`fault at op ${f.at} of a batch of ${ops.length}`);
       if (index < 0 || fired.has(index)) return true;
       fired.set(index, errnoOf(f.errno));

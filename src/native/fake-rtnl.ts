@@ -123,7 +123,7 @@ export class FakeRtnl implements RtnlHandle {
     const fired = new Map<number, number>();
     this.faults = this.faults.filter((f) => {
       if (typeof f.at === 'number' && f.at >= ops.length) throw new RangeError(`fault at op ${f.at} of a batch of ${ops.length}`);
-      const index = typeof f.at === 'number' ? f.at : ops.findIndex((op) => (f.at as RegExp).test(describeAddressOp(op)));
+      const index = typeof f.at === 'number' ? f.at : ops.findIndex((op, i) => !fired.has(i) && (f.at as RegExp).test(describeAddressOp(op)));
       if (index < 0 || fired.has(index)) return true;
       fired.set(index, errnoOf(f.errno));
       return false;

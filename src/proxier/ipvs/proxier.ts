@@ -15,6 +15,9 @@ import { checkOptions, DEFAULT_GRACEFUL_BOUND_MS, type IpvsProxierOptions } from
 import { planAddresses, planVS, type PlannedOp } from './plan';
 import { Ownership } from './ownership';
 
+/** Refusals logged one by one per sync; past these, one summary (a missing scheduler module refuses every add). */
+const LOGGED_REFUSALS = 10;
+
 /** A delete the kernel answers with "no such object": what it was to remove is not there. */
 const alreadyGone = (op: string, code: string): boolean =>
   (op === 'deleteService' && code === 'ESRCH') || (op === 'deleteDest' && (code === 'ENOENT' || code === 'ESRCH'));
@@ -102,6 +105,7 @@ export class IpvsProxier implements Proxier {
       this.retry = refused;
       if (doFull && helperOk) this.needFull = false;
       if (refused.count === 0 && helperOk) return { full: doFull, ok: true };
+      if (refused.count > LOGGED_REFUSALS) this.opts.log.warn({ refused: refused.count, logged: LOGGED_REFUSALS }, 'More IPVS and address operations were refused than logged');
       this.opts.metrics?.syncFailures?.inc();
       return { full: doFull, ok: false, error: new Error(`IPVS sync: ${refused.count} operation(s) refused${helperOk ? '' : ', helper table sync failed'}`) };
     } catch (e) {
@@ -238,8 +242,7 @@ export class IpvsProxier implements Proxier {
       if (err) {
         this.mirror.refused(p.op, err.code);
         refused.vs.add(p.vs);
-        refused.count++;
-        this.opts.log.warn({ virtualService: p.vs, errno: err.errno, code: err.code }, `IPVS refused ${err.message}; retrying on the next sync`);
+        if (++refused.count <= LOGGED_REFUSALS) this.opts.log.warn({ virtualService: p.vs, errno: err.errno, code: err.code }, `IPVS refused ${err.message}; retrying on the next sync`);
         return;
       }
       this.mirror.accepted(p.op);
@@ -266,8 +269,7 @@ export class IpvsProxier implements Proxier {
       // kube-ipvs0 is gone (deleted under us): the next sync makes it again and re-reads what is there.
       if (err.code === 'ENODEV') this.started = false;
       refused.addrs.add(op.address.address);
-      refused.count++;
-      this.opts.log.warn({ link: DUMMY_LINK, errno: err.errno, code: err.code }, `Address change refused: ${err.message}; retrying on the next sync`);
+      if (++refused.count <= LOGGED_REFUSALS) this.opts.log.warn({ link: DUMMY_LINK, errno: err.errno, code: err.code }, `Address change refused: ${err.message}; retrying on the next sync`);
     });
   }
 

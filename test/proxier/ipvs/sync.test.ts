@@ -193,3 +193,16 @@ describe('IpvsProxier partial sync cost', () => {
     assert.equal(s.ipvs.batches.at(-1)?.length, 2, 'addDest and the old one drained');
   });
 });
+
+describe('IpvsProxier refusal logs', () => {
+  it('logs the first ten refusals of a sync one by one, then one summary', async () => {
+    const s = setup();
+    for (let i = 0; i < 30; i++) s.ipvs.inject({ errno: 'ENOENT', at: /addService/ });
+    const entries = Array.from({ length: 30 }, (_, i) => [sp(`s${i}`, { clusterIP: `10.96.2.${i + 1}` }), []] as [ReturnType<typeof sp>, []]);
+    const r = await s.proxier.sync(snapshot(entries), changed([]), true);
+    assert.equal(r.ok, false);
+    const warns = s.log.lines.filter((l) => l.level === 'warn');
+    assert.equal(warns.filter((l) => l.msg.startsWith('IPVS refused addService')).length, 10);
+    assert.deepEqual(warns.at(-1)?.obj, { refused: 30, logged: 10 });
+  });
+});
