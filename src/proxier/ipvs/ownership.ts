@@ -42,12 +42,12 @@ export class Ownership {
     }
   }
 
-  ownerOf(vs: string): { owner: DesiredVS | undefined; contenders: number } {
+  ownerOf(vs: string): { owner: DesiredVS | undefined; ownerKey?: string; contenders: number } {
     const set = this.owners.get(vs);
     if (!set || set.size === 0) return { owner: undefined, contenders: 0 };
     let first: string | undefined;
     for (const k of set) if (first === undefined || k < first) first = k;
-    return { owner: this.desired.get(first!)?.services.get(vs), contenders: set.size };
+    return { owner: this.desired.get(first!)?.services.get(vs), ownerKey: first, contenders: set.size };
   }
 
   wantsAddress(address: string): boolean {

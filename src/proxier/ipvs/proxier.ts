@@ -166,10 +166,10 @@ export class IpvsProxier implements Proxier {
   }
 
   private desiredVS(vs: string): DesiredVS | undefined {
-    const { owner, contenders } = this.owned.ownerOf(vs);
+    const { owner, ownerKey, contenders } = this.owned.ownerOf(vs);
     if (contenders > 1 && !this.conflictsLogged.has(vs)) {
       this.conflictsLogged.add(vs);
-      this.opts.log.warn({ virtualService: vs, owner, contenders }, 'Several ServicePorts want the same virtual service; the first by key gets it');
+      this.opts.log.warn({ virtualService: vs, servicePort: ownerKey, contenders }, 'Several ServicePorts want the same virtual service; the first by key gets it');
     } else if (contenders <= 1) this.conflictsLogged.delete(vs);
     return owner;
   }
@@ -190,7 +190,7 @@ export class IpvsProxier implements Proxier {
       for (const o of p.phase1) if (o.effect === 'revive' && 'dest' in o.op) skip.add(`${vs} ${destKey(o.op.dest)}`);
       if (p.phase2.length > 0) skip.add(vs);
     }
-    phase1.push(...await this.pollDraining(skip, now));
+    for (const op of await this.pollDraining(skip, now)) phase1.push(op);
     await this.applyIpvs(phase1, refused, now);
     const addrs = planAddresses(scope.addrs, (a) => this.owned.wantsAddress(a), this.mirror.addresses, this.excluded, this.linkIndex);
     await this.applyAddresses([...addrs.bind, ...addrs.unbind], refused);
@@ -207,7 +207,6 @@ export class IpvsProxier implements Proxier {
     });
     return ops.map((op) => ({ op, vs: vsKey(op.service) }));
   }
-
 
   /** Virtual services an earlier refusal left unknown: their real servers are read before planning. */
   private async refreshStale(vss: ReadonlySet<string>): Promise<void> {

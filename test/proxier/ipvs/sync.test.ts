@@ -206,3 +206,19 @@ describe('IpvsProxier refusal logs', () => {
     assert.deepEqual(warns.at(-1)?.obj, { refused: 30, logged: 10 });
   });
 });
+
+describe('IpvsProxier virtual services wanted twice', () => {
+  it('the first ServicePort by key gets it, said once; when it goes, the other takes over', async () => {
+    const s = setup();
+    const a = sp('a', { externalIPs: ['192.0.2.1'] });
+    const b = sp('b', { clusterIP: '10.96.0.20', externalIPs: ['192.0.2.1'] });
+    const both = snapshot([[a, [ep('10.1.0.5')]], [b, [ep('10.1.0.6')]]]);
+    await s.proxier.sync(both, changed([]), true);
+    await s.proxier.sync(both, changed([]), true);
+    assert.deepEqual((await ipvsText(s.ipvs)).filter((l) => l.includes('192.0.2.1')), ['TCP 192.0.2.1:80 rr -> 10.1.0.5:8080 w1']);
+    assert.equal(s.log.lines.filter((l) => l.msg.startsWith('Several ServicePorts')).length, 1);
+    await s.proxier.sync(snapshot([[b, [ep('10.1.0.6')]]]), changed([a.key], [a]), false);
+    assert.deepEqual((await ipvsText(s.ipvs)).filter((l) => l.includes('192.0.2.1')), ['TCP 192.0.2.1:80 rr -> 10.1.0.5:8080 w0 10.1.0.6:8080 w1']);
+    assert.deepEqual(await boundAddresses(s.rtnl), ['10.96.0.20', '192.0.2.1']);
+  });
+});
