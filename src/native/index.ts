@@ -26,6 +26,11 @@ export type {
 export { RtnlSocket } from './rtnl';
 export type { RtnlSocketOptions } from './rtnl';
 export type { AddressOp, AddressOpError, LinkAddress, LinkInfo, RtnlHandle } from './rtnl-types';
-export { IpvsSocket, describeIpvsOp } from './ipvs';
+export { IpvsSocket } from './ipvs';
+export { describeIpvsOp } from './ipvs-describe';
 export { serializeIpvsOps, serializeIpvsServiceKey } from './ipvs-serialize';
 export type { IpvsSocketHandle, RawIpvsApplyResult, RawIpvsDest, RawIpvsService } from './addon-types';
+export { FakeIpvs, FAKE_IPVS_SCHEDULERS } from './fake-ipvs';
+export type { FakeIpvsFault, FakeIpvsCalls } from './fake-ipvs';
+export { FakeRtnl, describeAddressOp } from './fake-rtnl';
+export type { FakeRtnlFault, FakeRtnlCalls } from './fake-rtnl';

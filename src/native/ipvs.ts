@@ -3,6 +3,7 @@
 import { loadAddon } from './addon-loader';
 import type { IpvsSocketHandle, RawIpvsDest, RawIpvsService } from './addon-types';
 import { errnoName } from './errno-names';
+import { describeIpvsOp, hostPort } from './ipvs-describe';
 import { IPVS_FORWARD_CODE, IPVS_PROTOCOL_CODE, serializeIpvsOps, serializeIpvsServiceKey } from './ipvs-serialize';
 import type {
   IpvsApplyResult, IpvsDestinationState, IpvsForward, IpvsHandle, IpvsOp, IpvsProtocol, IpvsServiceKey, IpvsServiceState,
@@ -14,16 +15,8 @@ const FORWARD_BY_CODE = new Map(Object.entries(IPVS_FORWARD_CODE).map(([k, v]) =
 const ESRCH = 3;
 const ENOENT = 2;
 
-function hostPort(address: string, port: number): string {
-  return address.includes(':') ? `[${address}]:${port}` : `${address}:${port}`;
-}
 
 /** `addDest TCP 10.0.0.1:80 -> 10.1.0.5:8080`: what an op error names. */
-export function describeIpvsOp(op: IpvsOp): string {
-  const svc = `${op.op} ${op.service.protocol} ${hostPort(op.service.address, op.service.port)}`;
-  return 'dest' in op ? `${svc} -> ${hostPort(op.dest.address, op.dest.port)}` : svc;
-}
-
 function toDest(d: RawIpvsDest): IpvsDestinationState {
   const forward = FORWARD_BY_CODE.get(d.forward);
   if (!forward) throw new RangeError(`the kernel returned an unknown IPVS forwarding method ${d.forward}`);

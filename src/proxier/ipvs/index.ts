@@ -1,0 +1,9 @@
+// The IPVS proxy mode.
+export { IpvsProxier } from './proxier';
+export type { IpvsProxierOptions, IpvsMetrics, ProxierLog, CounterLike } from './options';
+export { DEFAULT_GRACEFUL_BOUND_MS } from './options';
+export { DUMMY_LINK } from './adopt';
+export { desiredServicePort } from './desired';
+export type { DesiredServicePort, DesiredVS, DesiredContext } from './desired';
+export { nodeAddresses } from './node-addresses';
+export type { HelperTable, HelperTableSyncInput } from './helper-table-api';
