@@ -6,7 +6,8 @@ import { familyOfIp, type FamilyContext } from './helper-table-context';
 import { outermost, parseRange, rangeContains } from './helper-table-cidr';
 import { SET, type HelperFamily, type SetName } from './helper-table-names';
 
-export interface ElementDef { family: HelperFamily; set: SetName; key: KeyPart[] }
+/** `set` is a kernel set, or `firewall-sources` (claims only: helper-table-firewall.ts). */
+export interface ElementDef { family: HelperFamily; set: SetName | 'firewall-sources'; key: KeyPart[] }
 
 /** The identity of an element: the same text, the same kernel element. */
 export function elementText(e: ElementDef): string {
@@ -20,7 +21,7 @@ export function spFamily(sp: ServicePort): HelperFamily {
 export function servicePortElements(sp: ServicePort, eps: SelectedEndpoints | undefined, ctx: FamilyContext): ElementDef[] {
   if (spFamily(sp) !== ctx.family || familyOfIp(sp.clusterIP) !== ctx.family) return [];
   const out: ElementDef[] = [];
-  const add = (set: SetName, key: KeyPart[]) => out.push({ family: ctx.family, set, key });
+  const add = (set: ElementDef['set'], key: KeyPart[]) => out.push({ family: ctx.family, set, key });
   const proto = sp.protocol.toLowerCase();
   const vip = (ip: string): KeyPart[] => [ip, proto, sp.port];
   const externals = [...new Set([...sp.externalIPs, ...sp.loadBalancerIPs].filter((ip) => familyOfIp(ip) === ctx.family))];
@@ -88,7 +89,7 @@ function firewallElements(sp: ServicePort, ctx: FamilyContext, lbIPs: string[]):
   for (const ip of lbIPs) {
     out.push({ family: ctx.family, set: SET.firewallIPs, key: [ip, proto, sp.port] });
     const allowed = allowNode ? [...ranges, parseRange(ip, version)!] : ranges;
-    for (const r of outermost(allowed)) out.push({ family: ctx.family, set: SET.firewallAllow, key: [ip, proto, sp.port, r.text] });
+    for (const r of outermost(allowed)) out.push({ family: ctx.family, set: 'firewall-sources', key: [ip, proto, sp.port, r.text] });
   }
   return out;
 }

@@ -8,6 +8,7 @@ import type { HelperTable, HelperTableSyncInput } from './helper-table-api';
 import { ElementClaims } from './helper-table-claims';
 import { contextKey, familyContext, resolveOptions, type FamilyContext, type HelperTableOptions, type ResolvedOptions } from './helper-table-context';
 import { servicePortElements, spFamily, type ElementDef } from './helper-table-elements';
+import { FIREWALL_SOURCES, FirewallAllow, splitSources } from './helper-table-firewall';
 import { HELPER_TABLE, SET, SET_SPECS, type HelperFamily, type SetName } from './helper-table-names';
 import { helperChains } from './helper-table-rules';
 
@@ -25,6 +26,7 @@ export interface HelperSyncStats {
 export class IpvsHelperTable implements HelperTable {
   private readonly opts: ResolvedOptions;
   private claims = new ElementClaims();
+  private firewall = new FirewallAllow();
   private ctxKeys: string | null = null;
   private needFull = true;
   /** What the last successful sync did (for tests and logs). */
@@ -68,16 +70,23 @@ export class IpvsHelperTable implements HelperTable {
       }
     }
     const byFamily = new Map(ctxs.map((c) => [c.family, c]));
+    const sources: ElementDef[] = [];
     for (const [key, sp] of input.snapshot.services) {
       const ctx = byFamily.get(spFamily(sp));
       if (!ctx) continue;
       for (const def of servicePortElements(sp, input.snapshot.endpoints.get(key), ctx)) {
-        if (claims.claim(key, def)) sink.add(def);
+        if (!claims.claim(key, def)) continue;
+        if (def.set === FIREWALL_SOURCES) sources.push(def); else sink.add(def);
       }
     }
+    const firewall = new FirewallAllow();
+    const fw = firewall.change(sources, []);
+    for (const def of fw.added) sink.add(def);
     const added = sink.writeTo(tx);
     await this.opts.nft.commit(tx);
+    fw.apply();
     this.claims = claims;
+    this.firewall = firewall;
     this.lastSync = { full: true, ops: tx.opCount, elementsAdded: added, elementsDeleted: 0 };
   }
 
@@ -90,17 +99,24 @@ export class IpvsHelperTable implements HelperTable {
       wanted.set(key, sp && ctx ? servicePortElements(sp, input.snapshot.endpoints.get(key), ctx) : []);
     }
     const diff = this.claims.diff(wanted);
-    if (diff.added.length === 0 && diff.deleted.length === 0) {
+    const gained = splitSources(diff.added);
+    const lost = splitSources(diff.deleted);
+    const fw = this.firewall.change(gained.sources, lost.sources);
+    const added = [...gained.kernel, ...fw.added];
+    const deleted = [...lost.kernel, ...fw.deleted];
+    if (added.length === 0 && deleted.length === 0) {
       diff.apply();
+      fw.apply();
       this.lastSync = { full: false, ops: 0, elementsAdded: 0, elementsDeleted: 0 };
       return;
     }
     const tx = new Transaction({ initialBytes: 4096 });
-    writeGrouped(tx, diff.deleted, 'delete');
-    writeGrouped(tx, diff.added, 'add');
+    writeGrouped(tx, deleted, 'delete');
+    writeGrouped(tx, added, 'add');
     await this.opts.nft.commit(tx);
     diff.apply();
-    this.lastSync = { full: false, ops: tx.opCount, elementsAdded: diff.added.length, elementsDeleted: diff.deleted.length };
+    fw.apply();
+    this.lastSync = { full: false, ops: tx.opCount, elementsAdded: added.length, elementsDeleted: deleted.length };
   }
 }
 
@@ -111,10 +127,11 @@ function nativeElement(def: ElementDef): Element {
 /** A partial sync's elements: one op per family, set and direction, each set declared once. */
 function writeGrouped(tx: Transaction, defs: readonly ElementDef[], op: 'add' | 'delete'): void {
   const groups = new Map<string, { family: HelperFamily; set: SetName; elements: Element[] }>();
+  // Only kernel sets reach here: firewall sources were turned into firewall-allow elements.
   for (const d of defs) {
     const id = `${d.family} ${d.set}`;
     let g = groups.get(id);
-    if (!g) groups.set(id, (g = { family: d.family, set: d.set, elements: [] }));
+    if (!g) groups.set(id, (g = { family: d.family, set: d.set as SetName, elements: [] }));
     g.elements.push(nativeElement(d));
   }
   for (const g of groups.values()) {
@@ -132,8 +149,9 @@ class ElementSink {
     const id = `${def.family} ${def.set}`;
     let s = this.batches.get(id);
     if (!s) {
-      const spec = SET_SPECS[def.family].get(def.set)!;
-      s = spec.interval ? { family: def.family, set: def.set, list: [] } : { family: def.family, set: def.set, batch: new ElementBatch(spec) };
+      const set = def.set as SetName;
+      const spec = SET_SPECS[def.family].get(set)!;
+      s = spec.interval ? { family: def.family, set, list: [] } : { family: def.family, set, batch: new ElementBatch(spec) };
       this.batches.set(id, s);
     }
     if (s.batch) s.batch.add(nativeElement(def)); else s.list!.push(nativeElement(def));

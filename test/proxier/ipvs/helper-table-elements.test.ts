@@ -34,12 +34,12 @@ test('Local policies without a local endpoint: drop the external addresses (or t
 
 test('source ranges: host bits cleared, nested ranges folded, other families and nonsense ignored; the LB IP itself when a range holds the node', () => {
   const s = sp('a', { loadBalancerIPs: ['5.6.7.8', 'fd00::8'], loadBalancerSourceRanges: ['10.1.2.3/8', '10.9.0.0/16', 'fd00::/64', 'nonsense', '192.168.0.0/24'] });
-  assert.deepEqual(sets(s, undefined, 'firewall-allow'), [
-    'firewall-allow 5.6.7.8 . tcp . 80 . 10.0.0.0/8', 'firewall-allow 5.6.7.8 . tcp . 80 . 192.168.0.0/24', 'firewall-allow 5.6.7.8 . tcp . 80 . 5.6.7.8/32',
+  assert.deepEqual(sets(s, undefined, 'firewall-sources'), [
+    'firewall-sources 5.6.7.8 . tcp . 80 . 10.0.0.0/8', 'firewall-sources 5.6.7.8 . tcp . 80 . 192.168.0.0/24', 'firewall-sources 5.6.7.8 . tcp . 80 . 5.6.7.8/32',
   ]);
   assert.deepEqual(sets(s, undefined, 'firewall-ips'), ['firewall-ips 5.6.7.8 . tcp . 80']);
   const noNode = sp('b', { loadBalancerIPs: ['5.6.7.8'], loadBalancerSourceRanges: ['203.0.113.0/24'] });
-  assert.deepEqual(sets(noNode, undefined, 'firewall-allow'), ['firewall-allow 5.6.7.8 . tcp . 80 . 203.0.113.0/24']);
+  assert.deepEqual(sets(noNode, undefined, 'firewall-sources'), ['firewall-sources 5.6.7.8 . tcp . 80 . 203.0.113.0/24']);
   assert.deepEqual(sets(sp('c', { loadBalancerSourceRanges: ['203.0.113.0/24'] }), undefined, 'firewall-ips'), []);
 });
 

@@ -57,3 +57,21 @@ test('kernel: a full sync makes both tables; a partial sync changes only the cha
     nft.close();
   }
 }));
+
+test('kernel: nested source ranges of two ServicePorts on one LB address are folded, and unfolded in one partial sync', () => withNetns(async (ns) => {
+  const nft = Nft.open({ netns: ns.path });
+  try {
+    const table = new IpvsHelperTable({ nft, families: ['ip'] });
+    const outer = sp('outer', { loadBalancerIPs: ['5.6.7.8'], loadBalancerSourceRanges: ['203.0.0.0/16'] });
+    const inner = sp('inner', { clusterIP: '172.30.0.42', loadBalancerIPs: ['5.6.7.8'], loadBalancerSourceRanges: ['203.0.113.0/24'] });
+    const entries: Entry[] = [[outer, [ep('10.0.2.5')]], [inner, [ep('10.0.2.6')]]];
+    await table.sync(fullInput(entries));
+    assert.deepEqual(readTable(ns, 'ip').sets.get('firewall-allow'), ['5.6.7.8 . tcp . 80 . 203.0.0.0/16']);
+    await table.sync(partialInput([entries[1]], [], [outer]));
+    assert.deepEqual(readTable(ns, 'ip').sets.get('firewall-allow'), ['5.6.7.8 . tcp . 80 . 203.0.113.0/24']);
+    await table.sync(partialInput(entries, [outer.key]));
+    assert.deepEqual(readTable(ns, 'ip').sets.get('firewall-allow'), ['5.6.7.8 . tcp . 80 . 203.0.0.0/16']);
+  } finally {
+    nft.close();
+  }
+}));

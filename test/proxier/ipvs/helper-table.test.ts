@@ -181,3 +181,23 @@ test('IPv6 ServicePorts go to the ip6 table only; dual-stack ServicePorts each t
   assert.deepEqual(elements('cluster-ips'), []);
   assert.deepEqual(elements('ipvs-ips', 'ip6'), ['2001:db8::5', 'fd00:30::1']);
 });
+
+test('two ServicePorts of one LB address with nested source ranges: the kernel gets their folded union, kept right as either changes', async () => {
+  const { table, elements } = setup();
+  const outer = sp('outer', { loadBalancerIPs: ['5.6.7.8'], loadBalancerSourceRanges: ['203.0.0.0/16'] });
+  const inner = sp('inner', { clusterIP: '172.30.0.42', loadBalancerIPs: ['5.6.7.8'], loadBalancerSourceRanges: ['203.0.113.0/24', '198.51.100.0/24'] });
+  const entries: Entry[] = [[outer, [ep('10.0.2.5')]], [inner, [ep('10.0.2.6')]]];
+  await table.sync(fullInput(entries));
+  assert.deepEqual(elements('firewall-allow'), ['5.6.7.8 . tcp . 80 . 198.51.100.0/24', '5.6.7.8 . tcp . 80 . 203.0.0.0/16']);
+  // The outer range goes: the inner one appears.
+  await table.sync(partialInput([entries[1]], [], [outer]));
+  assert.deepEqual(elements('firewall-allow'), ['5.6.7.8 . tcp . 80 . 198.51.100.0/24', '5.6.7.8 . tcp . 80 . 203.0.113.0/24']);
+  // outer's ClusterIP in cluster-ips, service-ips, ipvs-ips, and 203.0.0.0/16 go; 203.0.113.0/24 comes.
+  assert.deepEqual(table.lastSync, { full: false, ops: 5, elementsAdded: 1, elementsDeleted: 4 });
+  // It comes back: folded again; then the inner one goes and only the outer stays.
+  await table.sync(partialInput(entries, [outer.key]));
+  assert.deepEqual(elements('firewall-allow'), ['5.6.7.8 . tcp . 80 . 198.51.100.0/24', '5.6.7.8 . tcp . 80 . 203.0.0.0/16']);
+  await table.sync(partialInput([entries[0]], [], [inner]));
+  assert.deepEqual(elements('firewall-allow'), ['5.6.7.8 . tcp . 80 . 203.0.0.0/16']);
+  assert.deepEqual(elements('firewall-ips'), ['5.6.7.8 . tcp . 80']);
+});
