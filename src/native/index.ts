@@ -6,6 +6,8 @@ export { Transaction } from './transaction';
 export { ElementBatch } from './element-batch';
 export type { ChainSpec } from './transaction';
 export { Rule, RuleBuilder, rule } from './rule-builder';
+export { cidrFamily, detectorKey, localMatch, resolveDetector } from './local-detector';
+export type { LocalDetectorOptions, Match, ResolvedDetector } from './local-detector';
 export type { KeyExpr, RuleFamily, SetRef } from './rule-builder';
 export { NetlinkError } from './netlink-error';
 export { Nft } from './nft';

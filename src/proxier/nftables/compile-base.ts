@@ -5,7 +5,7 @@
 import { rule, type KeyExpr, type Rule, type RuleBuilder } from '../../native/rule-builder';
 import type { FamilyContext } from './context';
 import type { BaseObjects, ChainDef, ElementDef, NftType, ServiceObjects, SetDef } from './desired';
-import { localMatch } from './local-detector';
+import { localMatch } from '../../native/local-detector';
 import { CHAIN, ENDPOINT_MAPS, SET, parseEndpointMapName, type EndpointMapFamily } from './names';
 
 const DSTNAT = -100;

@@ -8,7 +8,7 @@ import { rule, type KeyExpr, type Rule, type RuleBuilder } from '../../native/ru
 import type { FamilyContext } from './context';
 import type { ChainDef, ElementDef, KeyPart, ServiceObjects } from './desired';
 import { cidrContains, ipFamilyOf, normalizeCidr, parseCidr } from './ip-util';
-import { localMatch } from './local-detector';
+import { localMatch } from '../../native/local-detector';
 import { CHAIN, SET, endpointMapName, serviceChainNames, type EndpointMapFamily, type ServiceChainNames } from './names';
 
 function sortedUnique(eps: readonly Endpoint[]): Endpoint[] {

@@ -1,8 +1,11 @@
 // Detect-local modes (upstream's LocalTrafficDetector): how a rule tells traffic from this node's
-// pods apart from everything else. Resolved per IP family: a CIDR mode without a CIDR of that
+// pods apart from everything else. Mode-independent (it only builds rule matches), so every mode
+// that writes nftables rules takes it from here. Resolved per IP family: a CIDR mode without a CIDR of that
 // family detects nothing, exactly as upstream.
-import type { RuleBuilder } from '../../native/rule-builder';
-import type { NftFamily } from './desired';
+import type { RuleBuilder } from './rule-builder';
+
+/** The per-family table families a detector is resolved for. */
+type NftFamily = 'ip' | 'ip6';
 
 export type LocalDetectorOptions =
   | { mode: 'None' }

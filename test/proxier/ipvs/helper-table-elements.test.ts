@@ -1,0 +1,55 @@
+// servicePortElements (pure): which sets a ServicePort lands in under each policy.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { familyContext, resolveOptions } from '../../../src/proxier/ipvs/helper-table-context';
+import { elementText, servicePortElements } from '../../../src/proxier/ipvs/helper-table-elements';
+import { FakeKernel } from '../../../src/native/fake-kernel';
+import type { ServicePort } from '../../../src/core/types';
+import { ep, selected, snapshot, sp } from './helper-table-fixtures';
+
+const opts = resolveOptions({ nft: new FakeKernel().open() });
+const ctx = familyContext(opts, 'ip', snapshot([]), ['192.168.0.2']);
+
+function sets(s: ServicePort, eps = [ep('10.0.2.5')], set?: string): string[] {
+  return servicePortElements(s, selected(eps), ctx).map(elementText).filter((t) => !set || t.split(' ')[1] === set).map((t) => t.split(' ').slice(1).join(' '));
+}
+
+test('no endpoints anywhere: reject for every address and the NodePort, whatever the policy', () => {
+  const s = sp('a', { nodePort: 30080, externalIPs: ['1.2.3.4'], externalPolicyLocal: true });
+  assert.deepEqual([...sets(s, [], 'no-endpoint-services'), ...sets(s, [], 'no-endpoint-nodeports')], [
+    'no-endpoint-services 172.30.0.41 . tcp . 80', 'no-endpoint-services 1.2.3.4 . tcp . 80', 'no-endpoint-nodeports tcp . 30080',
+  ]);
+  assert.deepEqual(sets(s, [], 'no-local-endpoint-services'), []);
+});
+
+test('Local policies without a local endpoint: drop the external addresses (or the ClusterIP for internal), no masquerade marks', () => {
+  const ext = sp('a', { nodePort: 30080, loadBalancerIPs: ['5.6.7.8'], externalPolicyLocal: true });
+  assert.deepEqual(sets(ext, undefined, 'no-local-endpoint-services'), ['no-local-endpoint-services 5.6.7.8 . tcp . 80']);
+  assert.deepEqual(sets(ext, undefined, 'no-local-endpoint-nodeports'), ['no-local-endpoint-nodeports tcp . 30080']);
+  assert.deepEqual([...sets(ext, undefined, 'external-ips'), ...sets(ext, undefined, 'nodeports')], []);
+  const int = sp('b', { internalPolicyLocal: true });
+  assert.deepEqual(sets(int, undefined, 'no-local-endpoint-services'), ['no-local-endpoint-services 172.30.0.41 . tcp . 80']);
+  assert.deepEqual(sets(int, [ep('10.0.1.5', 80, { isLocal: true })], 'no-local-endpoint-services'), []);
+});
+
+test('source ranges: host bits cleared, nested ranges folded, other families and nonsense ignored; the LB IP itself when a range holds the node', () => {
+  const s = sp('a', { loadBalancerIPs: ['5.6.7.8', 'fd00::8'], loadBalancerSourceRanges: ['10.1.2.3/8', '10.9.0.0/16', 'fd00::/64', 'nonsense', '192.168.0.0/24'] });
+  assert.deepEqual(sets(s, undefined, 'firewall-sources'), [
+    'firewall-sources 5.6.7.8 . tcp . 80 . 10.0.0.0/8', 'firewall-sources 5.6.7.8 . tcp . 80 . 192.168.0.0/24', 'firewall-sources 5.6.7.8 . tcp . 80 . 5.6.7.8/32',
+  ]);
+  assert.deepEqual(sets(s, undefined, 'firewall-ips'), ['firewall-ips 5.6.7.8 . tcp . 80']);
+  const noNode = sp('b', { loadBalancerIPs: ['5.6.7.8'], loadBalancerSourceRanges: ['203.0.113.0/24'] });
+  assert.deepEqual(sets(noNode, undefined, 'firewall-sources'), ['firewall-sources 5.6.7.8 . tcp . 80 . 203.0.113.0/24']);
+  assert.deepEqual(sets(sp('c', { loadBalancerSourceRanges: ['203.0.113.0/24'] }), undefined, 'firewall-ips'), []);
+});
+
+test('addresses of the node are not bound to kube-ipvs0; the hairpin holds local endpoints only', () => {
+  const s = sp('a', { externalIPs: ['192.168.0.2', '1.2.3.4'] });
+  assert.deepEqual(sets(s, undefined, 'ipvs-ips'), ['ipvs-ips 172.30.0.41', 'ipvs-ips 1.2.3.4']);
+  assert.deepEqual(sets(s, [ep('10.0.1.5', 8080, { isLocal: true }), ep('10.0.2.5')], 'hairpin'), ['hairpin 10.0.1.5 . tcp . 8080 . 10.0.1.5']);
+});
+
+test('a ServicePort of the other family, or with a ClusterIP of the other family, gives nothing here', () => {
+  assert.deepEqual(sets(sp('v6', { family: 'IPv6', clusterIP: 'fd00::1' })), []);
+  assert.deepEqual(sets(sp('odd', { clusterIP: 'fd00::1' })), []);
+});
