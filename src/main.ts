@@ -2,7 +2,7 @@
 // configuration, or print help/version. Returns the process exit code.
 import { writeFileSync } from 'node:fs';
 import { parseCommandLine, startupWarnings, type CommandLine } from './config';
-import { runCleanup } from './cleanup';
+import { cleanupSucceeded, runCleanup } from './cleanup';
 import { createLogger, installLastResort, type Logger } from './log';
 import { startProxy } from './app/proxy-app';
 import { applyOomScoreAdj } from './app/oom-score';
@@ -28,9 +28,9 @@ function writeConfig(cl: CommandLine): number {
   return 0;
 }
 
-async function cleanup(log: Logger): Promise<number> {
-  const r = await runCleanup({ log });
-  return r.failed.length === 0 ? 0 : 1;
+async function cleanup(log: Logger, excludeCIDRs: readonly string[]): Promise<number> {
+  const r = await runCleanup({ log, excludeCIDRs });
+  return cleanupSucceeded(r) ? 0 : 1;
 }
 
 async function run(cl: CommandLine, log: Logger): Promise<number> {
@@ -68,7 +68,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   switch (cl.action) {
     case 'write-config': return writeConfig(cl);
-    case 'cleanup': return cleanup(log);
+    case 'cleanup': return cleanup(log, cl.config.ipvs.excludeCIDRs);
     default: return run(cl, log);
   }
 }

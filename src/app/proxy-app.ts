@@ -22,7 +22,8 @@ import { servedFamilies } from './families';
 import { modelSink } from './model-sink';
 import { shutDown, type OpenedParts } from './shutdown';
 import { nftablesParts } from './nftables-parts';
-import { syncParts, type SyncParts } from './sync-parts';
+import { ipvsParts, openIpvsKernel } from './ipvs-parts';
+import { syncParts, type ModeParts, type SyncParts } from './sync-parts';
 
 export interface ProxyAppOptions {
   config: KubeProxyConfiguration;
@@ -66,7 +67,7 @@ interface Model {
 type Opened = OpenedParts & { watcher?: ClusterWatcher };
 
 export async function startProxy(o: ProxyAppOptions): Promise<RunningProxy> {
-  const mode = nftablesMode(o.config);
+  const mode = proxyMode(o.config);
   const opened: Opened = { servers: [] };
   // The watcher is made later; its staleness is read only when /healthz is asked.
   const model = buildModel(o, () => opened.watcher?.staleResources() ?? []);
@@ -82,9 +83,11 @@ export async function startProxy(o: ProxyAppOptions): Promise<RunningProxy> {
   return proxy;
 }
 
-function nftablesMode(config: KubeProxyConfiguration): string {
+type BuiltMode = 'nftables' | 'ipvs';
+
+function proxyMode(config: KubeProxyConfiguration): BuiltMode {
   const mode = effectiveMode(config);
-  if (mode !== 'nftables') throw new Error(`proxy mode ${JSON.stringify(mode)} is not available in this build; use nftables`);
+  if (mode !== 'nftables' && mode !== 'ipvs') throw new Error(`proxy mode ${JSON.stringify(mode)} is not available in this build; use nftables`);
   return mode;
 }
 
@@ -112,9 +115,8 @@ function applySysctls(o: ProxyAppOptions): void {
 }
 
 /** Opens and starts everything in order, recording each part in `opened` as soon as it exists. */
-async function openAndStart(o: ProxyAppOptions, mode: string, model: Model, opened: Opened): Promise<RunningProxy> {
-  const nft = (opened.nft = Nft.open(o.netns ? { netns: o.netns } : undefined));
-  const sync = syncParts({ ...o, ...model }, nftablesParts({ ...o, ...model, nft }));
+async function openAndStart(o: ProxyAppOptions, mode: BuiltMode, model: Model, opened: Opened): Promise<RunningProxy> {
+  const sync = syncParts({ ...o, ...model }, await modeParts(o, mode, model, opened));
   Object.assign(opened, { guard: sync.guard, runner: sync.runner, serviceHealth: sync.serviceHealth });
   const watcher = (opened.watcher = clusterWatcher(o, model, sync));
   const healthServer = await startHealthServer({
@@ -135,6 +137,16 @@ async function openAndStart(o: ProxyAppOptions, mode: string, model: Model, open
     nextSync: () => sync.loop.nextSync(),
     stop: () => shutDown(opened),
   };
+}
+
+/** The mode's kernel sockets, recorded in `opened` as soon as they exist, and its parts. */
+async function modeParts(o: ProxyAppOptions, mode: BuiltMode, model: Model, opened: Opened): Promise<(runSoon: () => void) => ModeParts> {
+  if (mode === 'ipvs') {
+    const kernel = (opened.nft = await openIpvsKernel(o));
+    return ipvsParts({ ...o, ...model }, kernel);
+  }
+  const nft = (opened.nft = Nft.open(o.netns ? { netns: o.netns } : undefined));
+  return nftablesParts({ ...o, ...model, nft });
 }
 
 function clusterWatcher(o: ProxyAppOptions, model: Model, sync: SyncParts): ClusterWatcher {

@@ -4,6 +4,7 @@ import type { RunningServer } from '../http';
 
 /** What start-up opens, each filled in as soon as it exists. */
 export interface OpenedParts {
+  /** The mode's kernel sockets (nftables; or IPVS, rtnetlink and nftables). */
   nft?: { close(): void };
   guard?: { stop(): void };
   watcher?: { stop(): void };
@@ -16,7 +17,7 @@ export interface OpenedParts {
 /**
  * Closes the sources of new work first (the guard's repairs, the watches), then lets the sync in
  * flight finish (runner), closes the health-check node ports the syncs opened, the healthz and metrics
- * servers, and last the nftables socket the syncs commit through. A step that fails does not keep the
+ * servers, and last the kernel sockets the syncs use. A step that fails does not keep the
  * later ones from running; the first failure is thrown once all have run.
  */
 export async function shutDown(p: OpenedParts): Promise<void> {

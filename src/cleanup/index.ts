@@ -1,28 +1,51 @@
 // --cleanup: removes everything any proxy mode of ours may have created, and nothing else. Start-up
-// never does this; it is the one path that deletes another mode's rules. Today that is the nftables
-// table `kube-proxy` in the ip and ip6 families (IPVS objects will join when that mode creates them).
+// never does this; it is the one path that deletes another mode's rules: the nftables mode's table
+// `kube-proxy` and the IPVS mode's `kube-proxy-ipvs` (ip and ip6 families), and the IPVS mode's
+// virtual services, addresses and kube-ipvs0 (ipvs.ts).
 import type { Log } from '../base/log';
-import { Family, NetlinkError, Nft, Transaction } from '../native';
+import { Family, IpvsSocket, NetlinkError, Nft, RtnlSocket, Transaction } from '../native';
+import type { IpvsHandle } from '../native/ipvs-types';
+import { cleanupIpvs, type IpvsCleanupResult } from './ipvs';
 
 const OWNED_TABLES: ReadonlyArray<{ family: Family; name: string }> = [
   { family: 'ip', name: 'kube-proxy' },
   { family: 'ip6', name: 'kube-proxy' },
+  { family: 'ip', name: 'kube-proxy-ipvs' },
+  { family: 'ip6', name: 'kube-proxy-ipvs' },
 ];
 
-export type CleanupLog = Pick<Log, 'info' | 'error'>;
+export type CleanupLog = Pick<Log, 'info' | 'warn' | 'error'>;
 
 export interface CleanupResult {
   deleted: string[];
   absent: string[];
   /** Tables that could not be deleted, with the kernel's reason; non-empty means exit non-zero. */
   failed: { table: string; error: string }[];
+  ipvs: IpvsCleanupResult;
+}
+
+export interface CleanupOptions {
+  netns?: string;
+  log: CleanupLog;
+  /** ipvs.excludeCIDRs: virtual services in them are never removed. */
+  excludeCIDRs?: readonly string[];
+}
+
+/** Exit 0 only when nothing that was there stayed behind. */
+export function cleanupSucceeded(r: CleanupResult): boolean {
+  return r.failed.length === 0 && r.ipvs.failed.length === 0;
 }
 
 const ENOENT = 2;
 
 /** Deletes each owned table in its own transaction, so one that is already gone does not stop the others. */
-export async function runCleanup(opts: { netns?: string; log: CleanupLog }): Promise<CleanupResult> {
-  const result: CleanupResult = { deleted: [], absent: [], failed: [] };
+export async function runCleanup(opts: CleanupOptions): Promise<CleanupResult> {
+  const ipvs = await runIpvsCleanup(opts);
+  return { ...(await deleteTables(opts)), ipvs };
+}
+
+async function deleteTables(opts: CleanupOptions): Promise<Omit<CleanupResult, 'ipvs'>> {
+  const result: Omit<CleanupResult, 'ipvs'> = { deleted: [], absent: [], failed: [] };
   const nft = Nft.open(opts.netns ? { netns: opts.netns } : undefined);
   try {
     for (const t of OWNED_TABLES) {
@@ -46,4 +69,23 @@ export async function runCleanup(opts: { netns?: string; log: CleanupLog }): Pro
     nft.close();
   }
   return result;
+}
+
+/** The IPVS part; a kernel without IPVS has none of it (the family lookup's ENOENT). */
+async function runIpvsCleanup(opts: CleanupOptions): Promise<IpvsCleanupResult> {
+  const where = opts.netns ? { netns: opts.netns } : undefined;
+  let ipvs: IpvsHandle | undefined;
+  try {
+    ipvs = await IpvsSocket.open(where);
+  } catch (e) {
+    if ((e as { errno?: number }).errno !== ENOENT) throw e;
+    opts.log.info({}, 'Nothing to clean up in IPVS: the kernel has no IPVS');
+  }
+  const rtnl = new RtnlSocket(where);
+  try {
+    return await cleanupIpvs({ ipvs, rtnl, excludeCIDRs: opts.excludeCIDRs ?? [], log: opts.log });
+  } finally {
+    ipvs?.close();
+    rtnl.close();
+  }
 }

@@ -1,5 +1,6 @@
-// --cleanup in a fresh network namespace: removes the kube-proxy tables (ip and ip6), leaves other
-// tables alone, and succeeds when there is nothing to remove.
+// --cleanup in a fresh network namespace: removes the kube-proxy and kube-proxy-ipvs tables (ip and
+// ip6), leaves other tables alone, and succeeds when there is nothing to remove. This kernel has no
+// IPVS: that part finds nothing (test/cleanup/ipvs-cleanup.test.ts and the guest test cover it).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runCleanup } from '../../src/cleanup';
@@ -11,10 +12,14 @@ function recorder() {
     entries,
     log: {
       info: (o: { table?: string }, msg: string) => { entries.push({ level: 'info', msg, table: o.table }); },
+      warn: (o: { table?: string }, msg: string) => { entries.push({ level: 'warn', msg, table: o.table }); },
       error: (o: { table?: string }, msg: string) => { entries.push({ level: 'error', msg, table: o.table }); },
     },
   };
 }
+
+const NO_IPVS = { deletedServices: [], keptServices: [], link: 'absent', deletedAddresses: [], failed: [] };
+const IPVS_TABLES = ['ip kube-proxy-ipvs', 'ip6 kube-proxy-ipvs'];
 
 const tables = (ns: { nftJson(): Array<Record<string, any>> }) =>
   ns.nftJson().filter((o) => o.table).map((o) => `${o.table.family} ${o.table.name}`).sort();
@@ -29,12 +34,14 @@ test('cleanup deletes both kube-proxy tables with their contents, and nothing el
       'table ip6 kube-proxy {', '  chain c { type filter hook input priority 0; }', '}',
       'table ip other {', '  chain keep { type filter hook input priority 0; }', '}',
       'table inet kube-proxy {', '  chain not-ours { type filter hook input priority 0; }', '}',
+      'table ip kube-proxy-ipvs {', '  chain c { type filter hook input priority 0; }', '}',
     ].join('\n'));
     const r = recorder();
     const result = await runCleanup({ netns: ns.path, log: r.log });
-    assert.deepEqual(result, { deleted: ['ip kube-proxy', 'ip6 kube-proxy'], absent: [], failed: [] });
+    assert.deepEqual(result, { deleted: ['ip kube-proxy', 'ip6 kube-proxy', 'ip kube-proxy-ipvs'], absent: ['ip6 kube-proxy-ipvs'], failed: [], ipvs: NO_IPVS });
     assert.deepEqual(tables(ns), ['inet kube-proxy', 'ip other']);
-    assert.deepEqual(r.entries.map((e) => `${e.level} ${e.table}`), ['info ip kube-proxy', 'info ip6 kube-proxy']);
+    assert.deepEqual(r.entries.filter((e) => e.table).map((e) => `${e.level} ${e.table}`),
+      ['info ip kube-proxy', 'info ip6 kube-proxy', 'info ip kube-proxy-ipvs', 'info ip6 kube-proxy-ipvs']);
   }, 'kpn-cleanup');
 });
 
@@ -42,7 +49,7 @@ test('cleanup with only one of the tables present removes it and reports the oth
   await withNetns(async (ns) => {
     ns.nft('add', 'table', 'ip6', 'kube-proxy');
     const result = await runCleanup({ netns: ns.path, log: recorder().log });
-    assert.deepEqual(result, { deleted: ['ip6 kube-proxy'], absent: ['ip kube-proxy'], failed: [] });
+    assert.deepEqual(result, { deleted: ['ip6 kube-proxy'], absent: ['ip kube-proxy', ...IPVS_TABLES], failed: [], ipvs: NO_IPVS });
     assert.deepEqual(tables(ns), []);
   }, 'kpn-cleanup');
 });
@@ -51,7 +58,7 @@ test('cleanup with nothing there succeeds', async () => {
   await withNetns(async (ns) => {
     const r = recorder();
     const result = await runCleanup({ netns: ns.path, log: r.log });
-    assert.deepEqual(result, { deleted: [], absent: ['ip kube-proxy', 'ip6 kube-proxy'], failed: [] });
+    assert.deepEqual(result, { deleted: [], absent: ['ip kube-proxy', 'ip6 kube-proxy', ...IPVS_TABLES], failed: [], ipvs: NO_IPVS });
     assert.ok(r.entries.every((e) => e.level === 'info'));
   }, 'kpn-cleanup');
 });

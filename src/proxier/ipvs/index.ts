@@ -7,3 +7,5 @@ export { desiredServicePort } from './desired';
 export type { DesiredServicePort, DesiredVS, DesiredContext } from './desired';
 export { nodeAddresses } from './node-addresses';
 export type { HelperTable, HelperTableSyncInput } from './helper-table-api';
+export { IpvsHelperTable } from './helper-table';
+export type { HelperTableOptions } from './helper-table-context';
