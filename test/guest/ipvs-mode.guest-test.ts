@@ -42,7 +42,9 @@ describe('the IPVS mode, end to end', () => {
   });
 
   it('masquerades off-cluster clients and keeps pod sources', async () => {
-    assert.deepEqual([...sourcesSeen(c.topo.probe('tcp', '100.100.0.10', 80, 5))], [NODE_POD_SIDE_IP]);
+    const lines = c.topo.probe('tcp', '100.100.0.10', 80, 5);
+    assert.deepEqual([...sourcesSeen(lines)], [NODE_POD_SIDE_IP],
+      `${lines.join('\n')}\n${c.topo.node.nft('list', 'table', 'ip', 'kube-proxy-ipvs')}\n${c.topo.node.exec('conntrack', ['-L'])}`);
     const [pod0, pod1] = c.topo.pods;
     const fromPod = c.topo.probe('tcp', '100.100.0.10', 80, 6, { from: pod1.ns });
     assert.ok(fromPod.every((l) => l === `pod0 ${pod1.ip}` || l === `pod1 ${NODE_POD_SIDE_IP}`), fromPod.join('\n'));

@@ -100,8 +100,10 @@ export class IpvsProxier implements Proxier {
       if (!this.started) { await this.startNow(); doFull = true; }
       if (doFull) await this.readNodeAddresses(snapshot);
       const scope = this.scope(snapshot, changes, doFull);
-      const refused = await this.program(scope);
+      // The helper table first: a new virtual service must never take connections before the marks
+      // that masquerade them exist (and a removed one only loses rules that no longer serve anything).
       const helperOk = await this.syncHelperTable(snapshot, changes, scope, doFull);
+      const refused = await this.program(scope);
       this.retry = refused;
       if (doFull && helperOk) this.needFull = false;
       if (refused.count === 0 && helperOk) return { full: doFull, ok: true };
