@@ -1,6 +1,10 @@
-// `npm run demo`: builds a small cluster in network namespaces (a client, a node, three pods),
-// starts the embedded test API server with a few Services, runs the proxy against it, shows the
-// programmed rules and real requests reaching the endpoints, then removes everything it made.
+// `npm run demo [-- --mode ipvs]`: builds a small cluster in network namespaces (a client, a node,
+// three pods), starts the embedded test API server with a few Services, runs the proxy against it,
+// shows the programmed rules and real requests reaching the endpoints, then removes everything it
+// made. `--mode ipvs` runs the (deprecated) IPVS mode instead; scripts/demo.sh boots a guest kernel
+// with IPVS for it when this one has none (docs/testing-ipvs.md).
+import { IpvsSocket } from '../src/native';
+import { formatIpvsListing } from '../src/proxier/ipvs';
 import { answeredBy, eventually, startCluster, type Cluster } from '../test/traffic/harness';
 import { endpointSlice, service } from '../test/traffic/fixtures';
 import { NODE_IP } from '../test/helpers/topology';
@@ -26,19 +30,48 @@ function show(label: string, lines: string[]): void {
   for (const [line, n] of [...counts].sort()) say(`    ${String(n).padStart(3)} x  ${line}`);
 }
 
-async function demo(c: Cluster): Promise<void> {
+type Mode = 'nftables' | 'ipvs';
+
+function modeFromArgs(args: string[]): Mode {
+  const i = args.indexOf('--mode');
+  const mode = i >= 0 ? args[i + 1] : args.find((a) => a.startsWith('--mode='))?.slice('--mode='.length);
+  if (mode === undefined || mode === 'nftables') return 'nftables';
+  if (mode === 'ipvs') return 'ipvs';
+  throw new Error(`--mode: "${mode}" is not a mode of this demo (nftables, ipvs)`);
+}
+
+async function showRules(c: Cluster, mode: Mode): Promise<void> {
+  if (mode === 'nftables') {
+    heading('nft list table ip kube-proxy (in the node namespace)');
+    // No chain per Service: Services are elements of cluster-ip-ports / nodeports and of the endpoint
+    // maps (endpoints-3 for web's 3 pods, ...), picked by the select-* chains (docs/nftables-ruleset.md).
+    say(c.topo.node.nft('list', 'table', 'ip', 'kube-proxy'));
+    return;
+  }
+  heading('IPVS, as ipvsadm -Ln prints it, read through our own dump (node namespace)');
+  const ipvs = await IpvsSocket.open({ netns: c.topo.node.path });
+  try {
+    say(formatIpvsListing(await ipvs.dump()));
+  } finally {
+    ipvs.close();
+  }
+  heading('ip addr show kube-ipvs0 (the virtual IPs; the link stays down, as upstream)');
+  say(c.topo.node.exec('ip', ['-o', 'addr', 'show', 'dev', 'kube-ipvs0']).trimEnd());
+  heading('nft list table ip kube-proxy-ipvs (the mode\'s own helper table: marks, filters)');
+  say(c.topo.node.nft('list', 'table', 'ip', 'kube-proxy-ipvs'));
+}
+
+async function demo(c: Cluster, mode: Mode): Promise<void> {
   heading('Services in the test API server');
   createServices(c);
   say('  default/web           NodePort   100.100.0.10:80/TCP  nodePort 30080  -> 3 pods :8080');
   say('  default/dns           ClusterIP  100.100.0.53:53/UDP                   -> 2 pods :8053');
   say('  default/no-endpoints  ClusterIP  100.100.0.99:80/TCP                   -> no endpoints');
-  await eventually(() => answeredBy(c.topo.probe('tcp', '100.100.0.10', 80, 1)).size > 0, 'the proxy to program web');
-  await eventually(() => answeredBy(c.topo.probe('udp', '100.100.0.53', 53, 1)).size > 0, 'the proxy to program dns');
+  // Generous: in the IPVS guest (software emulation) the lists before the first sync take ~10 s.
+  await eventually(() => answeredBy(c.topo.probe('tcp', '100.100.0.10', 80, 1)).size > 0, 'the proxy to program web', 120_000);
+  await eventually(() => answeredBy(c.topo.probe('udp', '100.100.0.53', 53, 1)).size > 0, 'the proxy to program dns', 120_000);
 
-  heading('nft list table ip kube-proxy (in the node namespace)');
-  // No chain per Service: Services are elements of cluster-ip-ports / nodeports and of the endpoint
-  // maps (endpoints-3 for web's 3 pods, ...), picked by the select-* chains (docs/nftables-ruleset.md).
-  say(c.topo.node.nft('list', 'table', 'ip', 'kube-proxy'));
+  await showRules(c, mode);
 
   heading('Real requests from the client namespace (reply: "<pod> <source IP the pod saw>")');
   show('TCP 100.100.0.10:80 (ClusterIP), 30 connections:', c.topo.probe('tcp', '100.100.0.10', 80, 30));
@@ -56,10 +89,13 @@ async function demo(c: Cluster): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  heading('Creating namespaces: client, node, pod0..pod2 (veth, routed)');
-  const c = await startCluster({ pods: 3, ports: [8080, 8053], prefix: 'kpdemo' });
+  const mode = modeFromArgs(process.argv.slice(2));
+  heading(`Creating namespaces: client, node, pod0..pod2 (veth, routed); proxy mode ${mode}`);
+  const c = await startCluster({ pods: 3, ports: [8080, 8053], prefix: 'kpdemo', configYaml: `mode: ${mode}` });
   try {
-    await demo(c);
+    // The proxy sets its sysctls only in its own namespace; run against the node's, the demo sets IPVS's there.
+    if (mode === 'ipvs') for (const s of ['net.ipv4.vs.conntrack=1', 'net.ipv4.vs.expire_nodest_conn=1']) c.topo.node.exec('sysctl', ['-qw', s]);
+    await demo(c, mode);
   } finally {
     heading('Cleaning up: proxy stopped, API server stopped, namespaces removed');
     await c.stop();

@@ -14,6 +14,8 @@ describe('the IPVS mode, end to end', () => {
   let c: Cluster;
   before(async () => {
     c = await startCluster({ pods: 2, prefix: 'kpg', configYaml: 'mode: ipvs' });
+    // Under emulation the lists before the first sync take ~10 s: wait for it here, not in each probe's 10 s.
+    await eventually(() => c.proxy.health.report().lastUpdated !== undefined, 'the first sync', 120_000);
   });
   after(async () => { await c?.stop(); });
 

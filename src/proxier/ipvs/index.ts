@@ -9,3 +9,4 @@ export { nodeAddresses } from './node-addresses';
 export type { HelperTable, HelperTableSyncInput } from './helper-table-api';
 export { IpvsHelperTable } from './helper-table';
 export type { HelperTableOptions } from './helper-table-context';
+export { formatIpvsListing } from './ipvs-listing';
