@@ -109,6 +109,11 @@ export class IpvsProxier implements Proxier {
       if (refused.count === 0 && helperOk) return { full: doFull, ok: true };
       if (refused.count > LOGGED_REFUSALS) this.opts.log.warn({ refused: refused.count, logged: LOGGED_REFUSALS }, 'More IPVS and address operations were refused than logged');
       this.opts.metrics?.syncFailures?.inc();
+      // Refusals of single operations leave the rest programmed, as the nftables mode's refused
+      // ServicePorts do (and upstream's IPVS mode): the sync counts as done, so one bad object cannot
+      // make the node unhealthy; they are planned again on the next sync. What needs the kernel
+      // re-read (kube-ipvs0 gone) or the helper table rewritten fails the sync, so it runs again soon.
+      if (helperOk && this.started) return { full: doFull, ok: true };
       return { full: doFull, ok: false, error: new Error(`IPVS sync: ${refused.count} operation(s) refused${helperOk ? '' : ', helper table sync failed'}`) };
     } catch (e) {
       const error = e instanceof Error ? e : new Error(String(e));
