@@ -13,10 +13,10 @@ RUN npx node-gyp rebuild \
  && npm prune --omit=dev
 
 FROM node:20-bookworm-slim
-# nftables and conntrack are not needed by the proxy (it speaks netlink itself); they are here so an
-# operator can `kubectl exec` and inspect what the proxy programmed.
+# nftables, conntrack and ipvsadm are not needed by the proxy (it speaks netlink itself, in every
+# mode); they are here so an operator can `kubectl exec` and inspect what the proxy programmed.
 RUN apt-get update \
- && apt-get install -y --no-install-recommends nftables conntrack \
+ && apt-get install -y --no-install-recommends nftables conntrack ipvsadm \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /opt/kube-proxy-native
 COPY --from=build /src/package.json ./package.json
