@@ -5,18 +5,6 @@
 
 namespace kpn {
 
-NftWorker::NftWorker(Napi::Env env, NftSocket* owner, NetlinkSocket* sock)
-    : PromiseWorker(env), owner_(owner), ownerRef_(Napi::Persistent(owner->Value())), sock_(sock) {}
-
-NftWorker::~NftWorker() = default;
-
-void NftWorker::OnError(const Napi::Error& e) {
-  Finish();
-  PromiseWorker::OnError(e);
-}
-
-void NftWorker::Finish() { owner_->OperationDone(); }
-
 CommitWorker::CommitWorker(Napi::Env env, NftSocket* owner, NetlinkSocket* sock, Transaction txn, Napi::Buffer<uint8_t> buf)
     : NftWorker(env, owner, sock), bufRef_(Napi::Persistent(buf)), txn_(std::move(txn)) {}
 

@@ -4,9 +4,7 @@
 #pragma once
 #include <napi.h>
 
-#include <memory>
-
-#include "netlink/socket.h"
+#include "napi/socket_gate.h"
 
 namespace kpn {
 
@@ -16,7 +14,7 @@ class RtnlSocket : public Napi::ObjectWrap<RtnlSocket> {
   explicit RtnlSocket(const Napi::CallbackInfo& info);
 
   // Workers call this when they finish so a close() requested meanwhile takes effect.
-  void OperationDone();
+  void OperationDone() { gate_.OperationDone(); }
 
  private:
   Napi::Value Link(const Napi::CallbackInfo& info);
@@ -27,11 +25,9 @@ class RtnlSocket : public Napi::ObjectWrap<RtnlSocket> {
   Napi::Value Close(const Napi::CallbackInfo& info);
 
   // Throws (and returns false) if closed or busy; otherwise marks the socket busy.
-  bool Acquire(Napi::Env env, const char* method);
+  bool Acquire(Napi::Env env, const char* method) { return gate_.Acquire(env, "RtnlSocket", method); }
 
-  std::unique_ptr<NetlinkSocket> sock_;
-  bool busy_ = false;
-  bool closeRequested_ = false;
+  SocketGate gate_;
 };
 
 }  // namespace kpn

@@ -44,16 +44,6 @@ Napi::Object AddrToJs(Napi::Env env, const rtnl::AddrInfo& a) {
 
 }  // namespace
 
-RtnlWorker::RtnlWorker(Napi::Env env, RtnlSocket* owner, NetlinkSocket* sock)
-    : PromiseWorker(env), owner_(owner), ownerRef_(Napi::Persistent(owner->Value())), sock_(sock) {}
-
-void RtnlWorker::OnError(const Napi::Error& e) {
-  Finish();
-  PromiseWorker::OnError(e);
-}
-
-void RtnlWorker::Finish() { owner_->OperationDone(); }
-
 RtnlLinkWorker::RtnlLinkWorker(Napi::Env env, RtnlSocket* owner, NetlinkSocket* sock, Kind kind, std::string name)
     : RtnlWorker(env, owner, sock), kind_(kind), name_(std::move(name)) {}
 
