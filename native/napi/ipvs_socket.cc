@@ -11,23 +11,24 @@ namespace kpn {
 
 namespace {
 
-// The op buffer argument, decoded and checked completely (RangeError naming the op and field).
-bool OpsArg(const Napi::CallbackInfo& info, std::vector<ipvs::Op>* ops) {
+// Argument 0: a Buffer (else a TypeError naming it `name`) that `decode` accepts (else a RangeError
+// naming the op and field).
+template <typename T>
+bool DecodedArg(const Napi::CallbackInfo& info, const char* name, bool (*decode)(const uint8_t*, size_t, T*, DecodeError*),
+                T* out) {
   Napi::Env env = info.Env();
-  if (info.Length() < 1 || !info[0].IsBuffer()) return ThrowType(env, "buf must be a Buffer");
+  if (info.Length() < 1 || !info[0].IsBuffer()) return ThrowType(env, std::string(name) + " must be a Buffer");
   auto buf = info[0].As<Napi::Buffer<uint8_t>>();
   DecodeError err;
-  if (!ipvs::DecodeOps(buf.Data(), buf.Length(), ops, &err)) return ThrowRange(env, ipvs::DescribeDecodeError(err));
+  if (!decode(buf.Data(), buf.Length(), out, &err)) return ThrowRange(env, ipvs::DescribeDecodeError(err));
   return true;
 }
 
+// The op buffer argument, decoded and checked completely.
+bool OpsArg(const Napi::CallbackInfo& info, std::vector<ipvs::Op>* ops) { return DecodedArg(info, "buf", ipvs::DecodeOps, ops); }
+
 bool ServiceKeyArg(const Napi::CallbackInfo& info, ipvs::ServiceKey* key) {
-  Napi::Env env = info.Env();
-  if (info.Length() < 1 || !info[0].IsBuffer()) return ThrowType(env, "key must be a Buffer");
-  auto buf = info[0].As<Napi::Buffer<uint8_t>>();
-  DecodeError err;
-  if (!ipvs::DecodeServiceKey(buf.Data(), buf.Length(), key, &err)) return ThrowRange(env, ipvs::DescribeDecodeError(err));
-  return true;
+  return DecodedArg(info, "key", ipvs::DecodeServiceKey, key);
 }
 
 bool TimeoutArg(const Napi::CallbackInfo& info, size_t i, const char* name, uint32_t* out) {

@@ -35,26 +35,20 @@ RtnlSocket::RtnlSocket(const Napi::CallbackInfo& info) : Napi::ObjectWrap<RtnlSo
   gate_.Open(info, NETLINK_ROUTE, "NETLINK_ROUTE");
 }
 
-Napi::Value RtnlSocket::Link(const Napi::CallbackInfo& info) {
+Napi::Value RtnlSocket::LinkCall(const Napi::CallbackInfo& info, const char* method, RtnlLinkCall kind) {
   Napi::Env env = info.Env();
   std::string name;
-  if (!LinkNameArg(info, &name) || !Acquire(env, "link")) return env.Undefined();
-  return QueueWorker(new RtnlLinkWorker(env, this, gate_.sock(), RtnlLinkWorker::Kind::kGet, std::move(name)));
+  if (!LinkNameArg(info, &name) || !Acquire(env, method)) return env.Undefined();
+  return QueueWorker(new RtnlLinkWorker(env, this, gate_.sock(), kind, std::move(name)));
 }
+
+Napi::Value RtnlSocket::Link(const Napi::CallbackInfo& info) { return LinkCall(info, "link", RtnlLinkCall::kGet); }
 
 Napi::Value RtnlSocket::CreateDummyLink(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  std::string name;
-  if (!LinkNameArg(info, &name) || !Acquire(env, "createDummyLink")) return env.Undefined();
-  return QueueWorker(new RtnlLinkWorker(env, this, gate_.sock(), RtnlLinkWorker::Kind::kCreateDummy, std::move(name)));
+  return LinkCall(info, "createDummyLink", RtnlLinkCall::kCreateDummy);
 }
 
-Napi::Value RtnlSocket::DeleteLink(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  std::string name;
-  if (!LinkNameArg(info, &name) || !Acquire(env, "deleteLink")) return env.Undefined();
-  return QueueWorker(new RtnlLinkWorker(env, this, gate_.sock(), RtnlLinkWorker::Kind::kDelete, std::move(name)));
-}
+Napi::Value RtnlSocket::DeleteLink(const Napi::CallbackInfo& info) { return LinkCall(info, "deleteLink", RtnlLinkCall::kDelete); }
 
 // The ops are copied out of the Buffer here (24 bytes each, checked), so the worker needs no
 // reference to it.

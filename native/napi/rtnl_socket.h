@@ -8,6 +8,9 @@
 
 namespace kpn {
 
+// What link(), createDummyLink() and deleteLink() ask the kernel (RtnlLinkWorker::Kind).
+enum class RtnlLinkCall { kGet, kCreateDummy, kDelete };
+
 class RtnlSocket : public Napi::ObjectWrap<RtnlSocket> {
  public:
   static void Init(Napi::Env env, Napi::Object exports);
@@ -23,6 +26,8 @@ class RtnlSocket : public Napi::ObjectWrap<RtnlSocket> {
   Napi::Value ApplyAddresses(const Napi::CallbackInfo& info);
   Napi::Value Addresses(const Napi::CallbackInfo& info);
   Napi::Value Close(const Napi::CallbackInfo& info);
+  // The three link methods: the name argument checked, then one RtnlLinkWorker.
+  Napi::Value LinkCall(const Napi::CallbackInfo& info, const char* method, RtnlLinkCall kind);
 
   // Throws (and returns false) if closed or busy; otherwise marks the socket busy.
   bool Acquire(Napi::Env env, const char* method) { return gate_.Acquire(env, "RtnlSocket", method); }

@@ -21,7 +21,7 @@ using RtnlWorker = SocketWorker<RtnlSocket>;
 // All reject with the kernel's errno (ENODEV for a missing link, EEXIST, EOPNOTSUPP, ...).
 class RtnlLinkWorker : public RtnlWorker {
  public:
-  enum class Kind { kGet, kCreateDummy, kDelete };
+  using Kind = RtnlLinkCall;
   RtnlLinkWorker(Napi::Env env, RtnlSocket* owner, NetlinkSocket* sock, Kind kind, std::string name);
   void Execute() override;
   void OnOK() override;
