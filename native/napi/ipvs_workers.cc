@@ -9,14 +9,7 @@ IpvsWorker::IpvsWorker(Napi::Env env, IpvsSocket* owner, NetlinkSocket* sock, ui
     : SocketWorker(env, owner, sock), familyId_(familyId) {}
 
 void IpvsWorker::OnOK() {
-  Napi::Env env = Env();
-  Napi::Value v = err_.errnum ? env.Undefined() : Result(env);
-  Finish();
-  if (err_.errnum) {
-    deferred_.Reject(ErrnoError(env, err_.errnum, What() + ": " + err_.message).Value());
-    return;
-  }
-  deferred_.Resolve(v);
+  Settle(err_, What(), [this](Napi::Env env) { return Result(env); });
 }
 
 void IpvsResolveWorker::Execute() { err_ = ipvs::ResolveFamily(*sock_, &familyId_); }

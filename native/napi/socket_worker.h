@@ -3,7 +3,11 @@
 #pragma once
 #include <napi.h>
 
+#include <string>
+
+#include "napi/errors.h"
 #include "napi/promise_worker.h"
+#include "netlink/request.h"
 #include "netlink/socket.h"
 
 namespace kpn {
@@ -21,6 +25,18 @@ class SocketWorker : public PromiseWorker {
 
  protected:
   void Finish() { owner_->OperationDone(); }  // releases the owner's busy flag
+  // OnOK of an exchange that either failed with `err` (rejects with its errno, the message
+  // "<what>: <err.message>") or succeeded (resolves with result(env)).
+  template <typename Result>
+  void Settle(const RequestError& err, const std::string& what, Result result) {
+    Napi::Env env = Env();
+    Finish();
+    if (err.errnum) {
+      deferred_.Reject(ErrnoError(env, err.errnum, what + ": " + err.message).Value());
+      return;
+    }
+    deferred_.Resolve(result(env));
+  }
   Owner* owner_;
   Napi::ObjectReference ownerRef_;  // keeps the JS object alive while we run
   NetlinkSocket* sock_;
