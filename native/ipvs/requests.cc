@@ -28,65 +28,72 @@ RequestError Exchange(NetlinkSocket& sock, uint16_t familyId, uint8_t cmd, uint8
   return dump ? RunDump(sock, b.data(), seq, onMsg) : RunRequest(sock, b.data(), seq, onMsg);
 }
 
+// An Exchange whose every reply `parse(payload, len)` must accept: one it refuses makes the result
+// a malformed-`what` error (unless the kernel reported an error).
+template <typename Fill, typename Parse>
+RequestError ParsedExchange(NetlinkSocket& sock, uint16_t familyId, uint8_t cmd, uint8_t version, bool dump, Fill fill,
+                            const char* what, Parse parse) {
+  bool bad = false;
+  RequestError err = Exchange(sock, familyId, cmd, version, dump, fill,
+                              [&](const nlmsghdr&, const uint8_t* p, size_t n) { if (!parse(p, n)) bad = true; });
+  if (err.errnum == 0 && bad) return Malformed(what);
+  return err;
+}
+
 void NoAttrs(NlBuilder&) {}
 void NoReply(const nlmsghdr&, const uint8_t*, size_t) {}
 
 // The destinations of a service known to exist (a missing one gives an empty dump).
 RequestError DestDump(NetlinkSocket& sock, uint16_t familyId, const ServiceKey& key, std::vector<DestEntry>* out) {
   out->clear();
-  bool bad = false;
-  RequestError err = Exchange(sock, familyId, IPVS_CMD_GET_DEST, IPVS_GENL_VERSION, true,
-                              [&](NlBuilder& b) { PutServiceKeyNest(b, key); },
-                              [&](const nlmsghdr&, const uint8_t* p, size_t n) {
-                                DestEntry d;
-                                if (ParseDestMsg(p, n, key.addr.af, &d)) out->push_back(d); else bad = true;
-                              });
-  if (err.errnum == 0 && bad) return Malformed("destination");
-  return err;
+  return ParsedExchange(sock, familyId, IPVS_CMD_GET_DEST, IPVS_GENL_VERSION, true,
+                        [&](NlBuilder& b) { PutServiceKeyNest(b, key); }, "destination",
+                        [&](const uint8_t* p, size_t n) {
+                          DestEntry d;
+                          if (!ParseDestMsg(p, n, key.addr.af, &d)) return false;
+                          out->push_back(d);
+                          return true;
+                        });
 }
 
 }  // namespace
 
 RequestError ResolveFamily(NetlinkSocket& sock, uint16_t* familyId) {
-  bool parsed = false, bad = false;
+  bool parsed = false;
   auto fill = [](NlBuilder& b) { b.PutStr(CTRL_ATTR_FAMILY_NAME, IPVS_GENL_NAME); };
-  RequestError err = Exchange(sock, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, 1, false, fill,
-                              [&](const nlmsghdr&, const uint8_t* p, size_t n) {
-                                if (ParseFamilyId(p, n, familyId)) parsed = true; else bad = true;
-                              });
+  RequestError err = ParsedExchange(sock, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, 1, false, fill, "generic netlink family",
+                                    [&](const uint8_t* p, size_t n) {
+                                      bool ok = ParseFamilyId(p, n, familyId);
+                                      parsed = parsed || ok;
+                                      return ok;
+                                    });
   if (err.errnum == ENOENT) {
     err.message = "the kernel has no IPVS (ip_vs module): generic netlink family \"IPVS\" not found";
   }
-  if (err.errnum == 0 && (bad || !parsed)) return Malformed("generic netlink family");
+  if (err.errnum == 0 && !parsed) return Malformed("generic netlink family");
   return err;
 }
 
 RequestError DumpDests(NetlinkSocket& sock, uint16_t familyId, const ServiceKey& key, std::vector<DestEntry>* out) {
   out->clear();
   // A dest dump of a missing service is an empty dump, not an error: ask for the service first.
-  bool bad = false;
-  RequestError err = Exchange(sock, familyId, IPVS_CMD_GET_SERVICE, IPVS_GENL_VERSION, false,
-                              [&](NlBuilder& b) { PutServiceKeyNest(b, key); },
-                              [&](const nlmsghdr&, const uint8_t* p, size_t n) {
-                                ServiceEntry e;
-                                if (!ParseServiceMsg(p, n, &e)) bad = true;
-                              });
+  RequestError err = ParsedExchange(sock, familyId, IPVS_CMD_GET_SERVICE, IPVS_GENL_VERSION, false,
+                                    [&](NlBuilder& b) { PutServiceKeyNest(b, key); }, "service",
+                                    [&](const uint8_t* p, size_t n) { ServiceEntry e; return ParseServiceMsg(p, n, &e); });
   if (err.errnum) return err;
-  if (bad) return Malformed("service");
   return DestDump(sock, familyId, key, out);
 }
 
 RequestError DumpAll(NetlinkSocket& sock, uint16_t familyId, std::vector<ServiceState>* out) {
   out->clear();
-  bool bad = false;
-  RequestError err = Exchange(sock, familyId, IPVS_CMD_GET_SERVICE, IPVS_GENL_VERSION, true, NoAttrs,
-                              [&](const nlmsghdr&, const uint8_t* p, size_t n) {
-                                ServiceEntry e;
-                                if (!ParseServiceMsg(p, n, &e)) bad = true;
-                                else if (e.fwmark == 0) out->push_back(ServiceState{e.service, {}});
-                              });
+  RequestError err = ParsedExchange(sock, familyId, IPVS_CMD_GET_SERVICE, IPVS_GENL_VERSION, true, NoAttrs, "service",
+                                    [&](const uint8_t* p, size_t n) {
+                                      ServiceEntry e;
+                                      if (!ParseServiceMsg(p, n, &e)) return false;
+                                      if (e.fwmark == 0) out->push_back(ServiceState{e.service, {}});
+                                      return true;
+                                    });
   if (err.errnum) return err;
-  if (bad) return Malformed("service");
   for (auto& s : *out) {
     // (A service deleted meanwhile by someone else gives an empty dump.)
     err = DestDump(sock, familyId, s.service.key, &s.dests);
@@ -96,12 +103,14 @@ RequestError DumpAll(NetlinkSocket& sock, uint16_t familyId, std::vector<Service
 }
 
 RequestError GetTimeouts(NetlinkSocket& sock, uint16_t familyId, Timeouts* out) {
-  bool parsed = false, bad = false;
-  RequestError err = Exchange(sock, familyId, IPVS_CMD_GET_CONFIG, IPVS_GENL_VERSION, false, NoAttrs,
-                              [&](const nlmsghdr&, const uint8_t* p, size_t n) {
-                                if (ParseConfigMsg(p, n, out)) parsed = true; else bad = true;
-                              });
-  if (err.errnum == 0 && (bad || !parsed)) return Malformed("configuration");
+  bool parsed = false;
+  RequestError err = ParsedExchange(sock, familyId, IPVS_CMD_GET_CONFIG, IPVS_GENL_VERSION, false, NoAttrs, "configuration",
+                                    [&](const uint8_t* p, size_t n) {
+                                      bool ok = ParseConfigMsg(p, n, out);
+                                      parsed = parsed || ok;
+                                      return ok;
+                                    });
+  if (err.errnum == 0 && !parsed) return Malformed("configuration");
   return err;
 }
 

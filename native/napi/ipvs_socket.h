@@ -5,9 +5,7 @@
 #pragma once
 #include <napi.h>
 
-#include <memory>
-
-#include "netlink/socket.h"
+#include "napi/socket_gate.h"
 
 namespace kpn {
 
@@ -17,7 +15,7 @@ class IpvsSocket : public Napi::ObjectWrap<IpvsSocket> {
   explicit IpvsSocket(const Napi::CallbackInfo& info);
 
   // Workers call these when they finish (on the main thread).
-  void OperationDone();
+  void OperationDone() { gate_.OperationDone(); }
   void SetFamilyId(uint16_t id) { familyId_ = id; }
 
  private:
@@ -32,10 +30,8 @@ class IpvsSocket : public Napi::ObjectWrap<IpvsSocket> {
   // Throws (and returns false) if closed, busy or (needFamily) not resolved; else marks it busy.
   bool Acquire(Napi::Env env, const char* method, bool needFamily = true);
 
-  std::unique_ptr<NetlinkSocket> sock_;
+  SocketGate gate_;
   uint16_t familyId_ = 0;
-  bool busy_ = false;
-  bool closeRequested_ = false;
 };
 
 }  // namespace kpn

@@ -6,22 +6,10 @@
 namespace kpn {
 
 IpvsWorker::IpvsWorker(Napi::Env env, IpvsSocket* owner, NetlinkSocket* sock, uint16_t familyId)
-    : PromiseWorker(env), owner_(owner), ownerRef_(Napi::Persistent(owner->Value())), sock_(sock), familyId_(familyId) {}
-
-void IpvsWorker::OnError(const Napi::Error& e) {
-  owner_->OperationDone();
-  PromiseWorker::OnError(e);
-}
+    : SocketWorker(env, owner, sock), familyId_(familyId) {}
 
 void IpvsWorker::OnOK() {
-  Napi::Env env = Env();
-  Napi::Value v = err_.errnum ? env.Undefined() : Result(env);
-  owner_->OperationDone();
-  if (err_.errnum) {
-    deferred_.Reject(ErrnoError(env, err_.errnum, What() + ": " + err_.message).Value());
-    return;
-  }
-  deferred_.Resolve(v);
+  Settle(err_, What(), [this](Napi::Env env) { return Result(env); });
 }
 
 void IpvsResolveWorker::Execute() { err_ = ipvs::ResolveFamily(*sock_, &familyId_); }

@@ -8,23 +8,19 @@
 #include "ipvs/apply.h"
 #include "ipvs/requests.h"
 #include "napi/ipvs_socket.h"
-#include "napi/promise_worker.h"
+#include "napi/socket_worker.h"
 
 namespace kpn {
 
-class IpvsWorker : public PromiseWorker {
+class IpvsWorker : public SocketWorker<IpvsSocket> {
  public:
   IpvsWorker(Napi::Env env, IpvsSocket* owner, NetlinkSocket* sock, uint16_t familyId);
-  void OnError(const Napi::Error& e) override;
 
  protected:
   void OnOK() override;
   // The result once the worker ran; err_ set means reject with it.
   virtual Napi::Value Result(Napi::Env env) = 0;
   virtual std::string What() const = 0;  // "dumping IPVS services", for the rejection's message
-  IpvsSocket* owner_;
-  Napi::ObjectReference ownerRef_;  // keeps the JS object alive while we run
-  NetlinkSocket* sock_;
   uint16_t familyId_;
   RequestError err_;
 };

@@ -2,9 +2,6 @@
 
 #include <linux/netlink.h>
 
-#include <climits>
-#include <cstring>
-
 #include "napi/args.h"
 #include "napi/errors.h"
 #include "napi/nft_workers.h"
@@ -24,38 +21,7 @@ void NftSocket::Init(Napi::Env env, Napi::Object exports) {
 }
 
 NftSocket::NftSocket(const Napi::CallbackInfo& info) : Napi::ObjectWrap<NftSocket>(info) {
-  Napi::Env env = info.Env();
-  std::string path;
-  bool hasPath = info.Length() > 0 && !info[0].IsUndefined() && !info[0].IsNull();
-  if (hasPath && !StringArg(info, 0, "netnsPath", 1, PATH_MAX - 1, &path)) return;
-  auto sock = std::make_unique<NetlinkSocket>();
-  std::string what;
-  if (int e = sock->Open(NETLINK_NETFILTER, path, &what)) {
-    ErrnoError(env, e, "opening NETLINK_NETFILTER socket" + (path.empty() ? "" : " in " + path) + ": " +
-                           what + ": " + std::strerror(e)).ThrowAsJavaScriptException();
-    return;
-  }
-  portId_ = sock->portid();
-  sock_ = std::move(sock);
-}
-
-bool NftSocket::Acquire(Napi::Env env, const char* method) {
-  if (!sock_ || closeRequested_) {
-    Napi::Error::New(env, std::string("NftSocket.") + method + ": socket is closed").ThrowAsJavaScriptException();
-    return false;
-  }
-  if (busy_) {
-    Napi::Error::New(env, std::string("NftSocket.") + method +
-                              ": another operation is in progress (one at a time per socket)").ThrowAsJavaScriptException();
-    return false;
-  }
-  busy_ = true;
-  return true;
-}
-
-void NftSocket::OperationDone() {
-  busy_ = false;
-  if (closeRequested_) sock_.reset();
+  if (gate_.Open(info, NETLINK_NETFILTER, "NETLINK_NETFILTER")) portId_ = gate_.sock()->portid();
 }
 
 Napi::Value NftSocket::Commit(const Napi::CallbackInfo& info) {
@@ -63,19 +29,19 @@ Napi::Value NftSocket::Commit(const Napi::CallbackInfo& info) {
   Transaction txn;
   if (!TransactionArg(info, 0, "buf", &txn) || !Acquire(env, "commit")) return env.Undefined();
   // The worker reads the buffer's ops again while it encodes them (no copy of the transaction).
-  return QueueWorker(new CommitWorker(env, this, sock_.get(), std::move(txn), info[0].As<Napi::Buffer<uint8_t>>()));
+  return QueueWorker(new CommitWorker(env, this, gate_.sock(), std::move(txn), info[0].As<Napi::Buffer<uint8_t>>()));
 }
 
 Napi::Value NftSocket::ListTables(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (!Acquire(env, "listTables")) return env.Undefined();
-  return QueueWorker(new ListTablesWorker(env, this, sock_.get()));
+  return QueueWorker(new ListTablesWorker(env, this, gate_.sock()));
 }
 
 Napi::Value NftSocket::Generation(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (!Acquire(env, "generation")) return env.Undefined();
-  return QueueWorker(new GenerationWorker(env, this, sock_.get()));
+  return QueueWorker(new GenerationWorker(env, this, gate_.sock()));
 }
 
 Napi::Value NftSocket::DumpTable(const Napi::CallbackInfo& info) {
@@ -92,13 +58,11 @@ Napi::Value NftSocket::DumpTable(const Napi::CallbackInfo& info) {
     withElements = info[2].As<Napi::Boolean>().Value();
   }
   if (!Acquire(env, "dumpTable")) return env.Undefined();
-  return QueueWorker(new DumpTableWorker(env, this, sock_.get(), family, std::move(name), withElements));
+  return QueueWorker(new DumpTableWorker(env, this, gate_.sock(), family, std::move(name), withElements));
 }
 
-// Closing while an operation runs is deferred until it finishes (the worker owns the fd meanwhile).
 Napi::Value NftSocket::Close(const Napi::CallbackInfo& info) {
-  closeRequested_ = true;
-  if (!busy_) sock_.reset();
+  gate_.Close();
   return info.Env().Undefined();
 }
 

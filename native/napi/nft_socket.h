@@ -3,9 +3,7 @@
 #pragma once
 #include <napi.h>
 
-#include <memory>
-
-#include "netlink/socket.h"
+#include "napi/socket_gate.h"
 
 namespace kpn {
 
@@ -15,7 +13,7 @@ class NftSocket : public Napi::ObjectWrap<NftSocket> {
   explicit NftSocket(const Napi::CallbackInfo& info);
 
   // Workers call this when they finish so a close() requested meanwhile takes effect.
-  void OperationDone();
+  void OperationDone() { gate_.OperationDone(); }
 
  private:
   Napi::Value Commit(const Napi::CallbackInfo& info);
@@ -28,11 +26,9 @@ class NftSocket : public Napi::ObjectWrap<NftSocket> {
   Napi::Value PortId(const Napi::CallbackInfo& info);
 
   // Throws (and returns false) if closed or busy; otherwise marks the socket busy.
-  bool Acquire(Napi::Env env, const char* method);
+  bool Acquire(Napi::Env env, const char* method) { return gate_.Acquire(env, "NftSocket", method); }
 
-  std::unique_ptr<NetlinkSocket> sock_;
-  bool busy_ = false;
-  bool closeRequested_ = false;
+  SocketGate gate_;
   uint32_t portId_ = 0;
 };
 

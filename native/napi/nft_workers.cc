@@ -5,18 +5,6 @@
 
 namespace kpn {
 
-NftWorker::NftWorker(Napi::Env env, NftSocket* owner, NetlinkSocket* sock)
-    : PromiseWorker(env), owner_(owner), ownerRef_(Napi::Persistent(owner->Value())), sock_(sock) {}
-
-NftWorker::~NftWorker() = default;
-
-void NftWorker::OnError(const Napi::Error& e) {
-  Finish();
-  PromiseWorker::OnError(e);
-}
-
-void NftWorker::Finish() { owner_->OperationDone(); }
-
 CommitWorker::CommitWorker(Napi::Env env, NftSocket* owner, NetlinkSocket* sock, Transaction txn, Napi::Buffer<uint8_t> buf)
     : NftWorker(env, owner, sock), bufRef_(Napi::Persistent(buf)), txn_(std::move(txn)) {}
 
@@ -41,25 +29,13 @@ void CommitWorker::OnOK() {
 void ListTablesWorker::Execute() { err_ = nft::ListTables(*sock_, &tables_); }
 
 void ListTablesWorker::OnOK() {
-  Napi::Env env = Env();
-  Finish();
-  if (err_.errnum) {
-    deferred_.Reject(ErrnoError(env, err_.errnum, "listing nftables tables: " + err_.message).Value());
-    return;
-  }
-  deferred_.Resolve(TablesToJs(env, tables_));
+  Settle(err_, "listing nftables tables", [this](Napi::Env env) { return TablesToJs(env, tables_); });
 }
 
 void GenerationWorker::Execute() { err_ = nft::GetGeneration(*sock_, &gen_); }
 
 void GenerationWorker::OnOK() {
-  Napi::Env env = Env();
-  Finish();
-  if (err_.errnum) {
-    deferred_.Reject(ErrnoError(env, err_.errnum, "reading the nftables ruleset generation: " + err_.message).Value());
-    return;
-  }
-  deferred_.Resolve(Napi::Number::New(env, gen_));
+  Settle(err_, "reading the nftables ruleset generation", [this](Napi::Env env) { return Napi::Number::New(env, gen_); });
 }
 
 DumpTableWorker::DumpTableWorker(Napi::Env env, NftSocket* owner, NetlinkSocket* sock, uint8_t family, std::string table,
@@ -69,14 +45,8 @@ DumpTableWorker::DumpTableWorker(Napi::Env env, NftSocket* owner, NetlinkSocket*
 void DumpTableWorker::Execute() { err_ = nft::DumpTable(*sock_, family_, table_, withElements_, &dump_); }
 
 void DumpTableWorker::OnOK() {
-  Napi::Env env = Env();
-  Finish();
-  if (err_.errnum) {
-    std::string what = "dumping nftables table " + table_ + " (family " + std::to_string(family_) + "): ";
-    deferred_.Reject(ErrnoError(env, err_.errnum, what + err_.message).Value());
-    return;
-  }
-  deferred_.Resolve(TableDumpToJs(env, dump_));
+  Settle(err_, "dumping nftables table " + table_ + " (family " + std::to_string(family_) + ")",
+         [this](Napi::Env env) { return TableDumpToJs(env, dump_); });
 }
 
 }  // namespace kpn

@@ -4,25 +4,14 @@
 #include <napi.h>
 
 #include "napi/nft_socket.h"
-#include "napi/promise_worker.h"
+#include "napi/socket_worker.h"
 #include "netlink/socket.h"
 #include "nft/commit.h"
 #include "nft/dump.h"
 
 namespace kpn {
 
-class NftWorker : public PromiseWorker {
- public:
-  NftWorker(Napi::Env env, NftSocket* owner, NetlinkSocket* sock);
-  ~NftWorker() override;
-  void OnError(const Napi::Error& e) override;
-
- protected:
-  void Finish();  // releases the owner's busy flag
-  NftSocket* owner_;
-  Napi::ObjectReference ownerRef_;  // keeps the JS object alive while we run
-  NetlinkSocket* sock_;
-};
+using NftWorker = SocketWorker<NftSocket>;
 
 class CommitWorker : public NftWorker {
  public:

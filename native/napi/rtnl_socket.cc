@@ -3,9 +3,6 @@
 #include <linux/if.h>
 #include <linux/netlink.h>
 
-#include <climits>
-#include <cstring>
-
 #include "napi/args.h"
 #include "napi/errors.h"
 #include "napi/rtnl_workers.h"
@@ -35,59 +32,23 @@ void RtnlSocket::Init(Napi::Env env, Napi::Object exports) {
 }
 
 RtnlSocket::RtnlSocket(const Napi::CallbackInfo& info) : Napi::ObjectWrap<RtnlSocket>(info) {
-  Napi::Env env = info.Env();
-  std::string path;
-  bool hasPath = info.Length() > 0 && !info[0].IsUndefined() && !info[0].IsNull();
-  if (hasPath && !StringArg(info, 0, "netnsPath", 1, PATH_MAX - 1, &path)) return;
-  auto sock = std::make_unique<NetlinkSocket>();
-  std::string what;
-  if (int e = sock->Open(NETLINK_ROUTE, path, &what)) {
-    ErrnoError(env, e, "opening NETLINK_ROUTE socket" + (path.empty() ? "" : " in " + path) + ": " + what + ": " +
-                           std::strerror(e)).ThrowAsJavaScriptException();
-    return;
-  }
-  sock_ = std::move(sock);
+  gate_.Open(info, NETLINK_ROUTE, "NETLINK_ROUTE");
 }
 
-bool RtnlSocket::Acquire(Napi::Env env, const char* method) {
-  if (!sock_ || closeRequested_) {
-    Napi::Error::New(env, std::string("RtnlSocket.") + method + ": socket is closed").ThrowAsJavaScriptException();
-    return false;
-  }
-  if (busy_) {
-    Napi::Error::New(env, std::string("RtnlSocket.") + method +
-                              ": another operation is in progress (one at a time per socket)").ThrowAsJavaScriptException();
-    return false;
-  }
-  busy_ = true;
-  return true;
-}
-
-void RtnlSocket::OperationDone() {
-  busy_ = false;
-  if (closeRequested_) sock_.reset();
-}
-
-Napi::Value RtnlSocket::Link(const Napi::CallbackInfo& info) {
+Napi::Value RtnlSocket::LinkCall(const Napi::CallbackInfo& info, const char* method, RtnlLinkCall kind) {
   Napi::Env env = info.Env();
   std::string name;
-  if (!LinkNameArg(info, &name) || !Acquire(env, "link")) return env.Undefined();
-  return QueueWorker(new RtnlLinkWorker(env, this, sock_.get(), RtnlLinkWorker::Kind::kGet, std::move(name)));
+  if (!LinkNameArg(info, &name) || !Acquire(env, method)) return env.Undefined();
+  return QueueWorker(new RtnlLinkWorker(env, this, gate_.sock(), kind, std::move(name)));
 }
+
+Napi::Value RtnlSocket::Link(const Napi::CallbackInfo& info) { return LinkCall(info, "link", RtnlLinkCall::kGet); }
 
 Napi::Value RtnlSocket::CreateDummyLink(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  std::string name;
-  if (!LinkNameArg(info, &name) || !Acquire(env, "createDummyLink")) return env.Undefined();
-  return QueueWorker(new RtnlLinkWorker(env, this, sock_.get(), RtnlLinkWorker::Kind::kCreateDummy, std::move(name)));
+  return LinkCall(info, "createDummyLink", RtnlLinkCall::kCreateDummy);
 }
 
-Napi::Value RtnlSocket::DeleteLink(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  std::string name;
-  if (!LinkNameArg(info, &name) || !Acquire(env, "deleteLink")) return env.Undefined();
-  return QueueWorker(new RtnlLinkWorker(env, this, sock_.get(), RtnlLinkWorker::Kind::kDelete, std::move(name)));
-}
+Napi::Value RtnlSocket::DeleteLink(const Napi::CallbackInfo& info) { return LinkCall(info, "deleteLink", RtnlLinkCall::kDelete); }
 
 // The ops are copied out of the Buffer here (24 bytes each, checked), so the worker needs no
 // reference to it.
@@ -105,7 +66,7 @@ Napi::Value RtnlSocket::ApplyAddresses(const Napi::CallbackInfo& info) {
     return env.Undefined();
   }
   if (!Acquire(env, "applyAddresses")) return env.Undefined();
-  return QueueWorker(new RtnlApplyWorker(env, this, sock_.get(), std::move(ops)));
+  return QueueWorker(new RtnlApplyWorker(env, this, gate_.sock(), std::move(ops)));
 }
 
 Napi::Value RtnlSocket::Addresses(const Napi::CallbackInfo& info) {
@@ -116,13 +77,11 @@ Napi::Value RtnlSocket::Addresses(const Napi::CallbackInfo& info) {
     return env.Undefined();
   }
   if (!Acquire(env, "addresses")) return env.Undefined();
-  return QueueWorker(new RtnlAddrDumpWorker(env, this, sock_.get(), int32_t(index)));
+  return QueueWorker(new RtnlAddrDumpWorker(env, this, gate_.sock(), int32_t(index)));
 }
 
-// Closing while an operation runs is deferred until it finishes (the worker owns the fd meanwhile).
 Napi::Value RtnlSocket::Close(const Napi::CallbackInfo& info) {
-  closeRequested_ = true;
-  if (!busy_) sock_.reset();
+  gate_.Close();
   return info.Env().Undefined();
 }
 

@@ -4,11 +4,12 @@
 #pragma once
 #include <napi.h>
 
-#include <memory>
-
-#include "netlink/socket.h"
+#include "napi/socket_gate.h"
 
 namespace kpn {
+
+// What link(), createDummyLink() and deleteLink() ask the kernel (RtnlLinkWorker::Kind).
+enum class RtnlLinkCall { kGet, kCreateDummy, kDelete };
 
 class RtnlSocket : public Napi::ObjectWrap<RtnlSocket> {
  public:
@@ -16,7 +17,7 @@ class RtnlSocket : public Napi::ObjectWrap<RtnlSocket> {
   explicit RtnlSocket(const Napi::CallbackInfo& info);
 
   // Workers call this when they finish so a close() requested meanwhile takes effect.
-  void OperationDone();
+  void OperationDone() { gate_.OperationDone(); }
 
  private:
   Napi::Value Link(const Napi::CallbackInfo& info);
@@ -25,13 +26,13 @@ class RtnlSocket : public Napi::ObjectWrap<RtnlSocket> {
   Napi::Value ApplyAddresses(const Napi::CallbackInfo& info);
   Napi::Value Addresses(const Napi::CallbackInfo& info);
   Napi::Value Close(const Napi::CallbackInfo& info);
+  // The three link methods: the name argument checked, then one RtnlLinkWorker.
+  Napi::Value LinkCall(const Napi::CallbackInfo& info, const char* method, RtnlLinkCall kind);
 
   // Throws (and returns false) if closed or busy; otherwise marks the socket busy.
-  bool Acquire(Napi::Env env, const char* method);
+  bool Acquire(Napi::Env env, const char* method) { return gate_.Acquire(env, "RtnlSocket", method); }
 
-  std::unique_ptr<NetlinkSocket> sock_;
-  bool busy_ = false;
-  bool closeRequested_ = false;
+  SocketGate gate_;
 };
 
 }  // namespace kpn

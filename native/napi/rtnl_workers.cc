@@ -44,16 +44,6 @@ Napi::Object AddrToJs(Napi::Env env, const rtnl::AddrInfo& a) {
 
 }  // namespace
 
-RtnlWorker::RtnlWorker(Napi::Env env, RtnlSocket* owner, NetlinkSocket* sock)
-    : PromiseWorker(env), owner_(owner), ownerRef_(Napi::Persistent(owner->Value())), sock_(sock) {}
-
-void RtnlWorker::OnError(const Napi::Error& e) {
-  Finish();
-  PromiseWorker::OnError(e);
-}
-
-void RtnlWorker::Finish() { owner_->OperationDone(); }
-
 RtnlLinkWorker::RtnlLinkWorker(Napi::Env env, RtnlSocket* owner, NetlinkSocket* sock, Kind kind, std::string name)
     : RtnlWorker(env, owner, sock), kind_(kind), name_(std::move(name)) {}
 
@@ -66,15 +56,9 @@ void RtnlLinkWorker::Execute() {
 }
 
 void RtnlLinkWorker::OnOK() {
-  Napi::Env env = Env();
-  Finish();
-  if (err_.errnum) {
-    deferred_.Reject(ErrnoError(env, err_.errnum, KindVerb(kind_) + name_ + ": " + err_.message).Value());
-  } else if (kind_ == Kind::kGet) {
-    deferred_.Resolve(LinkToJs(env, link_));
-  } else {
-    deferred_.Resolve(env.Undefined());
-  }
+  Settle(err_, KindVerb(kind_) + name_, [this](Napi::Env env) {
+    return kind_ == Kind::kGet ? Napi::Value(LinkToJs(env, link_)) : env.Undefined();
+  });
 }
 
 RtnlApplyWorker::RtnlApplyWorker(Napi::Env env, RtnlSocket* owner, NetlinkSocket* sock, std::vector<rtnl::AddrOp> ops)
@@ -112,15 +96,11 @@ RtnlAddrDumpWorker::RtnlAddrDumpWorker(Napi::Env env, RtnlSocket* owner, Netlink
 void RtnlAddrDumpWorker::Execute() { err_ = rtnl::DumpAddrs(*sock_, linkIndex_, &addrs_); }
 
 void RtnlAddrDumpWorker::OnOK() {
-  Napi::Env env = Env();
-  Finish();
-  if (err_.errnum) {
-    deferred_.Reject(ErrnoError(env, err_.errnum, "dumping addresses: " + err_.message).Value());
-    return;
-  }
-  Napi::Array a = Napi::Array::New(env, addrs_.size());
-  for (size_t i = 0; i < addrs_.size(); i++) a.Set(uint32_t(i), AddrToJs(env, addrs_[i]));
-  deferred_.Resolve(a);
+  Settle(err_, "dumping addresses", [this](Napi::Env env) {
+    Napi::Array a = Napi::Array::New(env, addrs_.size());
+    for (size_t i = 0; i < addrs_.size(); i++) a.Set(uint32_t(i), AddrToJs(env, addrs_[i]));
+    return a;
+  });
 }
 
 }  // namespace kpn

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "napi/promise_worker.h"
 #include "napi/rtnl_socket.h"
+#include "napi/socket_worker.h"
 #include "netlink/request.h"
 #include "netlink/socket.h"
 #include "rtnl/rtnl_ops.h"
@@ -15,23 +15,13 @@
 
 namespace kpn {
 
-class RtnlWorker : public PromiseWorker {
- public:
-  RtnlWorker(Napi::Env env, RtnlSocket* owner, NetlinkSocket* sock);
-  void OnError(const Napi::Error& e) override;
-
- protected:
-  void Finish();  // releases the owner's busy flag
-  RtnlSocket* owner_;
-  Napi::ObjectReference ownerRef_;  // keeps the JS object alive while we run
-  NetlinkSocket* sock_;
-};
+using RtnlWorker = SocketWorker<RtnlSocket>;
 
 // link(name) -> {index, name, kind, flags}; createDummyLink(name) and deleteLink(name) -> undefined.
 // All reject with the kernel's errno (ENODEV for a missing link, EEXIST, EOPNOTSUPP, ...).
 class RtnlLinkWorker : public RtnlWorker {
  public:
-  enum class Kind { kGet, kCreateDummy, kDelete };
+  using Kind = RtnlLinkCall;
   RtnlLinkWorker(Napi::Env env, RtnlSocket* owner, NetlinkSocket* sock, Kind kind, std::string name);
   void Execute() override;
   void OnOK() override;

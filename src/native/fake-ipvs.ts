@@ -2,18 +2,19 @@
 // ip_vs_genl_set_cmd and the functions it calls), so the IPVS proxier's planning, refusal and
 // graceful-termination logic is tested without root. Operations are applied one by one, each
 // succeeding or failing on its own, as generic netlink IPVS does (no transactions).
-import { errnoCode, errnoError, errnoOf } from './fake-errno';
+import { errnoError, errnoOf } from './fake-errno';
+import { FakeFaults, type FakeOpFault } from './fake-faults';
 import { describeIpvsOp, hostPort } from './ipvs-describe';
 import {
   IPVS_SVC_F_HASHED, type IpvsApplyResult, type IpvsDestination, type IpvsDestinationState, type IpvsDestKey, type IpvsHandle,
-  type IpvsOp, type IpvsOpError, type IpvsService, type IpvsServiceKey, type IpvsServiceState, type IpvsTimeouts,
+  type IpvsOp, type IpvsService, type IpvsServiceKey, type IpvsServiceState, type IpvsTimeouts,
 } from './ipvs-types';
 
 /** Schedulers a stock kernel's ip_vs_<name> modules provide; any other name is ENOENT (no module). */
 export const FAKE_IPVS_SCHEDULERS: readonly string[] = ['rr', 'wrr', 'lc', 'wlc', 'lblc', 'lblcr', 'dh', 'sh', 'sed', 'nq', 'fo', 'ovf', 'mh', 'twos'];
 
 /** Refuse an operation of a later apply(): `at` is its index in that batch, or a pattern its description matches. */
-export interface FakeIpvsFault { errno: number | string; at: number | RegExp }
+export type FakeIpvsFault = FakeOpFault;
 
 export interface FakeIpvsCalls { apply: number; ops: number; dump: number; dumpDestinations: number; getTimeouts: number; setTimeouts: number }
 
@@ -25,8 +26,7 @@ const destId = (d: IpvsDestKey): string => hostPort(d.address, d.port);
 /** How an operation is named in errors (and matched by a fault's pattern). */
 export class FakeIpvs implements IpvsHandle {
   private readonly services = new Map<string, Svc>();
-  private faults: FakeIpvsFault[] = [];
-  private rejectNextWith: number | null = null;
+  private readonly faults = new FakeFaults<IpvsOp>(describeIpvsOp);
   private timeouts: IpvsTimeouts = { tcp: 900, tcpFin: 120, udp: 300 };
   private closed = false;
   readonly calls: FakeIpvsCalls = { apply: 0, ops: 0, dump: 0, dumpDestinations: 0, getTimeouts: 0, setTimeouts: 0 };
@@ -34,14 +34,13 @@ export class FakeIpvs implements IpvsHandle {
   readonly batches: IpvsOp[][] = [];
 
   inject(fault: FakeIpvsFault): this {
-    errnoOf(fault.errno);
-    this.faults.push(fault);
+    this.faults.inject(fault);
     return this;
   }
 
   /** The next apply() sends nothing and rejects with this errno (a socket error). */
   rejectNextApply(errno: number | string): this {
-    this.rejectNextWith = errnoOf(errno);
+    this.faults.rejectNextBatch(errno);
     return this;
   }
 
@@ -58,19 +57,9 @@ export class FakeIpvs implements IpvsHandle {
     this.checkOpen();
     this.calls.apply++;
     this.batches.push([...ops]);
-    if (this.rejectNextWith !== null) {
-      const errno = this.rejectNextWith;
-      this.rejectNextWith = null;
-      throw errnoError(errno, 'IPVS apply');
-    }
+    this.faults.throwIfRejected('IPVS apply');
     this.calls.ops += ops.length;
-    const faults = this.takeFaults(ops);
-    const errors: IpvsOpError[] = [];
-    ops.forEach((op, index) => {
-      const errno = faults.get(index) ?? this.applyOne(op);
-      if (errno !== 0) errors.push({ index, errno, code: errnoCode(errno), message: `${describeIpvsOp(op)}: ${errnoCode(errno)}` });
-    });
-    return { applied: ops.length - errors.length, errors };
+    return this.faults.applyEach(ops, (op) => this.applyOne(op));
   }
 
   async dump(): Promise<IpvsServiceState[]> {
@@ -114,19 +103,6 @@ export class FakeIpvs implements IpvsHandle {
 
   private checkOpen(): void {
     if (this.closed) throw errnoError('EBADF', 'IPVS handle is closed');
-  }
-
-  /** The faults that fire in this batch, by op index; a numeric one past its end is a mistake in the test. */
-  private takeFaults(ops: readonly IpvsOp[]): Map<number, number> {
-    const fired = new Map<number, number>();
-    this.faults = this.faults.filter((f) => {
-      const index = typeof f.at === 'number' ? f.at : ops.findIndex((op, i) => !fired.has(i) && (f.at as RegExp).test(describeIpvsOp(op)));
-      if (typeof f.at === 'number' && f.at >= ops.length) throw new RangeError(`fault at op ${f.at} of a batch of ${ops.length}`);
-      if (index < 0 || fired.has(index)) return true;
-      fired.set(index, errnoOf(f.errno));
-      return false;
-    });
-    return fired;
   }
 
   /** One operation with the kernel's checks, in ip_vs_genl_set_cmd's order; 0 or an errno. */

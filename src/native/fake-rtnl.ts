@@ -2,11 +2,12 @@
 // kernel's answers: adding an address a link holds is EEXIST, deleting one it does not hold
 // EADDRNOTAVAIL, any address op on a missing link ENODEV. It starts as a new namespace does: `lo`
 // (index 1) with 127.0.0.1/8 and ::1/128. Tests add the node's own links with addLink/addAddress.
-import { errnoCode, errnoError, errnoOf } from './fake-errno';
+import { errnoError, errnoOf } from './fake-errno';
+import { FakeFaults, type FakeOpFault } from './fake-faults';
 import type { IpvsFamily } from './ipvs-types';
 import type { AddressOp, AddressOpError, LinkAddress, LinkInfo, RtnlHandle } from './rtnl-types';
 
-export interface FakeRtnlFault { errno: number | string; at: number | RegExp }
+export type FakeRtnlFault = FakeOpFault;
 
 export interface FakeRtnlCalls { link: number; ensureDummyLink: number; deleteLink: number; applyAddresses: number; addressOps: number; addresses: number }
 
@@ -20,8 +21,7 @@ export class FakeRtnl implements RtnlHandle {
   private readonly links = new Map<string, LinkInfo>();
   private addrs: LinkAddress[] = [];
   private nextIndex = 1;
-  private faults: FakeRtnlFault[] = [];
-  private rejectNextWith: number | null = null;
+  private readonly faults = new FakeFaults<AddressOp>(describeAddressOp);
   private closed = false;
   readonly calls: FakeRtnlCalls = { link: 0, ensureDummyLink: 0, deleteLink: 0, applyAddresses: 0, addressOps: 0, addresses: 0 };
   /** Every batch given to applyAddresses(), in order. */
@@ -49,13 +49,12 @@ export class FakeRtnl implements RtnlHandle {
   }
 
   inject(fault: FakeRtnlFault): this {
-    errnoOf(fault.errno);
-    this.faults.push(fault);
+    this.faults.inject(fault);
     return this;
   }
 
   rejectNextApply(errno: number | string): this {
-    this.rejectNextWith = errnoOf(errno);
+    this.faults.rejectNextBatch(errno);
     return this;
   }
 
@@ -89,19 +88,9 @@ export class FakeRtnl implements RtnlHandle {
     this.checkOpen();
     this.calls.applyAddresses++;
     this.batches.push([...ops]);
-    if (this.rejectNextWith !== null) {
-      const errno = this.rejectNextWith;
-      this.rejectNextWith = null;
-      throw errnoError(errno, 'rtnetlink address batch');
-    }
+    this.faults.throwIfRejected('rtnetlink address batch');
     this.calls.addressOps += ops.length;
-    const faults = this.takeFaults(ops);
-    const errors: AddressOpError[] = [];
-    ops.forEach((op, index) => {
-      const errno = faults.get(index) ?? this.applyOne(op);
-      if (errno !== 0) errors.push({ index, errno, code: errnoCode(errno), message: `${describeAddressOp(op)}: ${errnoCode(errno)}` });
-    });
-    return { applied: ops.length - errors.length, errors };
+    return this.faults.applyEach(ops, (op) => this.applyOne(op));
   }
 
   async addresses(linkIndex?: number): Promise<LinkAddress[]> {
@@ -117,18 +106,6 @@ export class FakeRtnl implements RtnlHandle {
 
   private checkOpen(): void {
     if (this.closed) throw errnoError('EBADF', 'rtnetlink handle is closed');
-  }
-
-  private takeFaults(ops: readonly AddressOp[]): Map<number, number> {
-    const fired = new Map<number, number>();
-    this.faults = this.faults.filter((f) => {
-      if (typeof f.at === 'number' && f.at >= ops.length) throw new RangeError(`fault at op ${f.at} of a batch of ${ops.length}`);
-      const index = typeof f.at === 'number' ? f.at : ops.findIndex((op, i) => !fired.has(i) && (f.at as RegExp).test(describeAddressOp(op)));
-      if (index < 0 || fired.has(index)) return true;
-      fired.set(index, errnoOf(f.errno));
-      return false;
-    });
-    return fired;
   }
 
   private applyOne(op: AddressOp): number {

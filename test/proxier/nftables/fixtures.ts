@@ -1,30 +1,17 @@
 // Small builders for ServicePorts, endpoints and snapshots used by the nftables proxier tests.
 import { silentLog } from '../../../src/base/log';
-import type { ChangeSet, Endpoint, NodeInfo, ProxySnapshot, SelectedEndpoints, ServicePort } from '../../../src/core/types';
+import type { ChangeSet, Endpoint, ServicePort } from '../../../src/core/types';
 import { buildContext, type ContextInputs } from '../../../src/proxier/nftables/context';
 import type { NftablesProxierOptions } from '../../../src/proxier/nftables';
 import type { NftFamily } from '../../../src/proxier/nftables/desired';
+import { ep, node, servicePort } from '../../helpers/service-fixtures';
 
+export { ep, selected, node, snapshot } from '../../helpers/service-fixtures';
+
+/** The shared ServicePort with a key without its family (`ns1/<name>:p80/TCP`): the names these tests expect hash it. */
 export function sp(name: string, over: Partial<ServicePort> = {}): ServicePort {
-  const base: ServicePort = {
-    key: `ns1/${name}:p80/TCP`, namespace: 'ns1', name, portName: 'p80', protocol: 'TCP', family: 'IPv4',
-    clusterIP: '172.30.0.41', port: 80, nodePort: 0, externalIPs: [], loadBalancerIPs: [], loadBalancerSourceRanges: [],
-    affinityTimeoutSeconds: 0, externalPolicyLocal: false, internalPolicyLocal: false, healthCheckNodePort: 0,
-  };
-  return { ...base, ...over };
+  return servicePort(name, { key: `ns1/${name}:p80/TCP`, ...over });
 }
-
-export function ep(ip: string, port = 80, over: Partial<Endpoint> = {}): Endpoint {
-  return { ip, port, ready: true, serving: true, terminating: false, isLocal: false, ...over };
-}
-
-/** Endpoint selection the way core does it for ready endpoints: Local policy sees local ones. */
-export function selected(eps: Endpoint[]): SelectedEndpoints {
-  const local = eps.filter((e) => e.isLocal);
-  return { cluster: eps, local, allReachable: eps, hasAny: eps.length > 0 };
-}
-
-export const node: NodeInfo = { name: 'node1', labels: {}, ips: ['192.168.0.2', 'fd00::2'], podCIDRs: ['10.0.1.0/24', 'fd00:10:1::/64'] };
 
 export const defaultInputs: ContextInputs = {
   masqueradeBit: 14, masqueradeAll: false, localDetector: { mode: 'ClusterCIDR', cidrs: ['10.0.0.0/16', 'fd00:10::/48'] },
@@ -33,14 +20,6 @@ export const defaultInputs: ContextInputs = {
 
 export function ctx(over: Partial<ContextInputs> = {}, family: NftFamily = 'ip') {
   return buildContext({ ...defaultInputs, ...over }, family, node);
-}
-
-export function snapshot(entries: [ServicePort, Endpoint[]][], n: NodeInfo = node): ProxySnapshot {
-  return {
-    services: new Map(entries.map(([s]) => [s.key, s])),
-    endpoints: new Map(entries.map(([s, e]) => [s.key, selected(e)])),
-    node: n,
-  };
 }
 
 export const quietLog = silentLog;
