@@ -1,6 +1,7 @@
 // The peer of the IPVS bench: `ipvsadm --restore` of the same virtual services and real servers
 // (masquerading, weight 1, rr) into a fresh namespace, and `ip -batch` of the kube-ipvs0 link and
-// its addresses, each timed as the process it is (wall around `ip netns exec`, CPU from GNU time).
+// its addresses, each timed as the process it is: wall around `nsenter --net` (only a setns; `ip netns exec`
+// also makes a mount namespace and remounts /sys), CPU from GNU time.
 // The one-Service change replays ours: the old real server to weight 0, the new one added, and the
 // previous change's drained server deleted, as the proxier's graceful termination does.
 import { spawnSync } from 'node:child_process';
@@ -55,7 +56,7 @@ export function timedInNetns(ns: TestNetns, cmd: string, args: string[], stdinFi
   const fd = stdinFile ? openSync(stdinFile, 'r') : 'ignore';
   try {
     const t0 = performance.now();
-    const r = spawnSync('ip', ['netns', 'exec', ns.name, '/usr/bin/time', '-f', '%U %S', '-o', rusage, cmd, ...args], {
+    const r = spawnSync('nsenter', [`--net=${ns.path}`, '/usr/bin/time', '-f', '%U %S', '-o', rusage, cmd, ...args], {
       stdio: [fd, 'pipe', 'pipe'], encoding: 'utf8', maxBuffer: 1 << 26, timeout: 600_000,
     });
     const wallMs = performance.now() - t0;

@@ -15,13 +15,20 @@ export interface IpvsBenchRun {
   sizes: SizeResult[];
 }
 
+/** The sample whose wall time is the q-quantile (so its parts add up to it). */
+function atQuantile(xs: readonly SyncTiming[], q: number): SyncTiming {
+  const s = [...xs].sort((a, b) => a.wallMs - b.wallMs);
+  return s[Math.max(0, Math.min(s.length - 1, Math.ceil(q * s.length) - 1))];
+}
+
 export function quantile(values: readonly number[], q: number): number {
   const s = [...values].sort((a, b) => a - b);
   return s.length ? s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)] : NaN;
 }
 
-const ms = (v: number): number => Math.round(v * 10) / 10;
-const p = (xs: readonly { wallMs: number }[], q: number): number => ms(quantile(xs.map((x) => x.wallMs), q));
+/** Milliseconds as text: whole above 100, one decimal below (a fixed 3 decimals reads as false precision). */
+const ms = (v: number): string => (Number.isNaN(v) ? '-' : v >= 100 ? v.toFixed(0) : v.toFixed(1));
+const p = (xs: readonly { wallMs: number }[], q: number): string => ms(quantile(xs.map((x) => x.wallMs), q));
 const part = (t: SyncTiming, name: string): number => t.parts[name] ?? 0;
 /** A sync's wall time without the helper table and rtnetlink: IPVS and the proxier's planning. */
 const ipvsOnly = (t: SyncTiming): number => t.wallMs - part(t, 'helper') - part(t, 'rtnl');
@@ -38,7 +45,7 @@ export function mainTable(r: IpvsBenchRun): string {
   ]);
   return markdownTable([
     'N', 'VS / real servers', 'ours full (all)', 'ours full w/o helper', 'ours full IPVS only', 'ipvsadm -R', 'ipvsadm -R + ip -batch',
-    'ours partial p50', 'ours partial p90', 'peer partial p50', 'peer partial p90', 'process floor p50',
+    'ours partial p50', 'ours partial p90', 'peer partial p50', 'peer partial p90', 'ipvsadm floor p50',
   ], rows);
 }
 
@@ -46,7 +53,7 @@ export function breakdownTable(r: IpvsBenchRun): string {
   const rows: Cell[][] = [];
   for (const s of r.sizes) {
     const kinds: [string, SyncTiming][] = [['cold full', s.ours.cold], ['full, nothing changed', s.ours.fullUnchanged],
-      ['partial (median)', s.ours.partial[Math.floor(s.ours.partial.length / 2)] ?? s.ours.partial[0]]];
+      ['partial (the p50 one)', atQuantile(s.ours.partial, 0.5)]];
     for (const [kind, t] of kinds) {
       rows.push([s.services, kind, ms(t.wallMs), ms(t.cpuMs), ms(part(t, 'helper')), ms(part(t, 'ipvs')), ms(part(t, 'rtnl')), ms(own(t))]);
     }
@@ -78,7 +85,7 @@ export function resultPage(r: IpvsBenchRun): string {
     '- ours full (all): the first sync into an empty kernel: adoption (empty dumps), kube-ipvs0, the helper table, IPVS, the VIPs on kube-ipvs0.',
     '- w/o helper: less the time waiting on the helper table (its TypeScript build and its nftables commit); IPVS only: less rtnetlink too (kube-ipvs0, addresses, the node address dump).',
     '- ipvsadm -R: the same virtual services and real servers restored into a fresh namespace, one process; + ip -batch: kube-ipvs0 and the VIPs. The peer has no helper table (upstream would add ipset and iptables).',
-    '- partial: one endpoint of one Service replaced (old one to weight 0, new one added, the previous change\'s drained one deleted); the peer is one `ipvsadm -R` of those lines, wall time of the whole process; the process floor is `ip netns exec NS true`.',
+    '- partial: one endpoint of one Service replaced (old one to weight 0, new one added, the previous change\'s drained one deleted); the peer is one `ipvsadm -R` of those lines, wall time of the whole process (started with `nsenter --net`); the process floor is `ipvsadm -R` of an empty input, so the difference is the kernel work and the parsing of those lines.',
     r.sizes.some((s) => s.verified) ? `- Verified at N = ${r.sizes.filter((s) => s.verified).map((s) => s.services).join(', ')}: \`ipvsadm -Sn\` of both namespaces equal after the cold load and after the changes.` : '',
     '',
     '## Where our time goes',

@@ -11,7 +11,7 @@ export interface PeerResult {
   restore: ProcTiming;
   addresses: ProcTiming;
   partial: ProcTiming[];
-  /** `ip netns exec NS true`: what spawning any process in the namespace costs, the peer's floor. */
+  /** `ipvsadm -R` of nothing: what starting ipvsadm in the namespace costs, the peer's floor. */
   floor: ProcTiming[];
 }
 
@@ -34,7 +34,7 @@ export async function measureSize(n: number, repeats: number, verify: boolean): 
     if (verify) sameState('after the cold load', ours.coldState!, ipvsState(ns));
     const partial = ours.swaps.map((swap, k) => withTextFile(changeText(swap, ours.swaps[k - 1]), (f) => timedInNetns(ns, 'ipvsadm', ['-R'], f)));
     if (verify) sameState(`after ${repeats} one-endpoint changes`, ours.finalState!, ipvsState(ns));
-    const floor = ours.swaps.map(() => timedInNetns(ns, 'true', []));
+    const floor = ours.swaps.map(() => timedInNetns(ns, 'ipvsadm', ['-R'], '/dev/null'));
     const nodePorts = synth.filter((s) => s.nodePort).length;
     const { coldState, finalState, swaps, ...timings } = ours;
     void coldState; void finalState; void swaps;
