@@ -7,6 +7,7 @@ import type { ChangeSet } from '../../src/core/types';
 import { IpvsSocket, Nft, RtnlSocket } from '../../src/native';
 import { IpvsHelperTable, IpvsProxier } from '../../src/proxier/ipvs';
 import { CLUSTER_CIDR } from '../lib/cluster';
+import { progress } from '../report/table';
 import { benchNetns, type TestNetns } from '../lib/netns';
 import { benchCluster, NO_CHANGES, NODE_IP, replaceOnePod, type BenchCluster, type EndpointSwap } from './snapshot';
 import { TimeBuckets, timed } from './timed';
@@ -75,6 +76,7 @@ export async function measureOurs(n: number, repeats: number, readState: boolean
     });
     const sync = (changes: ChangeSet, full: boolean): Promise<SyncTiming> => timedSync(proxier, cluster, changes, full, buckets);
     const cold = await sync(NO_CHANGES, true);
+    progress(`  ours: cold full sync ${cold.wallMs.toFixed(0)} ms`);
     const coldState = readState ? ipvsState(ns) : undefined;
     const partial: SyncTiming[] = [];
     const swaps: EndpointSwap[] = [];
@@ -84,13 +86,16 @@ export async function measureOurs(n: number, repeats: number, readState: boolean
       partial.push(await sync(changes, false));
     }
     const finalState = readState ? ipvsState(ns) : undefined;
+    progress(`  ours: ${repeats} partial syncs done`);
     const fullUnchanged = await sync(NO_CHANGES, true);
+    progress(`  ours: unchanged full sync ${fullUnchanged.wallMs.toFixed(0)} ms`);
     return { cold, partial, fullUnchanged, coldState, finalState, swaps, problems };
   } finally {
     ipvs.close();
     rtnl.close();
     nft.close();
     emptyAndDestroy(ns);
+    progress('  ours: namespace emptied and deleted');
   }
 }
 

@@ -3,6 +3,7 @@
 // namespaces' IPVS are read with `ipvsadm -Sn` after the cold load and after the changes, and must
 // be equal: the two sides did the same IPVS work.
 import { syntheticCluster } from '../lib/cluster';
+import { progress } from '../report/table';
 import { emptyAndDestroy, ipvsState, measureOurs, nodeNetns, type OursResult } from './ours';
 import { addressBatch, changeText, restoreText, timedInNetns, withTextFile, type ProcTiming } from './peer';
 import { ENDPOINTS_PER_SERVICE, NODEPORT_SHARE } from './snapshot';
@@ -31,10 +32,12 @@ export async function measureSize(n: number, repeats: number, verify: boolean): 
   try {
     const restore = withTextFile(restoreText(synth), (f) => timedInNetns(ns, 'ipvsadm', ['-R'], f));
     const addresses = withTextFile(addressBatch(synth), (f) => timedInNetns(ns, 'ip', ['-batch', f]));
+    progress(`  peer: ipvsadm -R ${restore.wallMs.toFixed(0)} ms, ip -batch ${addresses.wallMs.toFixed(0)} ms`);
     if (verify) sameState('after the cold load', ours.coldState!, ipvsState(ns));
     const partial = ours.swaps.map((swap, k) => withTextFile(changeText(swap, ours.swaps[k - 1]), (f) => timedInNetns(ns, 'ipvsadm', ['-R'], f)));
     if (verify) sameState(`after ${repeats} one-endpoint changes`, ours.finalState!, ipvsState(ns));
     const floor = ours.swaps.map(() => timedInNetns(ns, 'ipvsadm', ['-R'], '/dev/null'));
+    progress('  peer: changes and floor done');
     const nodePorts = synth.filter((s) => s.nodePort).length;
     const { coldState, finalState, swaps, ...timings } = ours;
     void coldState; void finalState; void swaps;
@@ -44,6 +47,7 @@ export async function measureSize(n: number, repeats: number, verify: boolean): 
     };
   } finally {
     emptyAndDestroy(ns);
+    progress('  peer: namespace emptied and deleted');
   }
 }
 
