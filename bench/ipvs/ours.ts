@@ -75,9 +75,13 @@ export async function measureOurs(n: number, repeats: number, readState: boolean
       families: ['IPv4'], scheduler: '', excludeCIDRs: [], nodePortAddresses: [], log, clock: systemClock,
     });
     const sync = (changes: ChangeSet, full: boolean): Promise<SyncTiming> => timedSync(proxier, cluster, changes, full, buckets);
+    // A GC before each phase, not each sync: one costs seconds in the guest, and a partial sync
+    // makes little garbage. So no phase is charged the previous one's garbage.
+    global.gc?.();
     const cold = await sync(NO_CHANGES, true);
     progress(`  ours: cold full sync ${cold.wallMs.toFixed(0)} ms`);
     const coldState = readState ? ipvsState(ns) : undefined;
+    global.gc?.();
     const partial: SyncTiming[] = [];
     const swaps: EndpointSwap[] = [];
     for (let k = 0; k < repeats; k++) {
@@ -87,6 +91,7 @@ export async function measureOurs(n: number, repeats: number, readState: boolean
     }
     const finalState = readState ? ipvsState(ns) : undefined;
     progress(`  ours: ${repeats} partial syncs done`);
+    global.gc?.();
     const fullUnchanged = await sync(NO_CHANGES, true);
     progress(`  ours: unchanged full sync ${fullUnchanged.wallMs.toFixed(0)} ms`);
     return { cold, partial, fullUnchanged, coldState, finalState, swaps, problems };
@@ -100,7 +105,6 @@ export async function measureOurs(n: number, repeats: number, readState: boolean
 }
 
 async function timedSync(proxier: IpvsProxier, c: BenchCluster, changes: ChangeSet, full: boolean, buckets: TimeBuckets): Promise<SyncTiming> {
-  global.gc?.();
   buckets.take();
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();

@@ -34,9 +34,14 @@ export async function measureSize(n: number, repeats: number, verify: boolean): 
     const addresses = withTextFile(addressBatch(synth), (f) => timedInNetns(ns, 'ip', ['-batch', f]));
     progress(`  peer: ipvsadm -R ${restore.wallMs.toFixed(0)} ms, ip -batch ${addresses.wallMs.toFixed(0)} ms`);
     if (verify) sameState('after the cold load', ours.coldState!, ipvsState(ns));
-    const partial = ours.swaps.map((swap, k) => withTextFile(changeText(swap, ours.swaps[k - 1]), (f) => timedInNetns(ns, 'ipvsadm', ['-R'], f)));
+    // Each change is followed by the floor, so both see the same load (other guests share the CPUs).
+    const partial: ProcTiming[] = [];
+    const floor: ProcTiming[] = [];
+    ours.swaps.forEach((swap, k) => {
+      partial.push(withTextFile(changeText(swap, ours.swaps[k - 1]), (f) => timedInNetns(ns, 'ipvsadm', ['-R'], f)));
+      floor.push(timedInNetns(ns, 'ipvsadm', ['-R'], '/dev/null'));
+    });
     if (verify) sameState(`after ${repeats} one-endpoint changes`, ours.finalState!, ipvsState(ns));
-    const floor = ours.swaps.map(() => timedInNetns(ns, 'ipvsadm', ['-R'], '/dev/null'));
     progress('  peer: changes and floor done');
     const nodePorts = synth.filter((s) => s.nodePort).length;
     const { coldState, finalState, swaps, ...timings } = ours;
