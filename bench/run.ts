@@ -7,8 +7,10 @@ import { runChainWalk } from './probe/chain-walk';
 import { isScenarioChild, runPipeline, scenarioChild } from './pipeline/run-pipeline';
 import { isScaleChild, runScale, scaleChild } from './scale/run-scale';
 import { isMemoryChild, memoryChild, runProxierMemory } from './memory/run-memory';
+import { ipvsGuestChild, isIpvsGuestChild } from './ipvs/in-guest';
+import { runIpvs } from './ipvs/run-ipvs';
 
-const USAGE = `usage: npm run bench -- [pipeline|shapes|probe|chains|monitor|connect|scale|proxier-memory] [--quick] [--sizes N,N,...]
+const USAGE = `usage: npm run bench -- [pipeline|shapes|probe|chains|monitor|connect|scale|proxier-memory|ipvs] [--quick] [--sizes N,N,...]
                                      [--repeats R] [--distinct D,D,...] [--connections C] [--no-breakdown] [--kernel]
                                      [--churn-rounds K]
   pipeline (default)  synthetic clusters through model -> NftablesProxier -> addon -> kernel,
@@ -28,11 +30,14 @@ const USAGE = `usage: npm run bench -- [pipeline|shapes|probe|chains|monitor|con
   proxier-memory      the nftables proxier's heap: its state, the full sync's peak, growth over --repeats
                       one-pod partial syncs (default 1000), at 10k and 44k Services x 6 endpoints (mixed);
                       --kernel commits into a fresh namespace instead of only reading the buffer
+  ipvs                the IPVS mode in the IPVS guest (one qemu boot): IpvsProxier's cold full sync, one-endpoint
+                      partial syncs (--repeats, default 20) and unchanged full sync vs ipvsadm --restore of the
+                      same services, at 1k, 5k, 10k Services x 4 endpoints (--sizes; --quick: 300, 1000)
   --quick             small sizes, finishes in under a minute
-  --sizes             override the Service counts (pipeline, probe, scale; chains: affinity ServicePorts)
-  --repeats           repeats per sync kind (pipeline), per mode (monitor) or per figure (chains)`;
+  --sizes             override the Service counts (pipeline, probe, scale, ipvs; chains: affinity ServicePorts)
+  --repeats           repeats per sync kind (pipeline, ipvs), per mode (monitor) or per figure (chains)`;
 
-const COMMANDS = ['pipeline', 'shapes', 'probe', 'chains', 'monitor', 'connect', 'scale', 'proxier-memory'] as const;
+const COMMANDS = ['pipeline', 'shapes', 'probe', 'chains', 'monitor', 'connect', 'scale', 'proxier-memory', 'ipvs'] as const;
 
 export interface CliOptions {
   command: (typeof COMMANDS)[number];
@@ -81,6 +86,7 @@ async function main(): Promise<void> {
   if (isScenarioChild(process.argv.slice(2))) return scenarioChild(process.argv.slice(2));
   if (isScaleChild(process.argv.slice(2))) return scaleChild(process.argv.slice(2));
   if (isMemoryChild(process.argv.slice(2))) return memoryChild(process.argv.slice(2));
+  if (isIpvsGuestChild(process.argv.slice(2))) return ipvsGuestChild(process.argv.slice(2));
   const opts = parseArgs(process.argv.slice(2));
   if (opts.command === 'shapes') await runShapes(opts);
   else if (opts.command === 'probe') await runProbe(opts);
@@ -89,6 +95,7 @@ async function main(): Promise<void> {
   else if (opts.command === 'connect') await runConnectCost(opts);
   else if (opts.command === 'scale') await runScale(opts);
   else if (opts.command === 'proxier-memory') await runProxierMemory(opts);
+  else if (opts.command === 'ipvs') await runIpvs(opts);
   else await runPipeline(opts);
 }
 
