@@ -1,5 +1,6 @@
 // The real IpvsHandle: one generic netlink socket speaking the IPVS family, optionally inside a
 // network namespace. The addon runs one operation per socket at a time, so calls queue here.
+import { retryInterrupted } from './dump-retry';
 import { loadAddon } from './addon-loader';
 import type { IpvsSocketHandle, RawIpvsDest, RawIpvsService } from './addon-types';
 import { errnoName } from './errno-names';
@@ -90,7 +91,7 @@ export class IpvsSocket implements IpvsHandle {
   }
 
   dump(): Promise<IpvsServiceState[]> {
-    return this.enqueue(async () => (await this.sock.dump()).map(toService).filter((s): s is IpvsServiceState => !!s));
+    return this.enqueue(async () => (await retryInterrupted(() => this.sock.dump())).map(toService).filter((s): s is IpvsServiceState => !!s));
   }
 
   dumpDestinations(service: IpvsServiceKey): Promise<IpvsDestinationState[]> {
@@ -102,7 +103,7 @@ export class IpvsSocket implements IpvsHandle {
     }
     return this.enqueue(async () => {
       try {
-        return (await this.sock.dumpDestinations(key)).map(toDest);
+        return (await retryInterrupted(() => this.sock.dumpDestinations(key))).map(toDest);
       } catch (e) {
         // The kernel answers ESRCH for a missing service; the contract says ENOENT.
         if ((e as { errno?: number }).errno !== ESRCH) throw e;

@@ -2,6 +2,7 @@
 // IPVS mode's dummy link and its addresses. The addon carries one request at a time per socket,
 // so calls are queued here; the addon encodes, sends and parses, and this side decides (a missing
 // link is undefined, an existing dummy is fine, another kind is an error).
+import { retryInterrupted } from './dump-retry';
 import { constants } from 'node:os';
 import { loadAddon } from './addon-loader';
 import type { AddonModule, RawLink, RtnlSocketHandle } from './addon-types';
@@ -128,7 +129,7 @@ export class RtnlSocket implements RtnlHandle {
     if (linkIndex !== undefined) checkLinkIndex(linkIndex, 'linkIndex');
     return this.enqueue(async () => {
       try {
-        const raw = await this.sock.addresses(linkIndex);
+        const raw = await retryInterrupted(() => this.sock.addresses(linkIndex));
         return raw.map((a) => ({ linkIndex: a.linkIndex, family: a.family, address: a.address, prefixLength: a.prefixLength }));
       } catch (e) {
         throw kernelError(e, 'dump addresses');
