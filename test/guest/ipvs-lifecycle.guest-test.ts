@@ -35,9 +35,33 @@ describe('the IPVS mode: IPv6, UDP flows, graceful termination, namespace opt-ou
     scratch++;
     c.api.create('services', service(`poke-${scratch}`, { clusterIP: `100.100.9.${scratch}`, ports: [{ port: 80, targetPort: 8080 }] }));
   };
-  async function deletedFlows(): Promise<number> {
-    const { values } = await c.proxy.metrics.conntrackReconcilerDeletedEntriesTotal.get();
-    return values.reduce((sum, v) => sum + v.value, 0);
+  /** `ipvsadm -Ln --stats` blocks of these virtual services, once two reads 2.5 s apart agree. */
+  async function settledStats(vss: string[]): Promise<string[]> {
+    const read = (): string[] => { const t = ipvsadm('--stats'); return vss.map((v) => section(t, v)); };
+    let last = read();
+    return eventually<string[] | undefined>(async () => {
+      await new Promise((r) => setTimeout(r, 2500));
+      const now = read();
+      const same = JSON.stringify(now) === JSON.stringify(last);
+      last = now;
+      return same ? now : undefined;
+    }, () => `the IPVS counters to settle: ${last.join('\n')}`, GUEST_WAIT_MS) as Promise<string[]>;
+  }
+
+  /**
+   * Waits for syncs until `check` holds right after one: a sync's nextSync() resolves after its
+   * conntrack clean-up, so what that sync did is complete.
+   */
+  async function syncedUntil(check: () => boolean, what: () => string): Promise<void> {
+    const deadline = Date.now() + GUEST_WAIT_MS;
+    for (;;) {
+      const next = c.proxy.nextSync();
+      if (check()) return;
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what()}`);
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([next, new Promise((r) => { timer = setTimeout(r, deadline - Date.now() + 100); })]);
+      clearTimeout(timer);
+    }
   }
 
   it('serves an IPv6 ClusterIP over TCP, the VIP bound to kube-ipvs0', async () => {
@@ -63,15 +87,18 @@ describe('the IPVS mode: IPv6, UDP flows, graceful termination, namespace opt-ou
     assert.match(c.topo.node.exec('conntrack', ['-L', '-p', 'udp', '--sport', String(sourcePort)]), new RegExp(`src=${pod0.ip.replace(/\./g, '\\.')} `));
     assert.match(ipvsadm('-c'), new RegExp(`UDP .*198\\.18\\.0\\.2:${sourcePort}\\s+100\\.100\\.3\\.13:53\\s+${pod0.ip.replace(/\./g, '\\.')}:8080`));
 
-    const deletedBefore = await deletedFlows();
     c.api.update('endpointslices', slice(pod1.ip));
-    // The sync deletes pod0's real server at once (UDP: no graceful termination), then the flow.
-    await eventually(async () => (await deletedFlows()) > deletedBefore, 'the proxy to delete the stale flow', GUEST_WAIT_MS);
-    assert.deepEqual(realServers(section(ipvsadm(), 'UDP  100.100.3.13:53')), [`${pod1.ip}:8080`]);
-    // No retry: the very next datagram of the same 5-tuple reaches pod1 (IPVS expires its entry to the
-    // deleted server on that packet, expire_nodest_conn=1, and schedules it anew).
-    assert.match(c.topo.probe('udp', '100.100.3.13', 53, 1, { sourcePort })[0], /^pod1 /, ipvsadm('-c'));
+    // Until the sync that deletes pod0's real server (UDP: no graceful termination) has also run its
+    // conntrack clean-up: nextSync() resolves after both.
+    await syncedUntil(() => realServers(section(ipvsadm(), 'UDP  100.100.3.13:53')).join() === `${pod1.ip}:8080`,
+      () => `pod0's real server to go:\n${ipvsadm()}`);
+    // No retry: the very next datagram of the same 5-tuple reaches pod1. The stale conntrack flow is gone
+    // (the proxy's clean-up, or IPVS's own expiry of connections to a deleted server with
+    // expire_nodest_conn=1, which drops their conntrack entries too), and IPVS schedules it anew.
+    assert.match(c.topo.probe('udp', '100.100.3.13', 53, 1, { sourcePort })[0], /^pod1 /, `${ipvsadm('-c')}\n${c.topo.node.exec('conntrack', ['-L', '-p', 'udp'])}`);
     assert.match(c.topo.probe('udp', '100.100.3.13', 53, 1, { sourcePort })[0], /^pod1 /);
+    const entries = ipvsadm('-c');
+    assert.doesNotMatch(entries, new RegExp(`${pod0.ip.replace(/\./g, '\\.')}:8080`), entries);
   });
 
   it('keeps an open TCP connection to a removed endpoint at weight 0, and deletes the real server once it closes', async () => {
@@ -144,16 +171,16 @@ describe('the IPVS mode: IPv6, UDP flows, graceful termination, namespace opt-ou
       await waitForAnswer(c, 'udp', ip, 53);
     }
     c.topo.probe('tcp', '100.100.5.11', 80, 6);
-    // The counters of a virtual service and its real servers start at 0 when it is (re)created.
-    const stats = (vs: string): string => section(ipvsadm('--stats'), vs);
-    const stillBefore = [stats('TCP  100.100.5.11:80'), stats('UDP  100.100.5.11:53')];
+    // The counters of a virtual service and its real servers start at 0 when it is (re)created. The
+    // kernel folds its per-CPU counters into what it reports every 2 s (the rate estimator's timer).
+    const vss = ['TCP  100.100.5.10:80', 'TCP  100.100.5.11:80', 'UDP  100.100.5.11:53'];
+    const statsBefore = await settledStats(vss);
     // Without the connection counts, which the probes below move.
     const shape = (): string => ipvsadm().replace(/(Masq\s+\d+)\s+\d+\s+\d+/g, '$1');
     const shapeBefore = shape();
     const vipsBefore = vips();
-    assert.match(stillBefore[0], /^TCP\s+100\.100\.5\.11:80\s+[1-9]/, stillBefore[0]);
-    const busyConns = (): number => Number(/^TCP\s+\S+\s+(\d+)/.exec(stats('TCP  100.100.5.10:80'))?.[1]);
-    const connsBefore = busyConns();
+    assert.match(statsBefore[1], /^TCP\s+100\.100\.5\.11:80\s+[1-9]/, statsBefore[1]);
+    const conns = (block: string): number => Number(/^TCP\s+\S+\s+(\d+)/.exec(block)?.[1]);
 
     const tcp = c.topo.probeUntilStopped('tcp', '100.100.5.10', 80);
     const udp = c.topo.probeUntilStopped('udp', '100.100.5.10', 53);
@@ -164,8 +191,9 @@ describe('the IPVS mode: IPv6, UDP flows, graceful termination, namespace opt-ou
     const lines = [...tcpLines, ...await udp.stop()];
     assert.ok(tcpLines.length > 2, `only ${tcpLines.length} TCP requests were sent across the restart`);
     assert.deepEqual(lines.filter((l) => l.startsWith('ERR')), [], 'requests failed across the restart');
-    assert.deepEqual([stats('TCP  100.100.5.11:80'), stats('UDP  100.100.5.11:53')], stillBefore, 'the unchanged virtual services were recreated');
-    assert.equal(busyConns(), connsBefore + tcpLines.length, 'the busy virtual service\'s counter went on (not reset by a recreation)');
+    const statsAfter = await settledStats(vss);
+    assert.deepEqual(statsAfter.slice(1), statsBefore.slice(1), 'the unchanged virtual services were recreated');
+    assert.equal(conns(statsAfter[0]), conns(statsBefore[0]) + tcpLines.length, 'the busy virtual service\'s counter went on (not reset by a recreation)');
     assert.equal(shape(), shapeBefore);
     assert.equal(vips(), vipsBefore);
 
