@@ -9,14 +9,18 @@ import { answeredBy, Cluster, eventually, sourcesSeen } from '../traffic/harness
 import { endpointSlice, OTHER_NODE, service, type PortSpec, type ServiceSpec } from '../traffic/fixtures';
 import { CLIENT_IP, NODE_IP, NODE_POD_SIDE_IP } from '../helpers/topology';
 import { answerWithin as waitForAnswer, errorWithin as waitForError, startIpvsCluster } from './ipvs-cluster';
+import { probeMany } from './ipvs-probes';
 import { realServers, section } from './ipvs-table';
 
 const ALL_PODS = ['pod0', 'pod1', 'pod2'];
 
 describe('the IPVS mode: external traffic, source ranges, affinity, Local policy', () => {
   let c: Cluster;
+  /** The proxy's log (JSON lines): its warnings and errors go into failure messages. */
+  const log: string[] = [];
+  const logged = (): string => log.filter((l) => !/"level":"(debug|info)"/i.test(l)).slice(-30).join('');
   before(async () => {
-    c = await startIpvsCluster({ pods: 3, prefix: 'kpx' });
+    c = await startIpvsCluster({ pods: 3, prefix: 'kpx', logLines: log });
   });
   after(async () => { await c?.stop(); });
 
@@ -35,9 +39,10 @@ describe('the IPVS mode: external traffic, source ranges, affinity, Local policy
     serve('ext', { clusterIP: '100.100.1.11', externalIPs: ['203.0.113.10'], ports });
     await waitForAnswer(c, 'tcp', '203.0.113.10', 80);
     await waitForAnswer(c, 'udp', '203.0.113.10', 53);
-    const tcp = c.topo.probe('tcp', '203.0.113.10', 80, 12);
+    const [tcp, udp] = probeMany(c.topo.client, [
+      { proto: 'tcp', host: '203.0.113.10', port: 80, count: 12 }, { proto: 'udp', host: '203.0.113.10', port: 53, count: 12 }]);
     assert.deepEqual([...answeredBy(tcp)].sort(), ALL_PODS);
-    assert.deepEqual([...answeredBy(c.topo.probe('udp', '203.0.113.10', 53, 12))].sort(), ALL_PODS);
+    assert.deepEqual([...answeredBy(udp)].sort(), ALL_PODS);
     assert.deepEqual([...sourcesSeen(tcp)], [NODE_POD_SIDE_IP]);
     assert.match(ipvsadm(), /TCP\s+203\.0\.113\.10:80 rr/);
     assert.match(ipvsadm(), /UDP\s+203\.0\.113\.10:53 rr/);
@@ -53,14 +58,19 @@ describe('the IPVS mode: external traffic, source ranges, affinity, Local policy
     serve('fw', spec);
     c.topo.addClientAddress('198.18.0.3');
     await waitForAnswer(c, 'tcp', '203.0.113.30', 80);
-    assert.deepEqual([...answeredBy(c.topo.probe('tcp', '203.0.113.30', 80, 12))].sort(), ALL_PODS);
+    const [allowed, refused, clusterIP, proxyMode] = probeMany(c.topo.client, [
+      { proto: 'tcp', host: '203.0.113.30', port: 80, count: 12 },
+      { proto: 'tcp', host: '203.0.113.30', port: 80, count: 2, timeoutMs: 500, sourceAddress: '198.18.0.3' },
+      { proto: 'tcp', host: '100.100.1.13', port: 80, sourceAddress: '198.18.0.3' },
+      { proto: 'tcp', host: '203.0.113.31', port: 80, timeoutMs: 500 },
+    ]);
+    assert.deepEqual([...answeredBy(allowed)].sort(), ALL_PODS);
     // Another source of the same client, outside the ranges: dropped, not rejected.
-    assert.deepEqual(c.topo.probe('tcp', '203.0.113.30', 80, 2, { timeoutMs: 500, sourceAddress: '198.18.0.3' }),
-      ['ERR TIMEOUT', 'ERR TIMEOUT'], rules());
-    // The ranges do not apply to the ClusterIP or the NodePort.
-    assert.match(c.topo.probe('tcp', '100.100.1.13', 80, 1, { sourceAddress: '198.18.0.3' })[0], /^pod\d /);
+    assert.deepEqual(refused, ['ERR TIMEOUT', 'ERR TIMEOUT'], rules());
+    // The ranges do not apply to the ClusterIP.
+    assert.match(clusterIP[0], /^pod\d /);
     // A Proxy-mode load balancer delivers to the node itself: no virtual service, no address.
-    assert.deepEqual(c.topo.probe('tcp', '203.0.113.31', 80, 1, { timeoutMs: 500 }), ['ERR TIMEOUT']);
+    assert.deepEqual(proxyMode, ['ERR TIMEOUT']);
     const table = ipvsadm();
     assert.match(table, /TCP\s+203\.0\.113\.30:80 rr/);
     assert.doesNotMatch(table, /203\.0\.113\.31/);
@@ -77,19 +87,14 @@ describe('the IPVS mode: external traffic, source ranges, affinity, Local policy
     serve('sticky', { clusterIP: '100.100.3.12', ports: tcp, affinitySeconds: 600 });
     await waitForAnswer(c, 'tcp', '100.100.3.12', 80);
     assert.match(ipvsadm(), /TCP\s+100\.100\.3\.12:80 rr persistent 600/);
-    const main = answeredBy(c.topo.probe('tcp', '100.100.3.12', 80, 12));
-    assert.equal(main.size, 1, 'the main client stuck to one endpoint');
-    // Three more clients: each sticks; rr schedules each new client's persistence template on the next
-    // real server, so they do not all land where the main client did.
-    const chosen = new Set<string>(main);
-    for (let i = 10; i < 13; i++) {
-      const sourceAddress = `198.18.0.${i}`;
-      c.topo.addClientAddress(sourceAddress);
-      const seen = answeredBy(c.topo.probe('tcp', '100.100.3.12', 80, 6, { sourceAddress }));
-      assert.equal(seen.size, 1, `client ${sourceAddress} reached ${[...seen].join(', ')}`);
-      chosen.add([...seen][0]);
-    }
-    assert.ok(chosen.size > 1, `every client landed on ${[...chosen].join(', ')}`);
+    // Three more clients (source addresses): rr schedules each new client's persistence template on
+    // the next real server, so they do not all land where the main client did.
+    const others = ['198.18.0.10', '198.18.0.11', '198.18.0.12'];
+    for (const a of others) c.topo.addClientAddress(a);
+    const seen = probeMany(c.topo.client, [undefined, ...others].map((sourceAddress) => ({ proto: 'tcp' as const, host: '100.100.3.12', port: 80, count: 8, sourceAddress })))
+      .map((lines) => [...answeredBy(lines)]);
+    seen.forEach((pods, i) => assert.equal(pods.length, 1, `client ${i} reached ${pods.join(', ')}`));
+    assert.ok(new Set(seen.flat()).size > 1, `every client landed on ${seen.flat().join(', ')}`);
   });
 
   describe('externalTrafficPolicy Local', () => {
@@ -110,16 +115,17 @@ describe('the IPVS mode: external traffic, source ranges, affinity, Local policy
       c.api.create('endpointslices', slice());
       await waitForAnswer(c, 'tcp', NODE_IP, 31080);
       await waitForAnswer(c, 'udp', '203.0.113.50', 53);
-      const lines = [
-        ...c.topo.probe('tcp', NODE_IP, 31080, 8), ...c.topo.probe('udp', NODE_IP, 31053, 8),
-        ...c.topo.probe('tcp', '203.0.113.50', 80, 8), ...c.topo.probe('udp', '203.0.113.50', 53, 8),
-      ];
+      const [np, npUdp, lbTcp, lbUdp, cip] = probeMany(c.topo.client, [
+        { proto: 'tcp', host: NODE_IP, port: 31080, count: 8 }, { proto: 'udp', host: NODE_IP, port: 31053, count: 8 },
+        { proto: 'tcp', host: '203.0.113.50', port: 80, count: 8 }, { proto: 'udp', host: '203.0.113.50', port: 53, count: 8 },
+        { proto: 'tcp', host: '100.100.2.10', port: 80, count: 12 },
+      ]);
+      const lines = [...np, ...npUdp, ...lbTcp, ...lbUdp];
       assert.deepEqual(lines, Array(32).fill(`pod0 ${CLIENT_IP}`), `${lines.join('\n')}\n${ipvsadm()}`);
       // The external virtual services hold only the local endpoint; the ClusterIP's all three.
       const nodePortVS = section(ipvsadm(), `TCP  ${NODE_IP}:31080`);
       assert.deepEqual(realServers(nodePortVS), [`${c.topo.pods[0].ip}:8080`], nodePortVS);
       assert.equal(realServers(section(ipvsadm(), 'TCP  100.100.2.10:80')).length, 3);
-      const cip = c.topo.probe('tcp', '100.100.2.10', 80, 12);
       assert.deepEqual([...answeredBy(cip)].sort(), ALL_PODS);
       assert.deepEqual([...sourcesSeen(cip)], [NODE_POD_SIDE_IP]);
     });
@@ -127,16 +133,16 @@ describe('the IPVS mode: external traffic, source ranges, affinity, Local policy
     it('drops external traffic when no endpoint is local, while the ClusterIP and pods keep working', async () => {
       c.api.update('endpointslices', slice(true));
       await waitForError(c, 'tcp', NODE_IP, 31080, 'TIMEOUT', { timeoutMs: 500 });
-      assert.deepEqual([
-        ...c.topo.probe('udp', NODE_IP, 31053, 1, { timeoutMs: 500 }),
-        ...c.topo.probe('tcp', '203.0.113.50', 80, 1, { timeoutMs: 500 }),
-        ...c.topo.probe('udp', '203.0.113.50', 53, 1, { timeoutMs: 500 }),
-      ], Array(3).fill('ERR TIMEOUT'));
+      const [npUdp, lbTcp, lbUdp, cip] = probeMany(c.topo.client, [
+        { proto: 'udp', host: NODE_IP, port: 31053, timeoutMs: 500 }, { proto: 'tcp', host: '203.0.113.50', port: 80, timeoutMs: 500 },
+        { proto: 'udp', host: '203.0.113.50', port: 53, timeoutMs: 500 }, { proto: 'tcp', host: '100.100.2.10', port: 80, count: 12 },
+      ]);
+      assert.deepEqual([...npUdp, ...lbTcp, ...lbUdp], Array(3).fill('ERR TIMEOUT'));
       // The LB IP is bound on kube-ipvs0: without the drop rule IPVS itself would answer (fallback to
       // the Cluster endpoints, as upstream), so this timeout is the helper table's verdict.
       assert.match(vips(), /inet 203\.0\.113\.50\/32/);
       assert.match(rules(), /set no-local-endpoint-services \{[^}]*elements = \{[^}]*203\.0\.113\.50 \. tcp \. 80/);
-      assert.deepEqual([...answeredBy(c.topo.probe('tcp', '100.100.2.10', 80, 12))].sort(), ALL_PODS);
+      assert.deepEqual([...answeredBy(cip)].sort(), ALL_PODS);
       // A pod is no external client: IPVS takes it to every endpoint (upstream's fallback), unmasqueraded
       // (pod1 reaching itself is hairpin-masqueraded: it is a local endpoint of this suite's other Services).
       const lb = 'TCP  203.0.113.50:80 rr';
@@ -147,7 +153,9 @@ describe('the IPVS mode: external traffic, source ranges, affinity, Local policy
       assert.deepEqual([...sourcesSeen(fromPod.filter((l) => !l.startsWith('pod1 ')))], [pod1.ip], 'not masqueraded');
 
       // The drop goes (helper table) just before the real servers shrink back to pod0 (IPVS), in one sync.
-      await waitForAnswer(c, 'tcp', NODE_IP, 31080);
+      await waitForAnswer(c, 'tcp', NODE_IP, 31080).catch((e: Error) => {
+        throw new Error(`${e.message}\n${ipvsadm()}\n${rules()}\n${logged()}\n${log.slice(-40).join('')}`);
+      });
       await eventually(() => c.topo.probe('tcp', NODE_IP, 31080, 1)[0] === `pod0 ${CLIENT_IP}`, 'the local endpoint alone to serve again');
     });
   });
