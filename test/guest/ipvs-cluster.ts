@@ -1,7 +1,8 @@
 // Starting the whole proxy in IPVS mode for the guest traffic tests (test/traffic/harness.ts's
 // startCluster), with the IPVS sysctls the proxy leaves alone in another namespace, and waiting
-// for its first sync: in a fresh guest that sync loads the nftables, IPVS and conntrack modules it
-// uses, one modprobe each under emulation, which can take well over the tests' 10 s waits.
+// for its first sync: in a fresh guest that sync has taken 6-25 s (later ones 0.01-1 s), well over
+// the harness's 10 s waits; most likely the kernel loading, under emulation, the modules the
+// first IPVS and nftables operations need (not measured one by one).
 import { answers, eventually, startCluster, type Cluster, type ClusterOptions, type Proto } from '../traffic/harness';
 import type { ProbeOptions } from '../helpers/topology';
 
