@@ -39,15 +39,7 @@ export function helperChains(ctx: FamilyContext): ChainRules[] {
       rules: [r().lookup([...VIP], SET.firewallIPs).lookup([...VIP, 'saddr'], SET.firewallAllow, true)
         .verdict({ kind: 'drop' }).comment('loadBalancerSourceRanges').build()],
     },
-    {
-      chain: { name: CHAIN.endpointsCheck },
-      rules: [
-        r().lookup([...VIP], SET.noEndpointServices).reject().build(),
-        r().lookup([...VIP], SET.noLocalEndpointServices).verdict({ kind: 'drop' }).build(),
-        r().daddrInSet(SET.nodePortIPs).lookup(['l4proto', 'dport'], SET.noEndpointNodePorts).reject().build(),
-        r().daddrInSet(SET.nodePortIPs).lookup(['l4proto', 'dport'], SET.noLocalEndpointNodePorts).verdict({ kind: 'drop' }).build(),
-      ],
-    },
+    { chain: { name: CHAIN.endpointsCheck }, rules: endpointsCheckRules(ctx) },
     {
       chain: { name: CHAIN.ipvsFilter },
       rules: [
@@ -82,6 +74,34 @@ export function helperChains(ctx: FamilyContext): ChainRules[] {
       chain: base(CHAIN.filterOutput, 'filter', 'output', FILTER_PRIORITY),
       rules: [newJump(CHAIN.firewallCheck), newJump(CHAIN.endpointsCheck)],
     },
+  ];
+}
+
+/**
+ * Reject what has no endpoint; drop what a Local policy finds no local endpoint for. A ClusterIP
+ * there (internalTrafficPolicy Local) is dropped for everyone. An external address or NodePort
+ * (externalTrafficPolicy Local) is not dropped for the node's pods: IPVS takes them to the
+ * Service's other endpoints (desired.ts, upstream PR 97081), as the nftables mode's external chain
+ * short-circuits them. Without a detector no source is known to be a pod: everything is dropped.
+ */
+function endpointsCheckRules(ctx: FamilyContext): Rule[] {
+  const r = () => rule(ctx.family);
+  const drop = { kind: 'drop' } as const;
+  const notLocal = localMatch(ctx.detector, true);
+  const noLocalRules = notLocal
+    ? [
+      r().lookup([...VIP], SET.clusterIPs).lookup([...VIP], SET.noLocalEndpointServices).verdict(drop).build(),
+      notLocal(r()).lookup([...VIP], SET.noLocalEndpointServices).verdict(drop).build(),
+      notLocal(r()).daddrInSet(SET.nodePortIPs).lookup(['l4proto', 'dport'], SET.noLocalEndpointNodePorts).verdict(drop).build(),
+    ]
+    : [
+      r().lookup([...VIP], SET.noLocalEndpointServices).verdict(drop).build(),
+      r().daddrInSet(SET.nodePortIPs).lookup(['l4proto', 'dport'], SET.noLocalEndpointNodePorts).verdict(drop).build(),
+    ];
+  return [
+    r().lookup([...VIP], SET.noEndpointServices).reject().build(),
+    r().daddrInSet(SET.nodePortIPs).lookup(['l4proto', 'dport'], SET.noEndpointNodePorts).reject().build(),
+    ...noLocalRules,
   ];
 }
 

@@ -43,6 +43,12 @@ test('full sync: both tables with the fixed chains, hooks and rules', async () =
     'ct state established,related accept comment "kubernetes forwarding conntrack rule"',
   ]);
   assert.equal(rules('services', 'ip6')[0], 'ip6 saddr ::1 return');
+  // Local-policy drops: a ClusterIP (internal policy) for everyone, external addresses and NodePorts not for pods.
+  assert.deepEqual(rules('endpoints-check').slice(2), [
+    'ip daddr . meta l4proto . th dport @cluster-ips ip daddr . meta l4proto . th dport @no-local-endpoint-services drop',
+    'ip saddr != 10.0.0.0/16 ip daddr . meta l4proto . th dport @no-local-endpoint-services drop',
+    'ip saddr != 10.0.0.0/16 ip daddr @nodeport-ips meta l4proto . th dport @no-local-endpoint-nodeports drop',
+  ]);
 });
 
 test('masquerade choices: masqueradeAll, no detector (the VIP as source, as upstream), another bit', async () => {
@@ -53,6 +59,10 @@ test('masquerade choices: masqueradeAll, no detector (the VIP as source, as upst
   await none.table.sync(fullInput([]));
   assert.equal(none.rules('services')[1], 'ip saddr . meta l4proto . th dport @cluster-ips jump mark-for-masquerade');
   assert.deepEqual(none.rules('mark-for-masquerade'), ['meta mark set meta mark or 0x8']);
+  assert.deepEqual(none.rules('endpoints-check').slice(2), [
+    'ip daddr . meta l4proto . th dport @no-local-endpoint-services drop',
+    'ip daddr @nodeport-ips meta l4proto . th dport @no-local-endpoint-nodeports drop',
+  ], 'no detector: no source is known to be a pod');
   const bridge = setup({ localDetector: { mode: 'BridgeInterface', interface: 'cbr0' } });
   await bridge.table.sync(fullInput([]));
   assert.equal(bridge.rules('services')[1], 'iifname != "cbr0" ip daddr . meta l4proto . th dport @cluster-ips jump mark-for-masquerade');
