@@ -6,7 +6,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
-import { answeredBy, answers, applied, Cluster, eventually } from '../traffic/harness';
+import { answeredBy, answers, applied, Cluster, eventually, webInTeamAndDefault } from '../traffic/harness';
 import { endpointSlice, namespace, service, type PortSpec } from '../traffic/fixtures';
 import { answerWithin as waitForAnswer, firstSync, GUEST_WAIT_MS, startIpvsCluster } from './ipvs-cluster';
 import { holdConnection, shortConnections, startKeepAliveServers } from './ipvs-keepalive';
@@ -140,13 +140,7 @@ describe('the IPVS mode: IPv6, UDP flows, graceful termination, namespace opt-ou
 
   it('removes an opted-out namespace\'s virtual services within one sync, and brings them back', async () => {
     const ports: PortSpec[] = [{ port: 80, targetPort: 8080 }, { name: 'dns', port: 53, targetPort: 8080, protocol: 'UDP' }];
-    c.api.create('namespaces', namespace('team'));
-    for (const [ns, ip, pod] of [['team', '100.100.4.10', 0], ['default', '100.100.4.11', 1]] as const) {
-      c.api.create('services', service('web', { namespace: ns, clusterIP: ip, ports }));
-      c.api.create('endpointslices', endpointSlice('web', 'web-1', { namespace: ns, ports, endpoints: [{ ip: c.topo.pods[pod].ip }] }));
-      await waitForAnswer(c, 'tcp', ip, 80);
-      await waitForAnswer(c, 'udp', ip, 53);
-    }
+    await webInTeamAndDefault(c, ports, waitForAnswer);
     c.api.update('namespaces', namespace('team', { 'networking.k8s.io/kube-proxy': 'disabled' }));
     await eventually(() => c.proxy.watcher.disabledNamespaces().includes('team'), 'the proxy to see the label', GUEST_WAIT_MS);
     await applied(c);

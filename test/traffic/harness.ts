@@ -9,7 +9,7 @@ import { parseCommandLine, type KubeProxyConfiguration } from '../../src/config'
 import { createLogger } from '../../src/log';
 import { TestApiServer } from '../apiserver/server';
 import { NODE_IP, POD_CIDR, POD_CIDR6, Topology, type ProbeOptions } from '../helpers/topology';
-import { NODE_NAME, namespace, node } from './fixtures';
+import { endpointSlice, NODE_NAME, namespace, node, service, type PortSpec } from './fixtures';
 
 export interface Cluster {
   api: TestApiServer;
@@ -192,5 +192,20 @@ export async function applied(c: Cluster): Promise<void> {
     const next = c.proxy.nextSync();
     if (await pendingChanges(c) === 0) return;
     await next;
+  }
+}
+
+/**
+ * The namespace opt-out tests' two Services `web`: one in a new namespace `team` (ClusterIP
+ * 100.100.4.10, pod0) and one in `default` (100.100.4.11, pod1), over `ports`' TCP 80 and UDP 53;
+ * resolves once both answer (through `wait`, for modes whose first sync takes longer).
+ */
+export async function webInTeamAndDefault(c: Cluster, ports: PortSpec[], wait: typeof waitForAnswer = waitForAnswer): Promise<void> {
+  c.api.create('namespaces', namespace('team'));
+  for (const [ns, ip, pod] of [['team', '100.100.4.10', 0], ['default', '100.100.4.11', 1]] as const) {
+    c.api.create('services', service('web', { namespace: ns, clusterIP: ip, ports }));
+    c.api.create('endpointslices', endpointSlice('web', 'web-1', { namespace: ns, ports, endpoints: [{ ip: c.topo.pods[pod].ip }] }));
+    await wait(c, 'tcp', ip, 80);
+    await wait(c, 'udp', ip, 53);
   }
 }

@@ -3,7 +3,7 @@
 // label brings them back.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { answers, applied, Cluster, eventually, ruleset, startCluster, waitForAnswer } from './harness';
+import { answers, applied, Cluster, eventually, ruleset, startCluster, waitForAnswer, webInTeamAndDefault } from './harness';
 import { endpointSlice, namespace, service, type PortSpec } from './fixtures';
 
 const DISABLED = { 'networking.k8s.io/kube-proxy': 'disabled' };
@@ -19,13 +19,7 @@ describe('namespace opt-out through the whole proxy', () => {
     answers([...c.topo.probe('tcp', host, 80, 1, { timeoutMs: 500 }), ...c.topo.probe('udp', host, 53, 1, { timeoutMs: 500 })]).length;
 
   it('serves a labelled namespace\'s Services until the label, and again once it is removed', async () => {
-    c.api.create('namespaces', namespace('team'));
-    for (const [ns, ip, pod] of [['team', '100.100.4.10', 0], ['default', '100.100.4.11', 1]] as const) {
-      c.api.create('services', service('web', { namespace: ns, clusterIP: ip, ports }));
-      c.api.create('endpointslices', endpointSlice('web', 'web-1', { namespace: ns, ports, endpoints: [{ ip: c.topo.pods[pod].ip }] }));
-      await waitForAnswer(c, 'tcp', ip, 80);
-      await waitForAnswer(c, 'udp', ip, 53);
-    }
+    await webInTeamAndDefault(c, ports);
 
     c.api.update('namespaces', namespace('team', DISABLED));
     await eventually(() => c.proxy.watcher.disabledNamespaces().includes('team'), 'the proxy to see the label');
