@@ -1,7 +1,7 @@
 // `kube-proxy-native [flags]`: parse the command line, then run the proxy, clean up, write the
 // configuration, or print help/version. Returns the process exit code.
 import { writeFileSync } from 'node:fs';
-import { parseCommandLine, startupWarnings, type CommandLine } from './config';
+import { parseCommandLine, startupNotices, startupWarnings, type CommandLine } from './config';
 import { cleanupSucceeded, runCleanup } from './cleanup';
 import { createLogger, installLastResort, type Logger } from './log';
 import { startProxy } from './app/proxy-app';
@@ -35,6 +35,7 @@ async function cleanup(log: Logger, excludeCIDRs: readonly string[]): Promise<nu
 
 async function run(cl: CommandLine, log: Logger): Promise<number> {
   for (const w of startupWarnings(cl.config)) log.warn({}, w);
+  for (const n of startupNotices(cl.config)) log.info({}, n);
   applyOomScoreAdj(cl.config.linux.oomScoreAdj, log);
   if (cl.initOnly) return 0;
   const proxy = await startProxy({ config: cl.config, log, master: cl.master });

@@ -1,5 +1,5 @@
 // A pflag-compatible command-line scanner: --name=value, --name value, --bool, --bool=false, -v=4, -v 4,
-// -v4, "--" ending the flags. Values are parsed by type; repeated list/map flags accumulate as pflag's do.
+// -v4, "--" ending the flags, `_` in a long name read as `-` (as upstream normalises them). Values are parsed by type; repeated list/map flags accumulate as pflag's do.
 import { parseFlagValue } from './flag-values';
 import type { FlagSpec } from './mode-section';
 
@@ -45,7 +45,8 @@ export function parseFlags(argv: readonly string[], specs: readonly FlagSpec[]):
     if (arg.startsWith('--')) {
       const eq = arg.indexOf('=');
       const name = arg.slice(2, eq < 0 ? undefined : eq);
-      const spec = byName.get(name);
+      // Upstream's WordSepNormalizeFunc: --cluster_cidr is --cluster-cidr.
+      const spec = byName.get(name.replace(/_/g, '-'));
       if (!spec) { errors.push(`unknown flag: --${name}`); continue; }
       if (eq >= 0) set(spec, arg.slice(eq + 1));
       else if (TAKES_NO_VALUE.has(spec.type)) set(spec, 'true');

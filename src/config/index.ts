@@ -11,7 +11,7 @@ import { validate } from './validate';
 import { toV1alpha2Yaml } from './write';
 
 export type { KubeProxyConfiguration } from './types';
-export { startupWarnings } from './startup';
+export { startupNotices, startupWarnings } from './startup';
 export { toV1alpha2Yaml, toV1alpha1Yaml } from './write';
 export { loadConfigData } from './decode';
 export { validate } from './validate';

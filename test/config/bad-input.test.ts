@@ -84,7 +84,12 @@ const cases: Case[] = [
   { name: 'negative conntrack maxPerCore (v1alpha1)', data: V1 + 'conntrack:\n  maxPerCore: -1\n', error: 'conntrack.maxPerCore: must be greater than or equal to 0 (line 4)' },
   { name: 'negative API burst', data: V2 + 'clientConnection:\n  burst: -1\n', error: 'clientConnection.burst: must be greater than or equal to 0 (line 4)' },
   { name: 'unknown proxy mode', data: V2 + 'mode: userspace\n', error: 'mode: unsupported value "userspace": must be "nftables" or "ipvs" or blank (blank means nftables) (line 3)' },
-  { name: 'iptables proxy mode', data: V2 + 'mode: iptables\n', error: 'mode: "iptables" mode is not provided by kube-proxy-native; must be "nftables" or "ipvs" or blank (blank means nftables) (line 3)' },
+  {
+    name: 'iptables proxy mode', data: V2 + 'mode: iptables\n',
+    error: 'mode: "iptables" mode is not provided by kube-proxy-native: use mode "nftables" (its successor; blank means it too). '
+      + 'To move a node from upstream\'s iptables mode: stop the old proxy, remove its rules with upstream\'s own `kube-proxy --cleanup` '
+      + '(same version), then start kube-proxy-native (README "Switching modes safely") (line 3)',
+  },
   { name: 'bad detectLocalMode', data: V2 + 'detectLocalMode: PodCIDR\n', error: 'detectLocalMode: unsupported value "PodCIDR": must be one of ClusterCIDR, NodeCIDR, BridgeInterface, InterfaceNamePrefix, or blank (line 3)' },
   { name: 'BridgeInterface without a bridge', data: V2 + 'detectLocalMode: BridgeInterface\n', error: 'detectLocal.bridgeInterface: must not be empty when detectLocalMode is BridgeInterface' },
   { name: 'bad ipFamilyPolicy', data: V2 + 'ipFamilyPolicy: DualStack\n', error: 'ipFamilyPolicy: unsupported value "DualStack": must be one of SingleStack, PreferDualStack, RequireDualStack, or blank (line 3)' },

@@ -34,6 +34,13 @@ test('flag syntax: --x=v, --x v, bools, -v forms, durations, lists, maps', () =>
   assert.equal(ok('--proxy-mode=ipvs', '--proxy-mode=nftables').mode, 'nftables', 'the last one wins');
 });
 
+test('underscores in a flag name read as dashes, as upstream normalises them', () => {
+  assert.deepEqual(ok('--cluster_cidr=10.0.0.0/8').detectLocal.clusterCIDRs, ['10.0.0.0/8']);
+  assert.equal(ok('--proxy_mode', 'ipvs').mode, 'ipvs');
+  assert.equal(ok('--masquerade_all').linux.masqueradeAll, true);
+  assert.deepEqual(run('--no_such_flag=1').errors, ['unknown flag: --no_such_flag']);
+});
+
 test('each flag sets its field', () => {
   const cases: [string[], (c: ReturnType<typeof ok>) => unknown, unknown][] = [
     [['--kubeconfig=/k'], (c) => c.clientConnection.kubeconfig, '/k'],

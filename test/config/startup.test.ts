@@ -1,7 +1,7 @@
 // The IPVS deprecation: one warning at start-up in ipvs mode, none otherwise; --help says it too.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseCommandLine, startupWarnings, effectiveMode } from '../../src/config';
+import { parseCommandLine, startupNotices, startupWarnings, effectiveMode } from '../../src/config';
 import { memIo, V2, withFile } from './helpers';
 
 const DEPRECATION = 'IPVS proxy mode is deprecated and will be removed in a future release; nftables mode is its replacement (--proxy-mode=nftables or mode: nftables)';
@@ -15,6 +15,13 @@ test('other modes: no start-up warning', () => {
   for (const argv of [[], ['--proxy-mode=nftables'], ['--proxy-mode=']]) {
     assert.deepEqual(startupWarnings(parseCommandLine(argv, memIo({})).config), [], argv.join(' '));
   }
+});
+
+test('a blank mode is said once at start-up: nftables chosen, iptables (upstream\'s default) not provided', () => {
+  const notices = startupNotices(parseCommandLine([], memIo({})).config);
+  assert.deepEqual(notices, ['mode is unset: running the nftables mode (upstream\'s default, iptables, is not provided by kube-proxy-native; set mode: nftables to say so)']);
+  assert.deepEqual(startupNotices(withFile(V2 + 'mode: ""\n').config), notices);
+  for (const argv of [['--proxy-mode=nftables'], ['--proxy-mode=ipvs']]) assert.deepEqual(startupNotices(parseCommandLine(argv, memIo({})).config), [], argv.join(' '));
 });
 
 test('a blank mode runs nftables', () => {
