@@ -11,6 +11,8 @@ import { applyConntrackSysctls } from '../conntrack';
 import { ProxyState } from '../core';
 import type { IPFamily, SyncResult } from '../core/types';
 import { startHealthServer } from '../health/health-server';
+import { serveWithBindRetry } from '../http';
+import { systemClock } from '../base/clock';
 import { ProxyHealth, type StaleResource } from '../health/proxy-health';
 import { ClusterWatcher } from '../k8s/cluster-watcher';
 import { loadKubeConfig } from '../k8s/kubeconfig';
@@ -42,8 +44,9 @@ export interface RunningProxy {
   registry: Registry;
   watcher: ClusterWatcher;
   health: ProxyHealth;
-  healthPort: number;
-  metricsPort: number;
+  /** 0 while the server is not listening (bindAddressHardFail false: it retries). */
+  readonly healthPort: number;
+  readonly metricsPort: number;
   /** Resolves when the next sync finishes. */
   nextSync(): Promise<SyncResult>;
   stop(): Promise<void>;
@@ -119,21 +122,22 @@ async function openAndStart(o: ProxyAppOptions, mode: BuiltMode, model: Model, o
   const sync = syncParts({ ...o, ...model }, await modeParts(o, mode, model, opened));
   Object.assign(opened, { guard: sync.guard, runner: sync.runner, serviceHealth: sync.serviceHealth });
   const watcher = (opened.watcher = clusterWatcher(o, model, sync));
-  const healthServer = await startHealthServer({
+  const retry = (name: string) => ({ name, hardFail: o.config.bindAddressHardFail, log: o.log, clock: systemClock });
+  const healthServer = await serveWithBindRetry(() => startHealthServer({
     bindAddress: o.config.healthzBindAddress, health: model.health, log: o.log, apiServer: () => watcher.status(),
     healthzTotal: model.metrics.proxyHealthzTotal, livezTotal: model.metrics.proxyLivezTotal,
-  });
+  }), retry('healthz'));
   opened.servers.push(healthServer);
-  const metricsServer = await startMetricsServer({
+  const metricsServer = await serveWithBindRetry(() => startMetricsServer({
     bindAddress: o.config.metricsBindAddress, registry: model.registry, proxyMode: mode, config: () => o.config, log: o.log,
-  });
+  }), retry('metrics'));
   opened.servers.push(metricsServer);
   sync.guard?.start();
   watcher.start();
   return {
     metrics: model.metrics, registry: model.registry, watcher, health: model.health,
-    healthPort: healthServer.port,
-    metricsPort: metricsServer.port,
+    get healthPort() { return healthServer.port; },
+    get metricsPort() { return metricsServer.port; },
     nextSync: () => sync.loop.nextSync(),
     stop: () => shutDown(opened),
   };

@@ -63,9 +63,9 @@ describe('startProxy start-up and shutdown', { timeout: 60_000 }, () => {
     });
   });
 
-  it('closes the healthz server and the nftables socket when the metrics port is taken', async () => {
+  it('with --bind-address-hard-fail, closes the healthz server and the nftables socket when the metrics port is taken', async () => {
     await withNetns(async (ns) => {
-      const cfg = await config([]);
+      const cfg = await config(['--bind-address-hard-fail=true']);
       const healthzPort = Number(cfg.healthzBindAddress.split(':')[1]);
       const squatter = net.createServer();
       await new Promise<void>((r) => squatter.listen(Number(cfg.metricsBindAddress.split(':')[1]), '127.0.0.1', r));
@@ -79,6 +79,31 @@ describe('startProxy start-up and shutdown', { timeout: 60_000 }, () => {
       } finally {
         await new Promise((r) => squatter.close(r));
       }
+    });
+  });
+
+  it('without --bind-address-hard-fail (the default), runs on and listens on the metrics port once it is free', async () => {
+    await withNetns(async (ns) => {
+      const cfg = await config([]);
+      assert.equal(cfg.bindAddressHardFail, false);
+      const metricsPort = Number(cfg.metricsBindAddress.split(':')[1]);
+      const squatter = net.createServer();
+      await new Promise<void>((r) => squatter.listen(metricsPort, '127.0.0.1', r));
+      const lines: string[] = [];
+      const log = createLogger({ format: 'json', verbosity: 0, destination: { write: (l: string) => { lines.push(l); return true; } } });
+      const proxy = await startProxy({ config: cfg, log, netns: ns.path, master: 'http://127.0.0.1:1' });
+      try {
+        assert.equal(proxy.metricsPort, 0, 'not listening yet');
+        assert.ok(proxy.healthPort > 0, 'the healthz server is unaffected');
+        assert.ok(lines.some((l) => /The metrics server cannot listen; retrying/.test(l) && /EADDRINUSE/.test(l)), lines.join(''));
+        await new Promise((r) => squatter.close(r));
+        await eventually(() => proxy.metricsPort === metricsPort, 'the metrics server to listen after the port was freed', 15_000);
+        assert.equal((await fetch(`http://127.0.0.1:${metricsPort}/proxyMode`)).status, 200);
+      } finally {
+        await proxy.stop();
+        squatter.close();
+      }
+      assert.ok(await canBind(metricsPort), 'the metrics port is free again');
     });
   });
 
