@@ -102,11 +102,17 @@ export function loadConfigData(data: Uint8Array | string): LoadedFile {
   const version = apiVersionOf(doc.contents, lc);
   if (typeof version !== 'string') return fatal(version.error);
 
-  const decoded = decodeObject(doc.contents, schemaFor(version), lc, doc as any);
-  const fieldErrors = decoded.issues.map((i) => `${i.path}: ${i.message} (line ${i.line})`);
+  const strict = decodeObject(doc.contents, schemaFor(version), lc, doc as any);
+  const described = (list: { path: string; message: string; line: number }[]) => list.map((i) => `${i.path}: ${i.message} (line ${i.line})`);
+  // Upstream: when strict decoding fails only for unknown or duplicate fields, a v1alpha1 file is
+  // decoded again leniently, with a warning (v1alpha2 stays strict).
+  const lenient = version === 'v1alpha1' && strict.issues.length > 0 && strict.issues.every((i) => i.strict);
+  const decoded = lenient ? decodeObject(doc.contents, schemaFor(version), lc, doc as any, true) : strict;
+  const fieldErrors = described(decoded.issues);
   let config: KubeProxyConfiguration;
   let renames: Record<string, string> = {};
-  const warnings: string[] = decoded.warnings.map((w) => `${w.path}: ${w.message} (line ${w.line})`);
+  const warnings: string[] = described(decoded.warnings);
+  if (lenient) warnings.push(`Using lenient decoding as strict decoding failed: ${described(strict.issues).join('; ')}`);
   if (version === 'v1alpha1') {
     const v1 = mergeOver(defaultsV1alpha1(), decoded.value);
     defaultBindAddresses(v1, decoded.value, String(v1.bindAddress));

@@ -26,7 +26,8 @@ export type Field =
 
 export type Schema = Record<string, Field>;
 
-export interface DecodeIssue { path: string; message: string; line: number }
+/** `strict`: an unknown or duplicate field, which only strict decoding refuses (upstream's IsStrictDecodingError). */
+export interface DecodeIssue { path: string; message: string; line: number; strict?: true }
 
 export interface Decoded {
   value: Record<string, unknown>;
@@ -56,7 +57,8 @@ class Walker {
   issues: DecodeIssue[] = [];
   warnings: DecodeIssue[] = [];
   lines: Record<string, number> = {};
-  constructor(private readonly lc: LineCounter, private readonly doc?: Document) {}
+  /** lenient: unknown fields are skipped and a repeated field's last value wins, as Go's non-strict decoders do. */
+  constructor(private readonly lc: LineCounter, private readonly doc?: Document, private readonly lenient = false) {}
 
   /** Anchors and aliases (&a / *a) are allowed, as go-yaml allows them; an alias reads as its target. */
   private deref(node: unknown): unknown {
@@ -72,6 +74,11 @@ class Walker {
 
   issue(path: string, message: string, node: unknown): void {
     this.issues.push({ path, message, line: this.line(node as Node) });
+  }
+
+  /** A problem only strict decoding has; a lenient decode passes over it. */
+  private strictIssue(path: string, message: string, node: unknown): void {
+    if (!this.lenient) this.issues.push({ path, message, line: this.line(node as Node), strict: true });
   }
 
   object(raw: unknown, schema: Schema, prefix: string): Record<string, unknown> | undefined {
@@ -91,19 +98,19 @@ class Walker {
       const key = keyNode.value;
       const path = prefix ? `${prefix}.${key}` : key;
       const firstLine = seen.get(key);
-      if (firstLine !== undefined) {
-        this.issue(path, `duplicate field (first set on line ${firstLine})`, keyNode);
+      if (firstLine !== undefined && !this.lenient) {
+        this.strictIssue(path, `duplicate field (first set on line ${firstLine})`, keyNode);
         delete out[key];
         continue;
       }
       seen.set(key, this.line(keyNode));
       const field = schema[key];
       if (!field) {
-        this.issue(path, 'unknown field', keyNode);
+        this.strictIssue(path, 'unknown field', keyNode);
         continue;
       }
       if (field.t === 'gone') {
-        this.issue(path, `unknown field: ${field.hint}`, keyNode);
+        this.strictIssue(path, `unknown field: ${field.hint}`, keyNode);
         continue;
       }
       if (field.t === 'ignored') {
@@ -197,8 +204,8 @@ class Walker {
           if (!k || typeof k.value !== 'string') {
             this.issue(path, `keys must be strings, got ${describe(pair.key)}`, pair.key ?? node);
             ok = false;
-          } else if (name in firstLine) {
-            this.issue(`${path}.${name}`, `duplicate field (first set on line ${firstLine[name]})`, pair.key);
+          } else if (name in firstLine && !this.lenient) {
+            this.strictIssue(`${path}.${name}`, `duplicate field (first set on line ${firstLine[name]})`, pair.key);
             ok = false;
           } else if (!v || typeof v.value !== 'boolean') {
             this.issue(`${path}.${name}`, `must be a boolean (true or false), got ${describe(pair.value)}`, pair.value ?? pair.key);
@@ -223,8 +230,8 @@ class Walker {
 }
 
 /** Decodes a YAML map node against a schema. Unset and unusable fields are left out of `value`. */
-export function decodeObject(node: unknown, schema: Schema, lc: LineCounter, doc?: Document): Decoded {
-  const w = new Walker(lc, doc);
+export function decodeObject(node: unknown, schema: Schema, lc: LineCounter, doc?: Document, lenient = false): Decoded {
+  const w = new Walker(lc, doc, lenient);
   const value = w.object(node, schema, '') ?? {};
   return { value, issues: w.issues, warnings: w.warnings, lines: w.lines };
 }
