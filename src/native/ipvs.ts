@@ -1,5 +1,6 @@
 // The real IpvsHandle: one generic netlink socket speaking the IPVS family, optionally inside a
 // network namespace. The addon runs one operation per socket at a time, so calls queue here.
+import { CallQueue } from './call-queue';
 import { retryInterrupted } from './dump-retry';
 import { loadAddon } from './addon-loader';
 import type { IpvsSocketHandle, RawIpvsDest, RawIpvsService } from './addon-types';
@@ -41,8 +42,7 @@ function errnoError(errno: number, message: string): Error {
 }
 
 export class IpvsSocket implements IpvsHandle {
-  private queue: Promise<unknown> = Promise.resolve();
-  private closed = false;
+  private readonly calls = new CallQueue('IpvsSocket');
 
   private constructor(private readonly sock: IpvsSocketHandle) {}
 
@@ -64,13 +64,6 @@ export class IpvsSocket implements IpvsHandle {
     return new IpvsSocket(sock);
   }
 
-  private enqueue<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.closed) return Promise.reject(new Error('IpvsSocket: the socket is closed'));
-    const run = this.queue.then(fn, fn);
-    this.queue = run.catch(() => undefined);
-    return run;
-  }
-
   apply(ops: readonly IpvsOp[]): Promise<IpvsApplyResult> {
     let buf: Buffer;
     try {
@@ -78,7 +71,7 @@ export class IpvsSocket implements IpvsHandle {
     } catch (e) {
       return Promise.reject(e);
     }
-    return this.enqueue(async () => {
+    return this.calls.run(async () => {
       const raw = await this.sock.apply(buf);
       return {
         applied: raw.applied,
@@ -91,7 +84,7 @@ export class IpvsSocket implements IpvsHandle {
   }
 
   dump(): Promise<IpvsServiceState[]> {
-    return this.enqueue(async () => (await retryInterrupted(() => this.sock.dump())).map(toService).filter((s): s is IpvsServiceState => !!s));
+    return this.calls.run(async () => (await retryInterrupted(() => this.sock.dump())).map(toService).filter((s): s is IpvsServiceState => !!s));
   }
 
   dumpDestinations(service: IpvsServiceKey): Promise<IpvsDestinationState[]> {
@@ -101,7 +94,7 @@ export class IpvsSocket implements IpvsHandle {
     } catch (e) {
       return Promise.reject(e);
     }
-    return this.enqueue(async () => {
+    return this.calls.run(async () => {
       try {
         return (await retryInterrupted(() => this.sock.dumpDestinations(key))).map(toDest);
       } catch (e) {
@@ -113,18 +106,16 @@ export class IpvsSocket implements IpvsHandle {
   }
 
   getTimeouts(): Promise<IpvsTimeouts> {
-    return this.enqueue(() => this.sock.getTimeouts());
+    return this.calls.run(() => this.sock.getTimeouts());
   }
 
   setTimeouts(t: IpvsTimeouts): Promise<void> {
     if (typeof t !== 'object' || t === null) return Promise.reject(new TypeError('timeouts: expected an object'));
-    return this.enqueue(() => this.sock.setTimeouts(t.tcp, t.tcpFin, t.udp));
+    return this.calls.run(() => this.sock.setTimeouts(t.tcp, t.tcpFin, t.udp));
   }
 
   /** Closes the socket once queued calls have finished. */
   close(): void {
-    if (this.closed) return;
-    this.closed = true;
-    this.queue.then(() => this.sock.close(), () => this.sock.close());
+    this.calls.close(() => this.sock.close());
   }
 }

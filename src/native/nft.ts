@@ -1,5 +1,6 @@
 // The kernel connection: one NETLINK_NETFILTER socket (optionally inside a network namespace).
 // The addon allows one operation per socket at a time, so calls are queued here.
+import { CallQueue } from './call-queue';
 import { loadAddon } from './addon-loader';
 import type { NftSocketHandle, RawChain, RawElement, RawTableDump } from './addon-types';
 import { toNetlinkError } from './netlink-error';
@@ -54,9 +55,7 @@ function toDump(raw: RawTableDump): TableDump {
 }
 
 export class Nft {
-  private queue: Promise<unknown> = Promise.resolve();
-  private closed = false;
-  private pending = 0;
+  private readonly calls = new CallQueue('Nft');
 
   private constructor(private readonly sock: NftSocketHandle) {}
 
@@ -75,16 +74,9 @@ export class Nft {
     return this.sock.portId;
   }
 
-  /** Runs calls one after another: the socket carries one request/response exchange at a time. */
-  private enqueue<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.closed) return Promise.reject(new Error('Nft: the socket is closed'));
-    const idle = this.pending === 0;
-    this.pending++;
-    const done = () => { this.pending--; };
-    const run = idle ? fn() : this.queue.then(fn, fn);
-    run.then(done, done);
-    this.queue = run.catch(() => undefined);
-    return run;
+  /** An idle socket starts a call in this turn: commit() hands the addon a view of its buffer then. */
+  private run<T>(fn: () => Promise<T>): Promise<T> {
+    return this.calls.run(fn, { startNowIfIdle: true });
   }
 
   /** Applies the transaction atomically; rejects with NetlinkError naming the op the kernel refused. */
@@ -94,8 +86,8 @@ export class Nft {
     // Buffer until the commit settles (no copy); ops added meanwhile go after the bytes it reads.
     // A call that must wait its turn takes a copy, since serialize() rewrites the op count.
     const view = tx.serialize();
-    const buf = this.pending > 0 ? Buffer.from(view) : view;
-    return this.enqueue(async () => {
+    const buf = this.calls.busy ? Buffer.from(view) : view;
+    return this.run(async () => {
       try {
         return await this.sock.commit(buf);
       } catch (e) {
@@ -105,7 +97,7 @@ export class Nft {
   }
 
   listTables(): Promise<{ family: Family; name: string }[]> {
-    return this.enqueue(async () => {
+    return this.run(async () => {
       const raw = await this.sock.listTables();
       return raw.filter((t) => FAMILY_BY_CODE[t.family]).map((t) => ({ family: FAMILY_BY_CODE[t.family], name: t.name }));
     });
@@ -113,7 +105,7 @@ export class Nft {
 
   /** The ruleset generation: every committed batch in the namespace, ours or another process's, adds one. */
   generation(): Promise<number> {
-    return this.enqueue(async () => {
+    return this.run(async () => {
       try {
         return await this.sock.generation();
       } catch (e) {
@@ -126,7 +118,7 @@ export class Nft {
   dumpTable(family: Family, name: string, opts: { elements?: boolean } = {}): Promise<TableDump> {
     const code = FAMILY_CODE[family];
     if (code === undefined) return Promise.reject(new TypeError(`family: expected 'ip', 'ip6' or 'inet', got '${String(family)}'`));
-    return this.enqueue(async () => {
+    return this.run(async () => {
       try {
         return toDump(await this.sock.dumpTable(code, name, opts.elements ?? true));
       } catch (e) {
@@ -137,8 +129,6 @@ export class Nft {
 
   /** Closes the socket once queued calls have finished. */
   close(): void {
-    if (this.closed) return;
-    this.closed = true;
-    void this.queue.then(() => this.sock.close());
+    this.calls.close(() => this.sock.close());
   }
 }

@@ -2,6 +2,7 @@
 // IPVS mode's dummy link and its addresses. The addon carries one request at a time per socket,
 // so calls are queued here; the addon encodes, sends and parses, and this side decides (a missing
 // link is undefined, an existing dummy is fine, another kind is an error).
+import { CallQueue } from './call-queue';
 import { retryInterrupted } from './dump-retry';
 import { constants } from 'node:os';
 import { loadAddon } from './addon-loader';
@@ -39,8 +40,7 @@ function toLink(raw: RawLink): LinkInfo {
 
 export class RtnlSocket implements RtnlHandle {
   private readonly sock: RtnlSocketHandle;
-  private queue: Promise<unknown> = Promise.resolve();
-  private closed = false;
+  private readonly calls = new CallQueue('RtnlSocket');
 
   constructor(opts: RtnlSocketOptions = {}) {
     const netns = opts.netns ?? null;
@@ -49,17 +49,9 @@ export class RtnlSocket implements RtnlHandle {
     this.sock = new addon.RtnlSocket(netns);
   }
 
-  /** Runs calls one after another: the socket carries one request/response exchange at a time. */
-  private enqueue<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.closed) return Promise.reject(new Error('RtnlSocket: the socket is closed'));
-    const run = this.queue.then(fn, fn);
-    this.queue = run.catch(() => undefined);
-    return run;
-  }
-
   async link(name: string): Promise<LinkInfo | undefined> {
     checkLinkName(name);
-    return this.enqueue(() => this.rawLink(name));
+    return this.calls.run(() => this.rawLink(name));
   }
 
   private async rawLink(name: string): Promise<LinkInfo | undefined> {
@@ -73,7 +65,7 @@ export class RtnlSocket implements RtnlHandle {
 
   async ensureDummyLink(name: string): Promise<LinkInfo & { created: boolean }> {
     checkLinkName(name);
-    return this.enqueue(async () => {
+    return this.calls.run(async () => {
       let created = true;
       try {
         await this.sock.createDummyLink(name);
@@ -96,7 +88,7 @@ export class RtnlSocket implements RtnlHandle {
 
   async deleteLink(name: string): Promise<boolean> {
     checkLinkName(name);
-    return this.enqueue(async () => {
+    return this.calls.run(async () => {
       try {
         await this.sock.deleteLink(name);
         return true;
@@ -110,7 +102,7 @@ export class RtnlSocket implements RtnlHandle {
   async applyAddresses(ops: readonly AddressOp[]): Promise<{ applied: number; errors: AddressOpError[] }> {
     const buf = encodeAddressOps(ops);
     if (ops.length === 0) return { applied: 0, errors: [] };
-    return this.enqueue(async () => {
+    return this.calls.run(async () => {
       let raw;
       try {
         raw = await this.sock.applyAddresses(buf);
@@ -127,7 +119,7 @@ export class RtnlSocket implements RtnlHandle {
 
   async addresses(linkIndex?: number): Promise<LinkAddress[]> {
     if (linkIndex !== undefined) checkLinkIndex(linkIndex, 'linkIndex');
-    return this.enqueue(async () => {
+    return this.calls.run(async () => {
       try {
         const raw = await retryInterrupted(() => this.sock.addresses(linkIndex));
         return raw.map((a) => ({ linkIndex: a.linkIndex, family: a.family, address: a.address, prefixLength: a.prefixLength }));
@@ -139,8 +131,6 @@ export class RtnlSocket implements RtnlHandle {
 
   /** Closes the socket once queued calls have finished. */
   close(): void {
-    if (this.closed) return;
-    this.closed = true;
-    void this.queue.then(() => this.sock.close());
+    this.calls.close(() => this.sock.close());
   }
 }
