@@ -4,12 +4,12 @@
 // is not inside ipvs.excludeCIDRs; everything else in IPVS belongs to someone else and stays. When a
 // kept service's address sits on kube-ipvs0, the link and that address stay too (deleting the link
 // would take the address with it). A kernel without IPVS has nothing of ours: that is not a failure.
-import { BlockList, isIPv4 } from 'node:net';
 import type { Log } from '../base/log';
 import type { IpvsHandle, IpvsServiceState } from '../native/ipvs-types';
-import type { LinkAddress, RtnlHandle } from '../native/rtnl-types';
+import { DUMMY_LINK, type LinkAddress, type RtnlHandle } from '../native/rtnl-types';
+import { CidrSet } from '../native/cidr-set';
+import { serviceId } from '../native/ipvs-describe';
 
-export const DUMMY_LINK = 'kube-ipvs0';
 
 export interface IpvsCleanupResult {
   deletedServices: string[];
@@ -30,31 +30,15 @@ export interface IpvsCleanupInputs {
 const ESRCH = 3;
 const ENOENT = 2;
 
-const describe = (s: { protocol: string; address: string; port: number }): string =>
-  `${s.protocol} ${s.address.includes(':') ? `[${s.address}]` : s.address}:${s.port}`;
-
-function blockList(cidrs: readonly string[]): BlockList {
-  const bl = new BlockList();
-  for (const c of cidrs) {
-    const [ip, len] = c.split('/');
-    bl.addSubnet(ip, Number(len), isIPv4(ip) ? 'ipv4' : 'ipv6');
-  }
-  return bl;
-}
-
-export function isExcluded(address: string, excluded: BlockList): boolean {
-  return excluded.check(address, isIPv4(address) ? 'ipv4' : 'ipv6');
-}
-
 /** Which services are the mode's (pure): see the file's comment. */
 export function ownedServices(services: readonly IpvsServiceState[], vips: ReadonlySet<string>, nodeIPs: ReadonlySet<string>, excludeCIDRs: readonly string[]): {
   owned: IpvsServiceState[]; kept: IpvsServiceState[];
 } {
-  const excluded = blockList(excludeCIDRs);
+  const excluded = new CidrSet(excludeCIDRs);
   const owned: IpvsServiceState[] = [];
   const kept: IpvsServiceState[] = [];
   for (const s of services) {
-    const ours = (vips.has(s.address) || nodeIPs.has(s.address)) && !isExcluded(s.address, excluded);
+    const ours = (vips.has(s.address) || nodeIPs.has(s.address)) && !excluded.has(s.address);
     (ours ? owned : kept).push(s);
   }
   return { owned, kept };
@@ -84,14 +68,14 @@ export async function cleanupIpvs(i: IpvsCleanupInputs): Promise<IpvsCleanupResu
 
 async function deleteOwnedServices(i: IpvsCleanupInputs, ipvs: IpvsHandle, vips: Set<string>, nodeIPs: Set<string>, r: IpvsCleanupResult): Promise<IpvsServiceState[]> {
   const { owned, kept } = ownedServices(await ipvs.dump(), vips, nodeIPs, i.excludeCIDRs);
-  r.keptServices = kept.map(describe);
+  r.keptServices = kept.map(serviceId);
   if (owned.length === 0) return kept;
   const res = await ipvs.apply(owned.map((s) => ({ op: 'deleteService' as const, service: s })));
   const failedAt = new Map(res.errors.filter((e) => e.errno !== ESRCH && e.errno !== ENOENT).map((e) => [e.index, e]));
   owned.forEach((s, idx) => {
     const err = failedAt.get(idx);
-    if (err) r.failed.push({ what: `IPVS service ${describe(s)}`, error: err.message });
-    else r.deletedServices.push(describe(s));
+    if (err) r.failed.push({ what: `IPVS service ${serviceId(s)}`, error: err.message });
+    else r.deletedServices.push(serviceId(s));
   });
   i.log.info({ deleted: r.deletedServices.length, kept: kept.length, failed: failedAt.size }, 'Deleted the IPVS mode\'s virtual services');
   for (const f of r.failed) i.log.error(f, 'Could not delete an IPVS virtual service');

@@ -4,7 +4,7 @@
 // succeeding or failing on its own, as generic netlink IPVS does (no transactions).
 import { errnoError, errnoOf } from './fake-errno';
 import { FakeFaults, type FakeOpFault } from './fake-faults';
-import { describeIpvsOp, hostPort } from './ipvs-describe';
+import { describeIpvsOp, destId, serviceId } from './ipvs-describe';
 import {
   IPVS_SVC_F_HASHED, type IpvsApplyResult, type IpvsDestination, type IpvsDestinationState, type IpvsDestKey, type IpvsHandle,
   type IpvsOp, type IpvsService, type IpvsServiceKey, type IpvsServiceState, type IpvsTimeouts,
@@ -20,8 +20,6 @@ export interface FakeIpvsCalls { apply: number; ops: number; dump: number; dumpD
 
 interface Svc { service: IpvsService; dests: Map<string, IpvsDestinationState> }
 
-export const fakeServiceId = (k: IpvsServiceKey): string => `${k.protocol} ${hostPort(k.address, k.port)}`;
-const destId = (d: IpvsDestKey): string => hostPort(d.address, d.port);
 
 /** How an operation is named in errors (and matched by a fault's pattern). */
 export class FakeIpvs implements IpvsHandle {
@@ -46,8 +44,8 @@ export class FakeIpvs implements IpvsHandle {
 
   /** Sets a destination's connection counts, as traffic would (graceful termination reads them). */
   setConnections(service: IpvsServiceKey, dest: IpvsDestKey, counts: { active?: number; inactive?: number; persist?: number }): void {
-    const d = this.services.get(fakeServiceId(service))?.dests.get(destId(dest));
-    if (!d) throw new RangeError(`no destination ${destId(dest)} in ${fakeServiceId(service)}`);
+    const d = this.services.get(serviceId(service))?.dests.get(destId(dest));
+    if (!d) throw new RangeError(`no destination ${destId(dest)} in ${serviceId(service)}`);
     d.activeConns = counts.active ?? d.activeConns;
     d.inactiveConns = counts.inactive ?? d.inactiveConns;
     d.persistConns = counts.persist ?? d.persistConns;
@@ -73,9 +71,9 @@ export class FakeIpvs implements IpvsHandle {
   async dumpDestinations(service: IpvsServiceKey): Promise<IpvsDestinationState[]> {
     this.checkOpen();
     this.calls.dumpDestinations++;
-    const s = this.services.get(fakeServiceId(service));
+    const s = this.services.get(serviceId(service));
     // ip_vs_genl_dump_dests: a service that is not there ends the dump with an error.
-    if (!s) throw errnoError('ENOENT', `dump destinations of ${fakeServiceId(service)}`);
+    if (!s) throw errnoError('ENOENT', `dump destinations of ${serviceId(service)}`);
     return [...s.dests.values()].map((d) => ({ ...d }));
   }
 
@@ -107,7 +105,7 @@ export class FakeIpvs implements IpvsHandle {
 
   /** One operation with the kernel's checks, in ip_vs_genl_set_cmd's order; 0 or an errno. */
   private applyOne(op: IpvsOp): number {
-    const id = fakeServiceId(op.service);
+    const id = serviceId(op.service);
     const svc = this.services.get(id);
     if (op.op === 'addService') {
       if (svc) return errnoOf('EEXIST');

@@ -3,6 +3,9 @@
 // the real handle, `FakeRtnl` (fake-rtnl.ts) the in-memory one.
 import type { IpvsFamily } from './ipvs-types';
 
+/** The dummy link the IPVS mode binds its virtual IPs to (upstream's name: an upstream node's is adopted). */
+export const DUMMY_LINK = 'kube-ipvs0';
+
 export interface LinkInfo {
   index: number;
   name: string;

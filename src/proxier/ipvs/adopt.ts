@@ -5,12 +5,11 @@
 // already right is not touched, so its traffic never stops.
 import type { IPFamily } from '../../core/types';
 import type { IpvsHandle } from '../../native/ipvs-types';
-import type { LinkAddress, RtnlHandle } from '../../native/rtnl-types';
+import { DUMMY_LINK, type LinkAddress, type RtnlHandle } from '../../native/rtnl-types';
 import { canonicalIP, destKey, familyOfIP, vsKey } from './addr';
 import { Mirror } from './mirror';
 import { nodeAddresses } from './node-addresses';
 
-export const DUMMY_LINK = 'kube-ipvs0';
 
 export interface Adoption {
   linkIndex: number;

@@ -1,11 +1,10 @@
 // The kernel's IPVS table as `ipvsadm -Ln` prints it, from our own dump (IpvsHandle.dump()), so an
 // operator (and the demo) can read what the mode programmed without ipvsadm on the node.
+import { hostPort } from '../../native/ipvs-describe';
 import type { IpvsForward, IpvsServiceState } from '../../native/ipvs-types';
 import { IPVS_SVC_F_PERSISTENT } from '../../native/ipvs-types';
 
 const FORWARD: Record<IpvsForward, string> = { masq: 'Masq', local: 'Local', tunnel: 'Tunnel', route: 'Route', bypass: 'Bypass' };
-
-const hostPort = (address: string, port: number): string => (address.includes(':') ? `[${address}]:${port}` : `${address}:${port}`);
 
 function serviceLine(s: IpvsServiceState): string {
   const persistent = s.flags & IPVS_SVC_F_PERSISTENT ? ` persistent ${s.timeout}${s.prefixLength !== (s.family === 4 ? 32 : 128) ? ` mask ${s.prefixLength}` : ''}` : '';

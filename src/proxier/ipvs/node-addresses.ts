@@ -4,7 +4,8 @@
 // of them is not bound to kube-ipvs0, as upstream). Pure.
 import type { IPFamily } from '../../core/types';
 import type { LinkAddress } from '../../native/rtnl-types';
-import { CidrSet, canonicalIP, familyOfIP, parseCidr } from './addr';
+import { cidrFamilyOf } from '../../core/ip';
+import { CidrSet, canonicalIP, familyOfIP } from './addr';
 
 export interface NodeAddresses {
   /** Addresses on links other than kube-ipvs0, without loopback and IPv6 link-local ones, sorted. */
@@ -43,7 +44,7 @@ function familyCidrs(list: readonly string[], primaryIPs: readonly string[], fam
   for (const entry of list) {
     if (entry === 'primary') {
       for (const ip of primaryIPs) if (canonicalIP(ip) && familyOfIP(ip) === family) cidrs.push(`${ip}/${family === 'IPv4' ? 32 : 128}`);
-    } else if (parseCidr(entry)?.family === family) {
+    } else if (cidrFamilyOf(entry) === family) {
       cidrs.push(entry);
     }
   }

@@ -6,7 +6,7 @@ import type { IPFamily } from '../../core/types';
 import type { IpvsHandle } from '../../native/ipvs-types';
 import type { RtnlHandle } from '../../native/rtnl-types';
 import type { HelperTable } from './helper-table-api';
-import { parseCidr } from './addr';
+import { cidrFamilyOf, ipFamilyOf } from '../../core/ip';
 import { IPVS_SCHEDULERS } from './config';
 
 export type ProxierLog = Pick<Log, 'debug' | 'info' | 'warn' | 'error'>;
@@ -51,7 +51,7 @@ const fail = (field: string, msg: string): never => { throw new RangeError(`ipvs
 function checkCidrs(list: unknown, field: string, allowPrimary: boolean): void {
   if (!Array.isArray(list)) fail(field, 'expected an array of strings');
   (list as unknown[]).forEach((c, i) => {
-    if (typeof c !== 'string' || (!(allowPrimary && c === 'primary') && !parseCidr(c))) {
+    if (typeof c !== 'string' || (!(allowPrimary && c === 'primary') && !cidrFamilyOf(c))) {
       fail(`${field}[${i}]`, `${JSON.stringify(c)} is not a CIDR${allowPrimary ? " or 'primary'" : ''}`);
     }
   });
@@ -74,7 +74,7 @@ export function checkOptions(o: IpvsProxierOptions): void {
   checkCidrs(o.nodePortAddresses, 'nodePortAddresses', true);
   if (o.nodeIPs !== undefined) {
     if (!Array.isArray(o.nodeIPs)) fail('nodeIPs', 'expected an array of IPs');
-    o.nodeIPs.forEach((ip, i) => { if (!parseCidr(`${ip}/0`)) fail(`nodeIPs[${i}]`, `${JSON.stringify(ip)} is not an IP`); });
+    o.nodeIPs.forEach((ip, i) => { if (!ipFamilyOf(ip)) fail(`nodeIPs[${i}]`, `${JSON.stringify(ip)} is not an IP`); });
   }
   if (!hasMethods(o.log, ['debug', 'info', 'warn', 'error'])) fail('log', 'expected a logger with debug, info, warn and error');
   if (!hasMethods(o.clock, ['now'])) fail('clock', 'expected a clock with now()');

@@ -6,7 +6,8 @@
 import type { ChangeSet, Proxier, ProxySnapshot, ServicePort, SyncResult } from '../../core/types';
 import type { AddressOp, LinkAddress } from '../../native/rtnl-types';
 import { CidrSet, destKey, vsKey } from './addr';
-import { adopt, DUMMY_LINK } from './adopt';
+import { DUMMY_LINK } from '../../native/rtnl-types';
+import { adopt } from './adopt';
 import { desiredServicePort, type DesiredContext, type DesiredServicePort, type DesiredVS } from './desired';
 import { GracefulRemovals, pollDraining } from './graceful';
 import { Mirror } from './mirror';
