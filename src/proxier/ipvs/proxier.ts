@@ -4,9 +4,9 @@
 // against the mirror; a partial one only the virtual services and addresses of the ServicePorts
 // that changed (and what was refused last time). Then the mode's helper table gets the same sync.
 import type { ChangeSet, Proxier, ProxySnapshot, ServicePort, SyncResult } from '../../core/types';
-import type { AddressOp, LinkAddress } from '../../native/rtnl-types';
+import { CallQueue } from '../../native/call-queue';
+import { DUMMY_LINK, type AddressOp, type LinkAddress } from '../../native/rtnl-types';
 import { CidrSet, destKey, vsKey } from './addr';
-import { DUMMY_LINK } from '../../native/rtnl-types';
 import { adopt } from './adopt';
 import { desiredServicePort, type DesiredContext, type DesiredServicePort, type DesiredVS } from './desired';
 import { GracefulRemovals, pollDraining } from './graceful';
@@ -50,7 +50,8 @@ export class IpvsProxier implements Proxier {
   private readonly skippedLogged = new Map<string, string>();
   private readonly conflictsLogged = new Set<string>();
   private excludedNodeIPs = '';
-  private running: Promise<unknown> = Promise.resolve();
+  /** Start-up and syncs run one after another: each plans from the mirror the previous one left. */
+  private readonly serial = new CallQueue('IpvsProxier');
 
   constructor(opts: IpvsProxierOptions) {
     checkOptions(opts);
@@ -69,16 +70,11 @@ export class IpvsProxier implements Proxier {
    * first sync if not before; a failure leaves it to be tried again by the next sync.
    */
   start(): Promise<void> {
-    const run = this.running.then(() => this.startNow());
-    this.running = run.catch(() => undefined);
-    return run;
+    return this.serial.run(() => this.startNow());
   }
 
-  /** Syncs run one after another: each plans from the mirror the previous one left. */
   sync(snapshot: ProxySnapshot, changes: ChangeSet, full: boolean): Promise<SyncResult> {
-    const run = this.running.then(() => this.syncNow(snapshot, changes, full));
-    this.running = run.catch(() => undefined);
-    return run;
+    return this.serial.run(() => this.syncNow(snapshot, changes, full));
   }
 
   private readonly excluded = (ip: string): boolean => this.excludeSet.has(ip);
