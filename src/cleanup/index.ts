@@ -38,12 +38,13 @@ export function cleanupSucceeded(r: CleanupResult): boolean {
 
 const ENOENT = 2;
 
-/** Deletes each owned table in its own transaction, so one that is already gone does not stop the others. */
+/** The IPVS mode's kernel objects first (its addresses and services), then every owned table. */
 export async function runCleanup(opts: CleanupOptions): Promise<CleanupResult> {
   const ipvs = await runIpvsCleanup(opts);
   return { ...(await deleteTables(opts)), ipvs };
 }
 
+/** Deletes each owned table in its own transaction, so one that is already gone does not stop the others. */
 async function deleteTables(opts: CleanupOptions): Promise<Omit<CleanupResult, 'ipvs'>> {
   const result: Omit<CleanupResult, 'ipvs'> = { deleted: [], absent: [], failed: [] };
   const nft = Nft.open(opts.netns ? { netns: opts.netns } : undefined);

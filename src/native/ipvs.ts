@@ -17,8 +17,6 @@ const FORWARD_BY_CODE = new Map(Object.entries(IPVS_FORWARD_CODE).map(([k, v]) =
 const ESRCH = 3;
 const ENOENT = 2;
 
-
-/** `addDest TCP 10.0.0.1:80 -> 10.1.0.5:8080`: what an op error names. */
 function toDest(d: RawIpvsDest): IpvsDestinationState {
   const forward = FORWARD_BY_CODE.get(d.forward);
   if (!forward) throw new RangeError(`the kernel returned an unknown IPVS forwarding method ${d.forward}`);
