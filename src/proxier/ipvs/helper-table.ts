@@ -167,7 +167,3 @@ class ElementSink {
     return n;
   }
 }
-
-export function createHelperTable(options: HelperTableOptions): IpvsHelperTable {
-  return new IpvsHelperTable(options);
-}
