@@ -5,7 +5,7 @@
 // (deleted services) after addresses are unbound.
 import { IPVS_SVC_F_HASHED, type IpvsDestination, type IpvsOp, type IpvsService } from '../../native/ipvs-types';
 import type { AddressOp } from '../../native/rtnl-types';
-import { destKey, familyOfIP } from './addr';
+import { destKey, familyOfIP, ipvsFamily } from './addr';
 import type { DesiredVS } from './desired';
 import { drainsGracefully, serviceKey, type GracefulRemovals } from './graceful';
 import type { MirrorVS } from './mirror';
@@ -70,7 +70,7 @@ export function planAddresses(touched: Iterable<string>, wanted: (ip: string) =>
   for (const address of touched) {
     const want = wanted(address);
     if (want === bound.has(address) || excluded(address)) continue;
-    const family = familyOfIP(address) === 'IPv6' ? 6 : 4;
+    const family = ipvsFamily(familyOfIP(address));
     const op: AddressOp = { op: want ? 'add' : 'delete', address: { linkIndex, family, address, prefixLength: family === 6 ? 128 : 32 } };
     (want ? plan.bind : plan.unbind).push(op);
   }
