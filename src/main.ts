@@ -35,7 +35,7 @@ async function cleanup(log: Logger, excludeCIDRs: readonly string[]): Promise<nu
 
 async function run(cl: CommandLine, log: Logger): Promise<number> {
   for (const w of startupWarnings(cl.config)) log.warn({}, w);
-  for (const n of startupNotices(cl.config)) log.info({}, n);
+  for (const n of startupNotices(cl.config, cl.flagsWithoutEffect)) log.info({}, n);
   applyOomScoreAdj(cl.config.linux.oomScoreAdj, log);
   if (cl.initOnly) return 0;
   const proxy = await startProxy({ config: cl.config, log, master: cl.master });
@@ -58,7 +58,8 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (cl.action === 'version') return printVersion(cl);
-  const log = createLogger({ format: cl.config.logging.format, verbosity: cl.config.logging.verbosity });
+  const { format, verbosity, options } = cl.config.logging;
+  const log = createLogger({ format, verbosity, splitStream: options[format as 'text' | 'json']?.splitStream });
   // From here on an error nothing handled is logged with its stack and exits 1 (see src/log/last-resort.ts).
   installLastResort(log);
   for (const w of cl.warnings) log.warn({}, w);

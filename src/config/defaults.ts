@@ -12,9 +12,9 @@ const conntrack = (): ConntrackConfig => ({
   tcpBeLiberal: false, udpTimeout: 0, udpStreamTimeout: 0,
 });
 
-// Upstream's logging default format is "text"; ours is JSON (issue 3), text being opt-in for people.
+// Upstream's logging default format, "text" (klog's lines; src/log/text-format.ts), is ours too.
 const logging = (): LoggingConfig => ({
-  format: 'json', flushFrequency: 5000, verbosity: 0, vmodule: [],
+  format: 'text', flushFrequency: 5000, verbosity: 0, vmodule: [],
   options: { text: { splitStream: false, infoBufferSize: '0' }, json: { splitStream: false, infoBufferSize: '0' } },
 });
 

@@ -2,6 +2,7 @@
 import { parseDuration } from './duration';
 import type { FlagType } from './mode-section';
 import { ipFamily, splitHostPort } from './net';
+import { parseQuantity } from './quantity';
 
 export function parseGoBool(v: string): boolean {
   if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(v)) return true;
@@ -73,6 +74,9 @@ export function parseFlagValue(type: FlagType, v: string): unknown {
       if (!/^\d+$/.test(v) || Number(v) > 2147483647) throw new Error('must be a non-negative integer');
       return Number(v);
     }
+    case 'quantity':
+      parseQuantity(v);
+      return v;
     case 'version':
       if (v === 'raw') return 'raw';
       return parseGoBool(v) ? 'true' : 'false';

@@ -10,10 +10,10 @@ export interface CoreFlag extends FlagSpec {
   apply?(c: KubeProxyConfiguration, value: any): void;
 }
 
-const opt = (name: string, type: FlagSpec['type'], defaultText: string, help: string, shorthand?: string): CoreFlag =>
-  ({ name, type, defaultText, help, scope: 'option', shorthand });
-const cfg = (name: string, type: FlagSpec['type'], defaultText: string, help: string, apply: CoreFlag['apply'], field?: string): CoreFlag =>
-  ({ name, type, defaultText, help, scope: 'config', apply, field });
+const opt = (name: string, type: FlagSpec['type'], defaultText: string, help: string, shorthand?: string, noEffect?: string): CoreFlag =>
+  ({ name, type, defaultText, help, scope: 'option', shorthand, noEffect });
+const cfg = (name: string, type: FlagSpec['type'], defaultText: string, help: string, apply: CoreFlag['apply'], field?: string, noEffect?: string): CoreFlag =>
+  ({ name, type, defaultText, help, scope: 'config', apply, field, noEffect });
 const IGNORED = ' This parameter is ignored if a config file is specified by --config.';
 
 export const CORE_FLAGS: CoreFlag[] = [
@@ -27,20 +27,30 @@ export const CORE_FLAGS: CoreFlag[] = [
   opt('help', 'bool', 'false', 'help for kube-proxy', 'h'),
   { name: 'v', shorthand: 'v', type: 'level', defaultText: '0', scope: 'logging', field: 'logging.verbosity', help: 'number for the log level verbosity (0-3 info, 4 debug, 5 and more trace).',
     apply: (c, v) => { c.logging.verbosity = v; } },
-  { name: 'logging-format', type: 'string', defaultText: 'json', scope: 'logging', field: 'logging.format', help: 'Sets the log format. Permitted formats: "json", "text".',
+  { name: 'logging-format', type: 'string', defaultText: 'text', scope: 'logging', field: 'logging.format', help: 'Sets the log format. Permitted formats: "json", "text".',
     apply: (c, v) => { c.logging.format = v; } },
-  { name: 'vmodule', type: 'strings', defaultText: '""', scope: 'logging', help: 'comma-separated list of pattern=N settings for file-filtered logging (accepted for compatibility; recorded in the config).',
+  { name: 'vmodule', type: 'strings', defaultText: '""', scope: 'logging', field: 'logging.vmodule', help: 'comma-separated list of pattern=N settings for file-filtered logging (only works for text log format).',
+    noEffect: 'there are no source files to filter by: one verbosity (-v) applies to every message',
     apply: (c, v: string[]) => { c.logging.vmodule = v.map(parseVModule); } },
   { name: 'log-flush-frequency', type: 'duration', defaultText: '5s', scope: 'logging', field: 'logging.flushFrequency', help: 'Maximum number of seconds between log flushes.',
+    noEffect: 'each line is written when it is logged; nothing is buffered, so nothing waits for a flush',
     apply: (c, v) => { c.logging.flushFrequency = v; } },
+  ...(['text', 'json'] as const).flatMap((fmt) => splitStreamFlags(fmt)),
+  opt('boot-id-file', 'string', '"/proc/sys/kernel/random/boot_id"', 'Comma-separated list of files to check for boot-id. Use the first one that exists.',
+    undefined, 'upstream registers it only through a library (cadvisor) whose value kube-proxy never reads'),
+  opt('machine-id-file', 'string', '"/etc/machine-id,/var/lib/dbus/machine-id"', 'Comma-separated list of files to check for machine-id. Use the first one that exists.',
+    undefined, 'upstream registers it only through a library (cadvisor) whose value kube-proxy never reads'),
   cfg('feature-gates', 'boolMap', '""', 'A set of key=value pairs that describe feature gates for alpha/experimental features.' + IGNORED,
     (c, v) => { Object.assign(c.featureGates, v); }, 'featureGates'),
   cfg('kubeconfig', 'string', '""', 'Path to kubeconfig file with authorization information (the master location can be overridden by the master flag).' + IGNORED,
     (c, v) => { c.clientConnection.kubeconfig = v; }),
   cfg('kube-api-content-type', 'string', 'application/vnd.kubernetes.protobuf', 'Content type of requests sent to apiserver.' + IGNORED,
-    (c, v) => { c.clientConnection.contentType = v; }, 'clientConnection.contentType'),
-  cfg('kube-api-burst', 'int32', '10', 'Burst to use while talking with kubernetes apiserver.' + IGNORED, (c, v) => { c.clientConnection.burst = v; }, 'clientConnection.burst'),
-  cfg('kube-api-qps', 'float', '5', 'QPS to use while talking with kubernetes apiserver.' + IGNORED, (c, v) => { c.clientConnection.qps = v; }, 'clientConnection.qps'),
+    (c, v) => { c.clientConnection.contentType = v; }, 'clientConnection.contentType',
+    'our API client asks for JSON, which every API server serves; there is no protobuf decoder'),
+  cfg('kube-api-burst', 'int32', '10', 'Burst to use while talking with kubernetes apiserver.' + IGNORED, (c, v) => { c.clientConnection.burst = v; }, 'clientConnection.burst',
+    'requests are not rate-limited on our side: one list and one watch a resource, retried with backoff'),
+  cfg('kube-api-qps', 'float', '5', 'QPS to use while talking with kubernetes apiserver.' + IGNORED, (c, v) => { c.clientConnection.qps = v; }, 'clientConnection.qps',
+    'requests are not rate-limited on our side: one list and one watch a resource, retried with backoff'),
   cfg('bind-address', 'ip', '0.0.0.0', "Overrides kube-proxy's idea of what its node's primary IP is (0.0.0.0 or :: for no override; v1alpha2: nodeIPOverride)." + IGNORED,
     (c, v: string) => { c.nodeIPOverride = v === '0.0.0.0' || /^[0:]+$/.test(v) ? [] : [v]; }, 'nodeIPOverride'),
   cfg('healthz-bind-address', 'ipPort', '0.0.0.0:10256', 'The IP address and port for the health check server to serve on. Set empty to disable.' + IGNORED,
@@ -51,9 +61,11 @@ export const CORE_FLAGS: CoreFlag[] = [
   cfg('metrics-port', 'int32', '10249', 'DEPRECATED: use --metrics-bind-address. The port to bind the metrics server. Use 0 to disable.' + IGNORED, undefined),
   cfg('bind-address-hard-fail', 'bool', 'false', 'If true kube-proxy will treat failure to bind to a port as fatal and exit.' + IGNORED,
     (c, v) => { c.bindAddressHardFail = v; }),
-  cfg('profiling', 'bool', 'false', 'If true enables profiling via web interface on /debug/pprof handler.' + IGNORED, (c, v) => { c.enableProfiling = v; }),
+  cfg('profiling', 'bool', 'false', 'If true enables profiling via web interface on /debug/pprof handler.' + IGNORED, (c, v) => { c.enableProfiling = v; }, undefined,
+    'there is no /debug/pprof (Go profiling); use Node.js inspection (--inspect, --cpu-prof) instead'),
   cfg('show-hidden-metrics-for-version', 'string', '""', 'The previous version for which you want to show hidden metrics (<major>.<minor>).' + IGNORED,
-    (c, v) => { c.showHiddenMetricsForVersion = v; }, 'showHiddenMetricsForVersion'),
+    (c, v) => { c.showHiddenMetricsForVersion = v; }, 'showHiddenMetricsForVersion',
+    'we have no hidden (deprecated and hidden) metrics to show'),
   cfg('proxy-mode', 'string', '""', "Which proxy mode to use: 'nftables' (the default, also for blank) or 'ipvs' (DEPRECATED: nftables is its replacement)." + IGNORED,
     (c, v) => { c.mode = v; }, 'mode'),
   cfg('masquerade-all', 'bool', 'false', 'SNAT all traffic sent via Service cluster IPs. This may be required with some CNI plugins.' + IGNORED,
@@ -85,8 +97,23 @@ export const CORE_FLAGS: CoreFlag[] = [
   cfg('conntrack-udp-timeout-stream', 'duration', '0s', 'Idle timeout for ASSURED UDP connections (0 to leave as-is).' + IGNORED,
     (c, v) => { c.linux.conntrack.udpStreamTimeout = v; }, 'linux.conntrack.udpStreamTimeout'),
   cfg('config-sync-period', 'duration', '15m0s', 'How often configuration from the apiserver is refreshed. Must be greater than 0.' + IGNORED,
-    (c, v) => { c.configSyncPeriod = v; }, 'configSyncPeriod'),
+    (c, v) => { c.configSyncPeriod = v; }, 'configSyncPeriod',
+    'our watches keep no periodic resync: upstream\'s informer resync re-delivers cached objects, which changes nothing'),
 ];
+
+/** component-base's alpha split-stream options of one format (logs/api/v1 options.go addFlags). */
+function splitStreamFlags(fmt: 'text' | 'json'): CoreFlag[] {
+  const name = fmt === 'text' ? 'text' : 'JSON';
+  return [
+    { name: `log-${fmt}-split-stream`, type: 'bool', defaultText: 'false', scope: 'logging', field: `logging.options.${fmt}.splitStream`,
+      help: `[Alpha] In ${name} format, write error messages to stderr and info messages to stdout. The default is to write a single stream to stderr. Enable the LoggingAlphaOptions feature gate to use this.`,
+      apply: (c, v: boolean) => { c.logging.options[fmt].splitStream = v; } },
+    { name: `log-${fmt}-info-buffer-size`, type: 'quantity', defaultText: '0', scope: 'logging', field: `logging.options.${fmt}.infoBufferSize`,
+      help: `[Alpha] In ${name} format with split output streams, the info messages can be buffered for a while to increase performance. The default value of zero bytes disables buffering. The size can be specified as number of bytes (512), multiples of 1000 (1K), multiples of 1024 (2Ki), or powers of those (3M, 4G, 5Mi, 6Gi). Enable the LoggingAlphaOptions feature gate to use this.`,
+      noEffect: 'info lines are never buffered here (each is written when it is logged)',
+      apply: (c, v: string) => { c.logging.options[fmt].infoBufferSize = v; } },
+  ];
+}
 
 function parseVModule(s: string): { filePattern: string; verbosity: number } {
   const eq = s.lastIndexOf('=');

@@ -5,13 +5,14 @@ import { MODES } from './modes';
 
 const TYPE_NAMES: Record<FlagSpec['type'], string> = {
   string: 'string', bool: '', int32: 'int32', float: 'float32', duration: 'duration', strings: 'strings',
-  boolMap: 'mapStringBool', ip: 'ip', ipPort: 'ipport', level: 'Level', version: 'version[=true]',
+  boolMap: 'mapStringBool', ip: 'ip', ipPort: 'ipport', level: 'Level', version: 'version[=true]', quantity: 'quantity',
 };
 
 const IGNORED = ' This parameter is ignored if a config file is specified by --config.';
 
 function line(s: FlagSpec): string {
-  const help = s.scope === 'config' && !s.help.includes(IGNORED.trim()) ? s.help + IGNORED : s.help;
+  const base = s.scope === 'config' && !s.help.includes(IGNORED.trim()) ? s.help + IGNORED : s.help;
+  const help = s.noEffect ? `${base} [No effect in kube-proxy-native: ${s.noEffect}.]` : base;
   const names = s.shorthand ? `-${s.shorthand}, --${s.name}` : `    --${s.name}`;
   const type = TYPE_NAMES[s.type] ? ` ${TYPE_NAMES[s.type]}` : '';
   const dflt = s.type === 'bool' || s.defaultText === '""' || s.defaultText === '[]' ? '' : ` (default ${s.defaultText})`;
@@ -33,7 +34,8 @@ export function helpText(): string {
     '  kube-proxy-native [flags]',
     '',
     'When --config is given, the file decides everything except the logging flags (-v, --logging-format,',
-    '--vmodule, --log-flush-frequency) and --hostname-override, which win when set, and the command flags',
+    '--vmodule, --log-flush-frequency, --log-{text,json}-split-stream, --log-{text,json}-info-buffer-size)',
+    'and --hostname-override, which win when set, and the command flags',
     '(--cleanup, --write-config-to, --master, --init-only); other flags are ignored, as upstream does.',
     '',
     'Flags:',

@@ -5,6 +5,7 @@ import { defaultsFor, loadConfigData, LoadedFile } from './decode';
 import { applyConfigFlags, applyLoggingFlags, allFlagSpecs, flagFields, flagScope } from './flags';
 import { parseFlags } from './flag-parse';
 import { helpText } from './help';
+import { flagsWithoutEffect } from './no-effect';
 import type { FieldError } from './mode-section';
 import type { KubeProxyConfiguration } from './types';
 import { validate } from './validate';
@@ -12,6 +13,7 @@ import { toV1alpha2Yaml } from './write';
 
 export type { KubeProxyConfiguration } from './types';
 export { startupNotices, startupWarnings } from './startup';
+export { noEffectReasons, NO_EFFECT_NOTICE_PREFIX } from './no-effect';
 export { toV1alpha2Yaml, toV1alpha1Yaml } from './write';
 export { loadConfigData } from './decode';
 export { validate } from './validate';
@@ -37,6 +39,8 @@ export interface CommandLine {
   /** --master: overrides the kubeconfig's server URL. */
   master?: string;
   initOnly: boolean;
+  /** Flags given that are accepted but have no effect here (see startupNotices). */
+  flagsWithoutEffect: string[];
 }
 
 export interface Io {
@@ -159,6 +163,7 @@ export function parseCommandLine(argv: readonly string[], io: Io = nodeIo): Comm
   const base: Omit<CommandLine, 'config'> = {
     action, errors, warnings: [], initOnly: values.get('init-only') === true,
     master: values.get('master') as string | undefined, versionRaw: values.get('version') === 'raw',
+    flagsWithoutEffect: flagsWithoutEffect(values.keys(), Boolean(values.get('config'))),
   };
   const fallback = (): CommandLine => ({ ...base, config: defaultsFor('v1alpha1') });
   if (action === 'help') return { ...fallback(), errors: [], helpText: helpText() };

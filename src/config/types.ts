@@ -18,7 +18,7 @@ export interface ClientConnection {
 export interface LogFormatOptions { splitStream: boolean; infoBufferSize: string }
 
 export interface LoggingConfig {
-  /** 'json' (our default) or 'text'. */
+  /** 'text' (the default, klog's lines) or 'json'. */
   format: string;
   flushFrequency: number;
   verbosity: number;

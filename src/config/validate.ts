@@ -4,6 +4,7 @@ import type { FieldError } from './mode-section';
 import { MODES, BLANK_MODE_MEANS, RUNNABLE_MODES } from './modes';
 import { cidrFamily, hostPortProblem, ipFamily, isCIDR } from './net';
 import type { KubeProxyConfiguration } from './types';
+import { validateLoggingOptions } from './logging-rules';
 
 const DETECT_LOCAL_MODES = ['ClusterCIDR', 'NodeCIDR', 'BridgeInterface', 'InterfaceNamePrefix'];
 const IP_FAMILY_POLICIES = ['SingleStack', 'PreferDualStack', 'RequireDualStack'];
@@ -119,6 +120,7 @@ export function validate(c: KubeProxyConfiguration): FieldError[] {
   validateDetectLocal(c, errs);
   validateLinux(c, errs);
   validateMisc(c, errs);
+  errs.push(...validateLoggingOptions(c));
   for (const m of MODES) errs.push(...m.validate((c as any)[m.name], { mode: c.mode }));
   return errs;
 }

@@ -1,7 +1,7 @@
 // The installed command end to end: a child process per case, as an operator runs it.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -15,6 +15,24 @@ function run(args: string[], netns?: string) {
   const r = spawnSync(cmd[0], [...cmd[1]], { encoding: 'utf8', timeout: 30_000 });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
+
+/** Starts the proxy in `netns` (an API server that is never there), waits until `until` is seen on its
+ *  output, then stops it; returns what it wrote. */
+function startAndStop(args: string[], netns: string, until: RegExp): Promise<{ out: string; err: string }> {
+  const child = spawn('ip', ['netns', 'exec', netns, process.execPath, BIN, '--master=http://127.0.0.1:9', '--hostname-override=node-a',
+    ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`not seen in 30 s: ${until}\nstdout: ${out}\nstderr: ${err}`)); }, 30_000);
+    const check = () => { if (until.test(out + err)) child.kill('SIGTERM'); };
+    child.stdout.on('data', (d: Buffer) => { out += d.toString(); check(); });
+    child.stderr.on('data', (d: Buffer) => { err += d.toString(); check(); });
+    child.on('exit', () => { clearTimeout(timer); resolve({ out, err }); });
+  });
+}
+
+const NO_EFFECT = /flags accepted for compatibility but without effect here: --profiling, --boot-id-file \(/;
 
 describe('kube-proxy-native command', () => {
   it('prints its version and exits 0', () => {
@@ -59,6 +77,25 @@ describe('kube-proxy-native command', () => {
       assert.deepEqual(ns.nft('list', 'tables').trim().split('\n'), ['table ip someone-else']);
       const again = run(['--cleanup'], ns.name);
       assert.equal(again.code, 0, again.err);
+    });
+  });
+
+  it('logs klog text lines to stderr by default, and names the flags without effect in one line (upstream default: text)', async () => {
+    await withNetns(async (ns) => {
+      const r = await startAndStop(['--profiling', '--boot-id-file=/proc/sys/kernel/random/boot_id'], ns.name, NO_EFFECT);
+      assert.equal(r.out, '', 'nothing on stdout without a split stream');
+      const lines = r.err.split('\n').filter((l) => NO_EFFECT.test(l));
+      assert.equal(lines.length, 1, r.err);
+      assert.match(lines[0], /^I\d{4} \d\d:\d\d:\d\d\.\d{6} +\d+ kube-proxy-native\] "flags accepted/);
+    });
+  });
+
+  it('--log-text-split-stream (with LoggingAlphaOptions) sends info lines to stdout, as component-base does', async () => {
+    await withNetns(async (ns) => {
+      const r = await startAndStop(['--feature-gates=LoggingAlphaOptions=true', '--log-text-split-stream', '--profiling', '--boot-id-file=/x'], ns.name, NO_EFFECT);
+      assert.match(r.out, NO_EFFECT);
+      assert.doesNotMatch(r.err, NO_EFFECT);
+      for (const l of r.out.split('\n').filter(Boolean)) assert.match(l, /^I/, 'only info lines on stdout');
     });
   });
 });

@@ -85,7 +85,7 @@ test('default changes between the versions', () => {
     assert.equal(c.clientConnection.qps, 5);
     assert.equal(c.clientConnection.burst, 10);
     assert.equal(c.nftables.masqueradeBit, 14);
-    assert.equal(c.logging.format, 'json');
+    assert.equal(c.logging.format, 'text', 'upstream SetRecommendedLoggingConfiguration: format defaults to text');
   }
 });
 

@@ -77,7 +77,8 @@ export const iptablesConfig: ModeConfig<IPTablesConfig> = {
     },
     {
       spec: { name: 'iptables-localhost-nodeports', type: 'bool', defaultText: 'true', scope: 'config', field: 'iptables.localhostNodePorts',
-        help: 'If false, kube-proxy will disable the legacy behavior of allowing NodePort services to be accessed via localhost. (Applies only to iptables mode and IPv4.)' },
+        help: 'If false, kube-proxy will disable the legacy behavior of allowing NodePort services to be accessed via localhost. (Applies only to iptables mode and IPv4.)',
+        noEffect: 'it applies only to the iptables mode, which kube-proxy-native does not provide (as upstream, the nftables and ipvs modes never allow localhost NodePorts)' },
       apply: (t, v) => { t.section.localhostNodePorts = v as boolean; },
     },
     {
