@@ -28,6 +28,9 @@ export interface ClusterWatcherOptions {
   deadlines?: Partial<RequestDeadlines>;
   /** Honour the disabled-namespace label (needs RBAC list/watch on namespaces). Default true. */
   namespaceOptOut?: boolean;
+  /** While listing Namespaces is forbidden (HTTP 403), retry after this long plus up to as much again
+   *  at random. Default NAMESPACES_FORBIDDEN_RETRY_MS. */
+  namespacesForbiddenRetryMs?: number;
   /** Watch `networking.k8s.io/v1` ServiceCIDRs and give their ranges to the sink. Default true. */
   serviceCIDRs?: boolean;
   /** Told whenever a watch connects or fails (for metrics). */
@@ -51,6 +54,13 @@ export interface WatcherStatus {
   resources: ReflectorStatus[];
 }
 
+/** 5 to 10 minutes between tries while upstream's system:node-proxier role (no Namespace access) is
+ *  in force: granting the permission is rare, and a refused request costs the API server an audit entry. */
+export const NAMESPACES_FORBIDDEN_RETRY_MS = 5 * 60_000;
+
+/** The grant that turns the Namespace opt-out on (deploy/rbac.yaml has it). */
+export const NAMESPACES_RBAC_RULE = 'apiGroups: [""], resources: ["namespaces"], verbs: ["list", "watch"]';
+
 /** Resources the proxy runs without when RBAC forbids them (logged once, retried quietly). */
 const OPTIONAL_WHEN_FORBIDDEN = new Set(['namespaces', 'servicecidrs']);
 
@@ -61,6 +71,8 @@ function countsForStaleness(r: ReflectorStatus): boolean {
 }
 
 type Shared = SharedReflectorOptions & { log: Log };
+
+const humanMs = (ms: number): string => (ms % 60_000 === 0 ? `${ms / 60_000} min` : `${ms / 1000} s`);
 
 export class ClusterWatcher {
   private readonly services: Reflector<V1Service>;
@@ -75,6 +87,8 @@ export class ClusterWatcher {
   /** Namespaces that opted back in are merged one at a time, in order. */
   private merges: Promise<void> = Promise.resolve();
   private servicesStarted = false;
+  /** The opt-out is off because listing Namespaces is forbidden, and that has been said. */
+  private namespacesForbiddenSaid = false;
   /** How many of Services and EndpointSlices have completed their first list. */
   private modelListsDone = 0;
   private readonly log: Log;
@@ -185,8 +199,12 @@ export class ClusterWatcher {
       ...shared,
       onStatus: (s) => {
         this.o.onStatus?.(s);
-        if (s.lastErrorCode === 403) this.namespacesForbidden();
+        if (s.connected) this.namespacesAllowed();
+        else if (s.lastErrorCode === 403) this.namespacesForbidden(s.lastError);
       },
+      // Said once, with the reason and the fix, by namespacesForbidden; then retried rarely.
+      quietErrorCodes: [403],
+      forbiddenRetryMs: this.o.namespacesForbiddenRetryMs ?? NAMESPACES_FORBIDDEN_RETRY_MS,
       client,
       labelSelector: DISABLED_NAMESPACES_SELECTOR,
       handler: {
@@ -219,16 +237,24 @@ export class ClusterWatcher {
 
   /**
    * Upstream's system:node-proxier role grants no access to Namespaces. Rather than never proxying
-   * anything, proxy everything, say so loudly, and keep retrying: once access is granted, the opted-out
-   * namespaces are dropped as they are learnt.
+   * anything, proxy every namespace, say once why the opt-out label is not honoured and what grants it,
+   * and retry rarely (NAMESPACES_FORBIDDEN_RETRY_MS): once access is granted, the opted-out namespaces
+   * are dropped as they are learnt.
    */
-  private namespacesForbidden(): void {
-    if (this.servicesStarted) return;
-    this.log.error(
-      { resource: 'namespaces' },
-      'not allowed to list Namespaces (RBAC): the networking.k8s.io/kube-proxy=disabled label cannot be honoured until list/watch on namespaces is granted; proxying every namespace meanwhile',
-    );
+  private namespacesForbidden(err: string | undefined): void {
+    if (!this.namespacesForbiddenSaid) {
+      this.namespacesForbiddenSaid = true;
+      const retry = this.o.namespacesForbiddenRetryMs ?? NAMESPACES_FORBIDDEN_RETRY_MS;
+      this.log.warn({ resource: 'namespaces', err, rbacRule: NAMESPACES_RBAC_RULE },
+        `the Namespace opt-out (label networking.k8s.io/kube-proxy=disabled) is inactive: the API server refused to list Namespaces (HTTP 403; upstream's system:node-proxier role does not grant it). Proxying the Services of every namespace; retrying every ${humanMs(retry)} to ${humanMs(2 * retry)}. Grant list and watch on namespaces to enable it`);
+    }
     this.startServices();
+  }
+
+  private namespacesAllowed(): void {
+    if (!this.namespacesForbiddenSaid) return;
+    this.namespacesForbiddenSaid = false;
+    this.log.info({ resource: 'namespaces' }, 'listing Namespaces is now allowed: the Namespace opt-out is active');
   }
 
   private startServices(): void {

@@ -42,6 +42,9 @@ export interface ReflectorOptions<T extends KubernetesObject> {
   stopWhenNotServed?: boolean;
   /** Failures with these HTTP codes are logged at debug, not warn (the owner explains them once). */
   quietErrorCodes?: number[];
+  /** After an HTTP 403, retry after this many ms (plus the backoff's jitter) instead of the backoff: a
+   *  permission is granted rarely, and retrying it every 30 s only adds refused requests. */
+  forbiddenRetryMs?: number;
   log?: Log;
   onStatus?: (s: ReflectorStatus) => void;
 }
@@ -208,9 +211,16 @@ export class Reflector<T extends KubernetesObject> {
           continue;
         }
         this.failed(err);
-        await this.sleep(backoffDelay(this.o.backoff ?? DEFAULT_BACKOFF, this.state.failures));
+        await this.sleep(this.retryDelay(err));
       }
     }
+  }
+
+  private retryDelay(err: unknown): number {
+    const backoff = this.o.backoff ?? DEFAULT_BACKOFF;
+    const slow = this.o.forbiddenRetryMs;
+    if (slow !== undefined && httpCodeOf(err) === 403) return slow * (1 + backoff.jitter * Math.random());
+    return backoffDelay(backoff, this.state.failures);
   }
 
   private failed(err: unknown): void {

@@ -5,7 +5,8 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ClusterWatcher } from '../../src/k8s/cluster-watcher';
 import { TestApiServer, RecordedRequest } from '../apiserver/server';
-import { namespace, RecordingSink, service, slice, startTestWatcher, waitFor, serverPerTest } from './helpers';
+import { NAMESPACES_FORBIDDEN_RETRY_MS, NAMESPACES_RBAC_RULE } from '../../src/k8s/cluster-watcher';
+import { namespace, RecordingSink, recordingLogger, service, slice, startTestWatcher, waitFor, serverPerTest } from './helpers';
 
 const DISABLED = { 'networking.k8s.io/kube-proxy': 'disabled' };
 const t = serverPerTest();
@@ -108,23 +109,38 @@ describe('namespace opt-out', { timeout: 60_000 }, () => {
     assert.equal(sink.slices.size, 3);
   });
 
-  it('without RBAC for Namespaces, proxies everything and applies the label once access is granted', async () => {
+  it('without RBAC for Namespaces (upstream\'s system:node-proxier): proxies everything, warns once, retries rarely, applies the label once access is granted', async () => {
     t.api.failRequests(403, '/api/v1/namespaces');
     t.api.create('namespaces', namespace('quiet', DISABLED));
     populate('quiet', 2);
     populate('loud', 1);
     const sink = new RecordingSink();
-    start(sink);
+    const log = recordingLogger();
+    const RETRY_MS = 400;
+    t.watcher = startTestWatcher(t.api, sink, { log, watchTimeoutSeconds: () => 60, namespacesForbiddenRetryMs: RETRY_MS });
     await waitFor('synced despite 403', () => sink.synced === 1);
     assert.deepEqual(sink.serviceKeys(), ['loud/svc0', 'quiet/svc0', 'quiet/svc1']);
-    const ns = t.watcher!.status().resources.find((r) => r.resource === 'namespaces')!;
+    const ns = t.watcher.status().resources.find((r) => r.resource === 'namespaces')!;
     assert.equal(ns.lastErrorCode, 403);
     assert.equal(ns.connected, false);
+    await waitFor('retried', () => t.api.requestsFor('/api/v1/namespaces', 'list').length >= 4);
+    // Retries wait the slow delay, not the backoff (20, 40, 80 ms here): 5-10 min by default.
+    const times = t.api.requestsFor('/api/v1/namespaces', 'list').map((r) => r.time);
+    for (let i = 1; i < times.length; i++) assert.ok(times[i] - times[i - 1] >= RETRY_MS - 5, `gap ${i}: ${times[i] - times[i - 1]} ms`);
+    assert.ok(NAMESPACES_FORBIDDEN_RETRY_MS >= 5 * 60_000 && NAMESPACES_FORBIDDEN_RETRY_MS <= 10 * 60_000);
+    const loud = log.entries.filter((e) => e.level !== 'debug' && e.obj.resource === 'namespaces');
+    assert.equal(loud.length, 1, `one line about it, however many retries: ${JSON.stringify(loud)}`);
+    assert.equal(loud[0].level, 'warn');
+    assert.match(loud[0].msg, /opt-out .* inactive: the API server refused to list Namespaces \(HTTP 403; upstream's system:node-proxier/);
+    assert.match(loud[0].msg, /Proxying the Services of every namespace/);
+    assert.equal(loud[0].obj.rbacRule, NAMESPACES_RBAC_RULE);
     t.api.failRequests(undefined);
     await waitFor('label honoured', () => t.watcher!.disabledNamespaces().includes('quiet'));
     assert.deepEqual(sink.serviceKeys(), ['loud/svc0']);
     assert.deepEqual(sink.sliceKeys(), ['loud/svc0-abc']);
     await waitFor('watch narrowed', () => t.api.requestsFor('/api/v1/services', 'watch').some((r) => excludes(r, 'quiet')));
+    const after = log.entries.filter((e) => e.level !== 'debug' && e.obj.resource === 'namespaces');
+    assert.deepEqual(after.map((e) => [e.level, e.msg]).slice(1), [['info', 'listing Namespaces is now allowed: the Namespace opt-out is active']]);
   });
 
   it('stays one watch per resource with hundreds of disabled namespaces', async () => {
