@@ -52,8 +52,8 @@ describe('rules changed by another process', () => {
         if (/^pod/.test(line)) back = Date.now() - broken;
         return back > 0;
       }, `${VIP} to answer again after "${script}"`, 10_000);
-      const repaired = log.map((l) => JSON.parse(l)).find((e) => e.msg === 'sync finished' && e.full === true && e.ok === true && e.time >= broken);
-      const repairMs = repaired ? repaired.time - broken : NaN;
+      const repaired = log.map((l) => JSON.parse(l)).find((e) => e.msg === 'sync finished' && e.full === true && e.ok === true && e.ts >= broken);
+      const repairMs = repaired ? repaired.ts - broken : NaN;
       if (process.env.KPN_TEST_LOG) console.error(`${what}: repaired ${repairMs} ms after the change; a probe right after it got "${down}"; answered again after ${back} ms`);
       assert.ok(repairMs < 1000, `the repair sync finished ${repairMs} ms after "${what}"`);
       assert.ok(back < 1000, `traffic came back ${back} ms after "${what}"`);
