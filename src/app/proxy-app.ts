@@ -11,7 +11,7 @@ import { applyConntrackSysctls } from '../conntrack';
 import { ProxyState } from '../core';
 import type { IPFamily, SyncResult } from '../core/types';
 import { startHealthServer } from '../health/health-server';
-import { serveWithBindRetry } from '../http';
+import { type RunningServer, serveUnlessDisabled } from '../http';
 import { systemClock } from '../base/clock';
 import { ProxyHealth, type StaleResource } from '../health/proxy-health';
 import { ClusterWatcher } from '../k8s/cluster-watcher';
@@ -122,15 +122,16 @@ async function openAndStart(o: ProxyAppOptions, mode: BuiltMode, model: Model, o
   const sync = syncParts({ ...o, ...model }, await modeParts(o, mode, model, opened));
   Object.assign(opened, { guard: sync.guard, runner: sync.runner, serviceHealth: sync.serviceHealth });
   const watcher = (opened.watcher = clusterWatcher(o, model, sync));
-  const retry = (name: string) => ({ name, hardFail: o.config.bindAddressHardFail, log: o.log, clock: systemClock });
-  const healthServer = await serveWithBindRetry(() => startHealthServer({
+  const serve = (name: string, address: string, start: () => Promise<RunningServer>) =>
+    serveUnlessDisabled(address, start, { name, hardFail: o.config.bindAddressHardFail, log: o.log, clock: systemClock });
+  const healthServer = await serve('healthz', o.config.healthzBindAddress, () => startHealthServer({
     bindAddress: o.config.healthzBindAddress, health: model.health, log: o.log, apiServer: () => watcher.status(),
     healthzTotal: model.metrics.proxyHealthzTotal, livezTotal: model.metrics.proxyLivezTotal,
-  }), retry('healthz'));
+  }));
   opened.servers.push(healthServer);
-  const metricsServer = await serveWithBindRetry(() => startMetricsServer({
+  const metricsServer = await serve('metrics', o.config.metricsBindAddress, () => startMetricsServer({
     bindAddress: o.config.metricsBindAddress, registry: model.registry, proxyMode: mode, config: () => o.config, log: o.log,
-  }), retry('metrics'));
+  }));
   opened.servers.push(metricsServer);
   sync.guard?.start();
   watcher.start();

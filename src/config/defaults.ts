@@ -86,11 +86,12 @@ export function mergeOver(base: Record<string, unknown>, over: Record<string, un
 }
 
 /** Upstream fills in the health and metrics addresses from the primary IP's family and appends the
- *  default port to a bare IP. */
+ *  default port to a bare IP. A blank address in a file is defaulted too (SetDefaults_KubeProxyConfiguration
+ *  tests `== ""`); only the flags can disable a server, by setting it blank after defaulting. */
 export function defaultBindAddresses(doc: Record<string, unknown>, decoded: Record<string, unknown>, primaryIP: string): void {
   const v6 = ipFamily(primaryIP) === 6;
-  doc.healthzBindAddress = decoded.healthzBindAddress === undefined
+  doc.healthzBindAddress = !decoded.healthzBindAddress
     ? `${v6 ? '[::]' : '0.0.0.0'}:${HEALTHZ_PORT}` : appendPortIfNeeded(decoded.healthzBindAddress as string, HEALTHZ_PORT);
-  doc.metricsBindAddress = decoded.metricsBindAddress === undefined
+  doc.metricsBindAddress = !decoded.metricsBindAddress
     ? `${v6 ? '[::1]' : '127.0.0.1'}:${METRICS_PORT}` : appendPortIfNeeded(decoded.metricsBindAddress as string, METRICS_PORT);
 }

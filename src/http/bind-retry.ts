@@ -51,3 +51,13 @@ export async function serveWithBindRetry(start: () => Promise<RunningServer>, o:
     },
   };
 }
+
+/** Upstream's "Set empty to disable" for healthzBindAddress and metricsBindAddress (serveHealthz and
+ *  serveMetrics return at once on an empty address): nothing listens, and the port reads 0. */
+export async function serveUnlessDisabled(address: string, start: () => Promise<RunningServer>, o: BindRetryOptions): Promise<RunningServer> {
+  if (address === '') {
+    o.log.info({ server: o.name }, `The ${o.name} server is disabled (its bind address is empty)`);
+    return { port: 0, close: async () => {} };
+  }
+  return serveWithBindRetry(start, o);
+}

@@ -13,5 +13,5 @@ export type { RequestTarget, TargetResult } from './request-target';
 export { notFound, sendText } from './respond';
 export { LogLimiter } from './log-limiter';
 export type { LimitedLine, Scheduler } from './log-limiter';
-export { BIND_RETRY_MS, serveWithBindRetry } from './bind-retry';
+export { BIND_RETRY_MS, serveUnlessDisabled, serveWithBindRetry } from './bind-retry';
 export type { BindRetryOptions } from './bind-retry';

@@ -107,6 +107,26 @@ describe('startProxy start-up and shutdown', { timeout: 60_000 }, () => {
     });
   });
 
+  it('an empty --healthz-bind-address or --metrics-bind-address disables that server, as upstream ("Set empty to disable")', async () => {
+    await withNetns(async (ns) => {
+      const cl = parseCommandLine(['--proxy-mode=nftables', `--hostname-override=${NODE_NAME}`, '--healthz-bind-address=', '--metrics-bind-address=']);
+      assert.deepEqual(cl.errors, []);
+      assert.equal(cl.config.healthzBindAddress, '');
+      assert.equal(cl.config.metricsBindAddress, '');
+      const lines: string[] = [];
+      const log = createLogger({ format: 'json', verbosity: 0, destination: { write: (l: string) => { lines.push(l); return true; } } });
+      const proxy = await startProxy({ config: cl.config, log, netns: ns.path, master: 'http://127.0.0.1:1' });
+      try {
+        assert.equal(proxy.healthPort, 0);
+        assert.equal(proxy.metricsPort, 0);
+        assert.ok(lines.some((l) => /The healthz server is disabled/.test(l)) && lines.some((l) => /The metrics server is disabled/.test(l)), lines.join(''));
+        assert.ok(!lines.some((l) => /cannot listen/.test(l)), 'no bind retry for a disabled server');
+      } finally {
+        await proxy.stop();
+      }
+    });
+  });
+
   it('stop() closes the servers, the watches, the monitor and the socket it opened', async () => {
     await withNetns(async (ns) => {
       const api = new TestApiServer({ bookmarkIntervalMs: 0 });

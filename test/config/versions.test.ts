@@ -98,6 +98,12 @@ test('upstream defaulting quirks: zero means default, a bare IP gets the default
   const v6 = load(V1 + 'bindAddress: "fd00::1"\n').config;
   assert.equal(v6.healthzBindAddress, '[::]:10256');
   assert.equal(v6.metricsBindAddress, '[::1]:10249');
+  // SetDefaults_KubeProxyConfiguration: `if obj.HealthzBindAddress == ""` -> the default; only a flag disables.
+  for (const head of [V1, V2]) {
+    const blank = load(head + 'healthzBindAddress: ""\nmetricsBindAddress: ""\n').config;
+    assert.equal(blank.healthzBindAddress, '0.0.0.0:10256');
+    assert.equal(blank.metricsBindAddress, '127.0.0.1:10249');
+  }
 });
 
 test('dropped fields: portRange is ignored with a warning, bindAddress becomes nodeIPOverride', () => {
