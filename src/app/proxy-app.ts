@@ -159,6 +159,7 @@ function clusterWatcher(o: ProxyAppOptions, model: Model, sync: SyncParts): Clus
     nodeName: model.nodeName,
     log: o.log,
     onStatus: apiServerStatusObserver(model.metrics),
+    requestObserver: model.metrics.restClient,
     sink: modelSink({ state: model.state, health: model.health, queued: () => sync.loop.queued(), runner: sync.runner, log: o.log }),
   });
 }

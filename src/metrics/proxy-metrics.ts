@@ -4,6 +4,11 @@
 import type { IPFamily } from '../base/ip-family';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { NETWORK_PROGRAMMING_BUCKETS, SYNC_BUCKETS } from './buckets';
+import { buildInfoOf, registerBuildInfo } from './build-info';
+import { createRestClientMetrics, type RestClientMetrics } from './rest-client-metrics';
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const PACKAGE_VERSION: string = require('../../../package.json').version;
 
 type Fam = 'ip_family';
 
@@ -37,11 +42,15 @@ export interface ProxyMetrics {
   rulesetRepairsTotal: Counter<'reason'>;
   /** Ours: commits by other processes that changed our tables (each seen on the nftables event group). */
   rulesetForeignChangesTotal: Counter;
+  /** client-go's rest_client_requests_total and rest_client_request_duration_seconds, fed by our API client. */
+  restClient: RestClientMetrics;
 }
 
 export interface CreateMetricsOptions {
   /** Also register Node's process metrics (CPU, memory, event loop, GC). Default true. */
   processMetrics?: boolean;
+  /** Our version for kubernetes_build_info; package.json's by default. */
+  version?: string;
 }
 
 export function createProxyMetrics(register: Registry, opts: CreateMetricsOptions = {}): ProxyMetrics {
@@ -105,7 +114,9 @@ export function createProxyMetrics(register: Registry, opts: CreateMetricsOption
       help: 'Commits by another process that changed our nftables tables',
       registers,
     }),
+    restClient: createRestClientMetrics(register),
   };
+  registerBuildInfo(register, buildInfoOf(opts.version ?? PACKAGE_VERSION));
   if (opts.processMetrics !== false) collectDefaultMetrics({ register });
   return m;
 }

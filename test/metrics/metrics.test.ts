@@ -124,6 +124,27 @@ describe('metrics over HTTP', { timeout: 60_000 }, () => {
     assert.ok(Math.abs(sample(scrape, 'kubeproxy_network_programming_duration_seconds_sum', v4)! - 60.3) < 1e-6);
   });
 
+  it('exposes kubernetes_build_info as component-base does (version/metrics.go): a constant 1, its nine labels, our build', () => {
+    assert.equal(scrape.families.get('kubernetes_build_info')?.type, 'gauge');
+    assert.equal(scrape.families.get('kubernetes_build_info')?.help,
+      "A metric with a constant '1' value labeled by major, minor, git version, git commit, git tree state, build date, Go version, and compiler from which Kubernetes was built, and platform on which it is running.");
+    const s = scrape.samples.filter((x) => x.name === 'kubernetes_build_info');
+    assert.equal(s.length, 1);
+    assert.equal(s[0].value, 1);
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const version: string = require('../../../package.json').version;
+    const [major, minor] = version.split('.');
+    assert.deepEqual(s[0].labels, {
+      major, minor, gitVersion: `v${version}`, gitCommit: '', gitTreeState: '', buildDate: '',
+      goVersion: process.version, compiler: 'v8', platform: `linux/${process.arch === 'x64' ? 'amd64' : process.arch}`,
+    });
+  });
+
+  it('registers client-go\'s rest client families (restclient/metrics.go)', () => {
+    assert.equal(scrape.families.get('rest_client_requests_total')?.type, 'counter');
+    assert.equal(scrape.families.get('rest_client_request_duration_seconds')?.type, 'histogram');
+  });
+
   it('includes Node process metrics', () => {
     assert.ok(scrape.families.has('process_cpu_user_seconds_total'));
     assert.ok(scrape.families.has('process_resident_memory_bytes'));
