@@ -25,7 +25,6 @@ export interface ProxyMetrics {
   serviceChangesTotal: Counter;
   noLocalEndpointsTotal: Gauge<Fam | 'traffic_policy'>;
   nftablesSyncFailuresTotal: Counter<Fam>;
-  nftablesCleanupFailuresTotal: Counter<Fam>;
   /** Ours: upstream's IPVS mode counts iptables-restore failures, which this project never runs. */
   ipvsSyncFailuresTotal: Counter<Fam>;
   /** Ours: ServicePorts the kernel (or validation) refused and a sync left out so the rest could be programmed. */
@@ -79,7 +78,6 @@ export function createProxyMetrics(register: Registry, opts: CreateMetricsOption
       registers,
     }),
     nftablesSyncFailuresTotal: famCounter('sync_proxy_rules_nftables_sync_failures_total', 'Cumulative proxy nftables sync failures'),
-    nftablesCleanupFailuresTotal: famCounter('sync_proxy_rules_nftables_cleanup_failures_total', 'Cumulative proxy nftables cleanup failures'),
     ipvsSyncFailuresTotal: famCounter('sync_proxy_rules_ipvs_sync_failures_total', 'Cumulative proxy IPVS sync failures'),
     nftablesRefusedServicePortsTotal: new Counter<Fam>({
       name: 'kubeproxy_native_nftables_refused_service_ports_total',

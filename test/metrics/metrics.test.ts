@@ -28,7 +28,6 @@ const UPSTREAM: Array<[string, string, string[]]> = [
   ['kubeproxy_sync_proxy_rules_service_changes_total', 'counter', []],
   ['kubeproxy_sync_proxy_rules_no_local_endpoints_total', 'gauge', ['ip_family', 'traffic_policy']],
   ['kubeproxy_sync_proxy_rules_nftables_sync_failures_total', 'counter', ['ip_family']],
-  ['kubeproxy_sync_proxy_rules_nftables_cleanup_failures_total', 'counter', ['ip_family']],
   ['kubeproxy_proxy_healthz_total', 'counter', ['code']],
   ['kubeproxy_proxy_livez_total', 'counter', ['code']],
   ['kubeproxy_conntrack_reconciler_sync_duration_seconds', 'histogram', ['ip_family']],
@@ -47,7 +46,6 @@ function exercise(m: ProxyMetrics): void {
   m.noLocalEndpointsTotal.set({ ip_family: 'IPv4', traffic_policy: 'internal' }, 1);
   m.noLocalEndpointsTotal.set({ ip_family: 'IPv4', traffic_policy: 'external' }, 0);
   m.nftablesSyncFailuresTotal.inc(v4);
-  m.nftablesCleanupFailuresTotal.inc(v4, 0);
   m.proxyHealthzTotal.inc({ code: '200' });
   m.proxyLivezTotal.inc({ code: '503' });
   m.conntrackReconcilerSyncDuration.observe(v4, 0.01);
