@@ -19,10 +19,10 @@ export interface ProxyMetrics {
   networkProgrammingDuration: Histogram<Fam>;
   syncProxyRulesLastTimestamp: Gauge<Fam>;
   syncProxyRulesLastQueuedTimestamp: Gauge<Fam>;
-  endpointChangesPending: Gauge;
-  serviceChangesPending: Gauge;
-  endpointChangesTotal: Counter;
-  serviceChangesTotal: Counter;
+  endpointChangesPending: Gauge<Fam>;
+  serviceChangesPending: Gauge<Fam>;
+  endpointChangesTotal: Counter<Fam>;
+  serviceChangesTotal: Counter<Fam>;
   noLocalEndpointsTotal: Gauge<Fam | 'traffic_policy'>;
   nftablesSyncFailuresTotal: Counter<Fam>;
   /** Ours: upstream's IPVS mode counts iptables-restore failures, which this project never runs. */
@@ -67,10 +67,10 @@ export function createProxyMetrics(register: Registry, opts: CreateMetricsOption
     networkProgrammingDuration: hist('network_programming_duration_seconds', 'In Cluster Network Programming Latency in seconds', NETWORK_PROGRAMMING_BUCKETS),
     syncProxyRulesLastTimestamp: famGauge('sync_proxy_rules_last_timestamp_seconds', 'The last time proxy rules were successfully synced'),
     syncProxyRulesLastQueuedTimestamp: famGauge('sync_proxy_rules_last_queued_timestamp_seconds', 'The last time a sync of proxy rules was queued'),
-    endpointChangesPending: new Gauge({ name: 'kubeproxy_sync_proxy_rules_endpoint_changes_pending', help: 'Pending proxy rules Endpoint changes', registers }),
-    serviceChangesPending: new Gauge({ name: 'kubeproxy_sync_proxy_rules_service_changes_pending', help: 'Pending proxy rules Service changes', registers }),
-    endpointChangesTotal: new Counter({ name: 'kubeproxy_sync_proxy_rules_endpoint_changes_total', help: 'Cumulative proxy rules Endpoint changes', registers }),
-    serviceChangesTotal: new Counter({ name: 'kubeproxy_sync_proxy_rules_service_changes_total', help: 'Cumulative proxy rules Service changes', registers }),
+    endpointChangesPending: famGauge('sync_proxy_rules_endpoint_changes_pending', 'Pending proxy rules Endpoint changes'),
+    serviceChangesPending: famGauge('sync_proxy_rules_service_changes_pending', 'Pending proxy rules Service changes'),
+    endpointChangesTotal: famCounter('sync_proxy_rules_endpoint_changes_total', 'Cumulative proxy rules Endpoint changes'),
+    serviceChangesTotal: famCounter('sync_proxy_rules_service_changes_total', 'Cumulative proxy rules Service changes'),
     noLocalEndpointsTotal: new Gauge<Fam | 'traffic_policy'>({
       name: 'kubeproxy_sync_proxy_rules_no_local_endpoints_total',
       help: 'Number of services with a Local traffic policy and no endpoints',

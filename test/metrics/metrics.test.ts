@@ -22,10 +22,10 @@ const UPSTREAM: Array<[string, string, string[]]> = [
   ['kubeproxy_network_programming_duration_seconds', 'histogram', ['ip_family']],
   ['kubeproxy_sync_proxy_rules_last_timestamp_seconds', 'gauge', ['ip_family']],
   ['kubeproxy_sync_proxy_rules_last_queued_timestamp_seconds', 'gauge', ['ip_family']],
-  ['kubeproxy_sync_proxy_rules_endpoint_changes_pending', 'gauge', []],
-  ['kubeproxy_sync_proxy_rules_service_changes_pending', 'gauge', []],
-  ['kubeproxy_sync_proxy_rules_endpoint_changes_total', 'counter', []],
-  ['kubeproxy_sync_proxy_rules_service_changes_total', 'counter', []],
+  ['kubeproxy_sync_proxy_rules_endpoint_changes_pending', 'gauge', ['ip_family']],
+  ['kubeproxy_sync_proxy_rules_service_changes_pending', 'gauge', ['ip_family']],
+  ['kubeproxy_sync_proxy_rules_endpoint_changes_total', 'counter', ['ip_family']],
+  ['kubeproxy_sync_proxy_rules_service_changes_total', 'counter', ['ip_family']],
   ['kubeproxy_sync_proxy_rules_no_local_endpoints_total', 'gauge', ['ip_family', 'traffic_policy']],
   ['kubeproxy_sync_proxy_rules_nftables_sync_failures_total', 'counter', ['ip_family']],
   ['kubeproxy_proxy_healthz_total', 'counter', ['code']],
@@ -39,10 +39,10 @@ function exercise(m: ProxyMetrics): void {
   observeSync(m, 'IPv4', true, 0.003, true, new Date(1_700_000_000_000));
   observeSync(m, 'IPv4', false, 0.0004, true, new Date(1_700_000_001_000));
   m.syncProxyRulesLastQueuedTimestamp.set(v4, 1_700_000_000.5);
-  m.endpointChangesPending.set(3);
-  m.serviceChangesPending.set(1);
-  m.endpointChangesTotal.inc(5);
-  m.serviceChangesTotal.inc(2);
+  m.endpointChangesPending.set(v4, 3);
+  m.serviceChangesPending.set(v4, 1);
+  m.endpointChangesTotal.inc(v4, 5);
+  m.serviceChangesTotal.inc(v4, 2);
   m.noLocalEndpointsTotal.set({ ip_family: 'IPv4', traffic_policy: 'internal' }, 1);
   m.noLocalEndpointsTotal.set({ ip_family: 'IPv4', traffic_policy: 'external' }, 0);
   m.nftablesSyncFailuresTotal.inc(v4);
