@@ -10,7 +10,7 @@ function setup(taken: boolean) {
   const sink = modelSink({
     state: { onService: took('state.onService'), onEndpointSlice: took('state.onEndpointSlice'), onNode: took('state.onNode'), onServiceCIDRs: took('state.onServiceCIDRs') },
     health: { syncNode: () => calls.push('health.syncNode') },
-    queued: () => calls.push('queued'),
+    queued: (scope) => calls.push(`queued ${scope ?? 'model'}`),
     runner: { start: () => calls.push('runner.start'), run: () => calls.push('runner.run') },
     log: { info: () => undefined },
   });
@@ -21,15 +21,15 @@ const svc = {} as V1Service;
 const slice = {} as V1EndpointSlice;
 const node = {} as V1Node;
 
-test('a change the model takes is queued and asks for a sync', () => {
+test('a change the model takes is queued and asks for a sync; topology and Service CIDR changes concern every family (upstream Runner.OnTopologyChange, OnServiceCIDRsChanged)', () => {
   const { sink, calls } = setup(true);
   sink.onService('add', svc);
   sink.onEndpointSlice('update', slice);
   sink.onServiceCIDRs?.(['10.96.0.0/12']);
   assert.deepEqual(calls, [
-    'state.onService', 'queued', 'runner.run',
-    'state.onEndpointSlice', 'queued', 'runner.run',
-    'state.onServiceCIDRs', 'queued', 'runner.run',
+    'state.onService', 'queued model', 'runner.run',
+    'state.onEndpointSlice', 'queued model', 'runner.run',
+    'state.onServiceCIDRs', 'queued all', 'runner.run',
   ]);
 });
 
@@ -44,7 +44,7 @@ test('the Node goes to the health check first, whether or not the model takes it
   for (const taken of [true, false]) {
     const { sink, calls } = setup(taken);
     sink.onNode(node);
-    assert.deepEqual(calls, taken ? ['health.syncNode', 'state.onNode', 'queued', 'runner.run'] : ['health.syncNode', 'state.onNode']);
+    assert.deepEqual(calls, taken ? ['health.syncNode', 'state.onNode', 'queued all', 'runner.run'] : ['health.syncNode', 'state.onNode']);
   }
 });
 
