@@ -12,6 +12,8 @@ export interface ModelSinkDeps {
   /** SyncLoop.queued: a change reached the model; `all` when it concerns every family (topology, Service CIDRs). */
   queued(scope?: 'model' | 'all'): void;
   runner: { start(): void; run(): void };
+  /** SyncLoop.started: the first complete list is in and syncing starts. */
+  started?(): void;
   log: Pick<Log, 'info'>;
 }
 
@@ -33,6 +35,7 @@ export function modelSink(d: ModelSinkDeps): ClusterEventSink {
     onServiceCIDRs: (cidrs) => changed(state.onServiceCIDRs(cidrs), 'all'),
     onSynced: () => {
       log.info({}, 'Services and EndpointSlices listed; starting to sync');
+      d.started?.();
       runner.start();
       runner.run();
     },

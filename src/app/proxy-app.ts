@@ -160,6 +160,7 @@ function clusterWatcher(o: ProxyAppOptions, model: Model, sync: SyncParts): Clus
     log: o.log,
     onStatus: apiServerStatusObserver(model.metrics),
     requestObserver: model.metrics.restClient,
-    sink: modelSink({ state: model.state, health: model.health, queued: (scope) => sync.loop.queued(scope), runner: sync.runner, log: o.log }),
+    sink: modelSink({ state: model.state, health: model.health, queued: (scope) => sync.loop.queued(scope), runner: sync.runner, log: o.log,
+      started: () => sync.loop.started() }),
   });
 }

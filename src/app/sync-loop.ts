@@ -84,6 +84,12 @@ export class SyncLoop {
     this.setPendingGauges();
   }
 
+  /** Syncing starts: as upstream's Runner.Run, every family's last_queued is stamped, pending changes or not. */
+  started(): void {
+    const nowSec = this.nowMs() / 1000;
+    for (const f of this.d.families) this.d.metrics.syncProxyRulesLastQueuedTimestamp.set({ ip_family: f }, nowSec);
+  }
+
   nextSync(): Promise<SyncResult> {
     return new Promise((resolve) => this.waiters.push(resolve));
   }

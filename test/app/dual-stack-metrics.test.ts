@@ -169,3 +169,20 @@ describe('dual-stack metrics', () => {
     assert.equal(s.get('kubeproxy_sync_proxy_rules_ipvs_sync_failures_total{ip_family=IPv6}'), 1);
   });
 });
+
+describe('last_queued at start', () => {
+  it('is stamped for every family when syncing starts (upstream Runner.Run), even one with no Services', async () => {
+    const kernel = new FakeKernel();
+    const nft = kernel.open();
+    const w = world((m) => Object.assign(new NftablesProxier(proxierOptions(nft, { metrics: nftablesProxierMetrics(m, ['IPv4', 'IPv6']) })), { injectFailure: () => undefined }));
+    w.onService('add', service('v4', { clusterIP: '10.96.0.11', clusterIPs: ['10.96.0.11'] }));
+    let s = await series(w.registry);
+    assert.equal(s.get('kubeproxy_sync_proxy_rules_last_queued_timestamp_seconds{ip_family=IPv4}'), NOW / 1000);
+    assert.equal(s.has('kubeproxy_sync_proxy_rules_last_queued_timestamp_seconds{ip_family=IPv6}'), false);
+    w.advance(1000);
+    w.loop.started();
+    s = await series(w.registry);
+    assert.equal(s.get('kubeproxy_sync_proxy_rules_last_queued_timestamp_seconds{ip_family=IPv4}'), NOW / 1000 + 1);
+    assert.equal(s.get('kubeproxy_sync_proxy_rules_last_queued_timestamp_seconds{ip_family=IPv6}'), NOW / 1000 + 1);
+  });
+});

@@ -12,6 +12,7 @@ function setup(taken: boolean) {
     health: { syncNode: () => calls.push('health.syncNode') },
     queued: (scope) => calls.push(`queued ${scope ?? 'model'}`),
     runner: { start: () => calls.push('runner.start'), run: () => calls.push('runner.run') },
+    started: () => calls.push('started'),
     log: { info: () => undefined },
   });
   return { sink, calls };
@@ -51,5 +52,5 @@ test('the Node goes to the health check first, whether or not the model takes it
 test('the first complete list starts the runner and asks for a sync', () => {
   const { sink, calls } = setup(false);
   sink.onSynced();
-  assert.deepEqual(calls, ['runner.start', 'runner.run']);
+  assert.deepEqual(calls, ['started', 'runner.start', 'runner.run'], 'upstream Runner.Run stamps every family\'s last_queued as its loop starts');
 });
