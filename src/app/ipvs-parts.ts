@@ -9,7 +9,7 @@ import type { KubeProxyConfiguration } from '../config';
 import type { IPFamily } from '../core/types';
 import type { ProxyMetrics } from '../metrics/proxy-metrics';
 import { IpvsSocket, Nft, RtnlSocket } from '../native';
-import { IpvsHelperTable, IpvsProxier } from '../proxier/ipvs';
+import { IpvsHelperTable, IpvsProxier, type IpvsMetrics } from '../proxier/ipvs';
 import { nftFamily } from './families';
 import { applyIpvsSysctls } from './ipvs-sysctls';
 import { localDetectorFrom } from './local-detector-options';
@@ -79,6 +79,11 @@ async function applyTimeouts(ipvs: IpvsSocket, config: KubeProxyConfiguration, l
   log.info({ timeoutsSeconds: t }, 'Set IPVS timeouts');
 }
 
+/** One proxier, one batch for every family: a failed sync counts for each family it carried. */
+export function ipvsProxierMetrics(m: ProxyMetrics, families: readonly IPFamily[]): IpvsMetrics {
+  return { syncFailures: { inc: (v) => { for (const f of families) m.ipvsSyncFailuresTotal.inc({ ip_family: f }, v ?? 1); } } };
+}
+
 export function ipvsParts(i: IpvsPartsInputs, kernel: IpvsKernel): () => ModeParts {
   return () => {
     const helperTable = new IpvsHelperTable({
@@ -93,7 +98,7 @@ export function ipvsParts(i: IpvsPartsInputs, kernel: IpvsKernel): () => ModePar
       scheduler: i.config.ipvs.scheduler, excludeCIDRs: i.config.ipvs.excludeCIDRs,
       nodePortAddresses: i.config.nodePortAddresses, nodeIPs: i.config.nodeIPOverride,
       log: i.log, clock: systemClock,
-      metrics: { syncFailures: { inc: (v) => i.metrics.ipvsSyncFailuresTotal.inc({ ip_family: i.families[0] }, v ?? 1) } },
+      metrics: ipvsProxierMetrics(i.metrics, i.families),
     });
     return { proxier };
   };

@@ -1,13 +1,20 @@
 // Per-Service facts that the health-check node ports and the no-local-endpoints gauges need, kept up to
 // date from the keys each sync changed, so a sync at 50k Services does not walk all of them.
-import type { ChangeSet, IPFamily, ProxySnapshot, ServicePort } from '../core/types';
+import type { ChangeSet, IPFamily, ProxySnapshot, SelectedEndpoints, ServicePort } from '../core/types';
 
 export interface LocalTrafficView {
   /** namespace/name -> healthCheckNodePort, for Services with externalTrafficPolicy Local. */
   healthCheckPorts: Map<string, number>;
   /** namespace/name -> local endpoints (max over its ports), for those Services. */
   localEndpoints: Map<string, number>;
-  /** Counts of ServicePorts with a Local policy and no local endpoint, per family and policy. */
+  /**
+   * ServicePorts whose Local policy drops their traffic, per family and policy, as upstream's
+   * nftables proxier counts them (syncProxyRules: serviceNoLocalEndpointsTotalInternal/External):
+   * the Service has a usable endpoint somewhere (ready, or serving and terminating) but none of the
+   * local ones its Local policy would use. A ServicePort with no endpoint at all is rejected, not
+   * counted; `external` only concerns externally reachable Services (NodePort, LoadBalancer,
+   * external IPs), whose externalPolicyLocal the model sets only then.
+   */
   noLocal: Record<IPFamily, { internal: number; external: number }>;
 }
 
@@ -22,18 +29,20 @@ export class LocalTrafficTracker {
     for (const key of keys) {
       const sp = snapshot.services.get(key);
       if (!sp || !(sp.internalPolicyLocal || sp.externalPolicyLocal)) this.entries.delete(key);
-      else this.entries.set(key, this.entryFor(sp, snapshot.endpoints.get(key)?.local.length ?? 0));
+      else this.entries.set(key, this.entryFor(sp, snapshot.endpoints.get(key)));
     }
   }
 
-  private entryFor(sp: ServicePort, local: number): Entry {
+  private entryFor(sp: ServicePort, sel: SelectedEndpoints | undefined): Entry {
+    const local = sel?.local.length ?? 0;
+    const dropped = (sel?.hasAny ?? false) && local === 0;
     return {
       nsName: `${sp.namespace}/${sp.name}`,
       family: sp.family,
       hcPort: sp.externalPolicyLocal ? sp.healthCheckNodePort : 0,
       local,
-      noLocalInternal: sp.internalPolicyLocal && local === 0,
-      noLocalExternal: sp.externalPolicyLocal && local === 0,
+      noLocalInternal: sp.internalPolicyLocal && dropped,
+      noLocalExternal: sp.externalPolicyLocal && dropped,
     };
   }
 

@@ -9,17 +9,19 @@ import type { ClusterEventSink } from '../k8s/sink';
 export interface ModelSinkDeps {
   state: Pick<ProxyState, 'onService' | 'onEndpointSlice' | 'onNode' | 'onServiceCIDRs'>;
   health: Pick<ProxyHealth, 'syncNode'>;
-  /** SyncLoop.queued: a change reached the model. */
-  queued(): void;
+  /** SyncLoop.queued: a change reached the model; `all` when it concerns every family (topology, Service CIDRs). */
+  queued(scope?: 'model' | 'all'): void;
   runner: { start(): void; run(): void };
+  /** SyncLoop.started: the first complete list is in and syncing starts. */
+  started?(): void;
   log: Pick<Log, 'info'>;
 }
 
 export function modelSink(d: ModelSinkDeps): ClusterEventSink {
   const { state, runner, log } = d;
-  const changed = (taken: boolean): void => {
+  const changed = (taken: boolean, scope: 'model' | 'all' = 'model'): void => {
     if (!taken) return;
-    d.queued();
+    d.queued(scope);
     runner.run();
   };
   return {
@@ -27,12 +29,13 @@ export function modelSink(d: ModelSinkDeps): ClusterEventSink {
     onEndpointSlice: (kind, slice) => changed(state.onEndpointSlice(kind, slice)),
     onNode: (node) => {
       d.health.syncNode(node);
-      changed(state.onNode(node));
+      changed(state.onNode(node), 'all');
     },
     onNamespaceDisabledChange: (namespace, disabled) => log.info({ namespace, disabled }, 'Namespace proxying changed'),
-    onServiceCIDRs: (cidrs) => changed(state.onServiceCIDRs(cidrs)),
+    onServiceCIDRs: (cidrs) => changed(state.onServiceCIDRs(cidrs), 'all'),
     onSynced: () => {
       log.info({}, 'Services and EndpointSlices listed; starting to sync');
+      d.started?.();
       runner.start();
       runner.run();
     },

@@ -40,15 +40,19 @@ function nftablesProxier(i: NftablesPartsInputs, commit: (tx: Transaction) => Pr
   const beforeElementsCopied = gcBeforeLargeElementCopies(() => releaseMemoryLogged(i.log, 'before copying a large sync\'s elements'));
   const whileStaging = gcWhileStaging(() => releaseMemoryLogged(i.log, 'while staging a cold start'));
   return new NftablesProxier(nftablesOptionsFrom(i.config, i.families, {
-    nft, log: i.log, metrics: proxierMetrics(i.metrics, i.families[0]), beforeElementsCopied, whileStaging,
+    nft, log: i.log, metrics: nftablesProxierMetrics(i.metrics, i.families), beforeElementsCopied, whileStaging,
   }));
 }
 
-/** The proxier's counters: one proxier serves every family, so they carry the first family's label. */
-function proxierMetrics(m: ProxyMetrics, family: IPFamily): NftablesMetrics {
+/**
+ * The proxier's counters. One proxier serves every family in one transaction, so a failed sync
+ * failed for each family it carried: each counts it, as each of upstream's per-family proxiers
+ * would. A refused ServicePort is not told apart by family: it carries the first one's label.
+ */
+export function nftablesProxierMetrics(m: ProxyMetrics, families: readonly IPFamily[]): NftablesMetrics {
   return {
-    syncFailures: { inc: (v) => m.nftablesSyncFailuresTotal.inc({ ip_family: family }, v ?? 1) },
-    refusedServicePorts: { inc: (v) => m.nftablesRefusedServicePortsTotal.inc({ ip_family: family }, v ?? 1) },
+    syncFailures: { inc: (v) => { for (const f of families) m.nftablesSyncFailuresTotal.inc({ ip_family: f }, v ?? 1); } },
+    refusedServicePorts: { inc: (v) => m.nftablesRefusedServicePortsTotal.inc({ ip_family: families[0] }, v ?? 1) },
     repairs: { inc: ({ reason }) => m.rulesetRepairsTotal.inc({ reason }) },
   };
 }

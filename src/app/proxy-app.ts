@@ -160,6 +160,8 @@ function clusterWatcher(o: ProxyAppOptions, model: Model, sync: SyncParts): Clus
     nodeName: model.nodeName,
     log: o.log,
     onStatus: apiServerStatusObserver(model.metrics),
-    sink: modelSink({ state: model.state, health: model.health, queued: () => sync.loop.queued(), runner: sync.runner, log: o.log }),
+    requestObserver: model.metrics.restClient,
+    sink: modelSink({ state: model.state, health: model.health, queued: (scope) => sync.loop.queued(scope), runner: sync.runner, log: o.log,
+      started: () => sync.loop.started() }),
   });
 }

@@ -12,6 +12,7 @@ import type { ProxyHealth } from '../health/proxy-health';
 import type { ServiceHealthServer } from '../health/service-health';
 import { observeNetworkProgramming, observeSync, type ProxyMetrics } from '../metrics/proxy-metrics';
 import type { RunReason } from '../runner/bounded-frequency-runner';
+import { changesOfFamily } from './family-changes';
 import { LocalTrafficTracker } from './local-traffic-tracker';
 import type { GrowthWatch } from './memory-growth';
 import type { ReleaseMoment } from './release-memory';
@@ -65,14 +66,28 @@ export class SyncLoop {
     return this.clock.wall().getTime();
   }
 
-  /** Called for every Service/EndpointSlice change that reached the model. */
-  queued(): void {
+  /**
+   * Called for every change that reached the model. As upstream's Runner.sync(family): a Service or
+   * EndpointSlice change queues the families with pending changes (`model`); a topology or Service
+   * CIDR change queues every family (`all`).
+   */
+  queued(scope: 'model' | 'all' = 'model'): void {
     const nowSec = this.nowMs() / 1000;
-    for (const f of this.d.families) {
+    const families = scope === 'all' ? this.d.families : this.d.families.filter((f) => {
+      const p = this.d.state.pendingOf(f);
+      return p.services + p.endpoints > 0;
+    });
+    for (const f of families) {
       this.d.health.queuedUpdate(f);
       this.d.metrics.syncProxyRulesLastQueuedTimestamp.set({ ip_family: f }, nowSec);
     }
     this.setPendingGauges();
+  }
+
+  /** Syncing starts: as upstream's Runner.Run, every family's last_queued is stamped, pending changes or not. */
+  started(): void {
+    const nowSec = this.nowMs() / 1000;
+    for (const f of this.d.families) this.d.metrics.syncProxyRulesLastQueuedTimestamp.set({ ip_family: f }, nowSec);
   }
 
   nextSync(): Promise<SyncResult> {
@@ -91,8 +106,10 @@ export class SyncLoop {
     const full = this.wantsFull(reason, taken);
     // The first full sync follows the initial list, whose garbage would otherwise stay under the sync's peak.
     if (full && this.lastFullAt === undefined) this.d.releaseMemory?.('before the first full sync');
-    this.d.metrics.serviceChangesTotal.inc(taken.serviceChanges);
-    this.d.metrics.endpointChangesTotal.inc(taken.endpointChanges);
+    for (const f of this.d.families) {
+      this.d.metrics.serviceChangesTotal.inc({ ip_family: f }, taken.serviceChanges);
+      this.d.metrics.endpointChangesTotal.inc({ ip_family: f }, taken.endpointChangesByFamily[f]);
+    }
     const started = process.hrtime.bigint();
     let result: SyncResult;
     try {
@@ -121,7 +138,10 @@ export class SyncLoop {
   private async afterSuccess(taken: TakenChanges, result: SyncResult, end: Date): Promise<void> {
     if (result.full) this.lastFullAt = end.getTime();
     for (const f of this.d.families) this.d.health.updated(f);
-    observeNetworkProgramming(this.d.metrics, this.d.families[0], taken.endpointTriggerTimes, end);
+    for (const f of this.d.families) {
+      const times = taken.endpointTriggers.filter((t) => t.family === f).map((t) => t.at);
+      observeNetworkProgramming(this.d.metrics, f, times, end);
+    }
     this.local.update(taken.snapshot, taken.changes, result.full);
     const view = this.local.view();
     for (const f of this.d.families) {
@@ -141,34 +161,45 @@ export class SyncLoop {
       this.startupPassDone = true;
       await this.startupPass(ct, taken);
     }
-    const c = await ct.afterSync(taken.snapshot, taken.changes);
+    // One pass per family, as upstream's per-family reconcilers, so each family's figures are its own.
+    for (const family of this.d.families) {
+      const changes = this.d.families.length === 1 ? taken.changes : changesOfFamily(taken.changes, family);
+      this.reconcile(family, await ct.afterSync(taken.snapshot, changes));
+    }
+  }
+
+  private reconcile(family: IPFamily, c: StaleFlowCleanup): void {
     if (c.filters === 0) return;
-    const family = this.d.families[0];
     this.d.metrics.conntrackReconcilerSyncDuration.observe({ ip_family: family }, c.durationSeconds);
     this.d.metrics.conntrackReconcilerDeletedEntriesTotal.inc({ ip_family: family }, c.result?.deleted ?? 0);
     if (c.error || c.pending) {
-      this.d.log.warn({ err: c.error?.message, filters: c.filters, pending: c.pending, dropped: c.dropped },
+      this.d.log.warn({ family, err: c.error?.message, filters: c.filters, pending: c.pending, dropped: c.dropped },
         'Some stale conntrack entries could not be deleted; retrying after the next sync');
       return;
     }
-    this.d.log.debug({ filters: c.filters, retried: c.retried, deleted: c.result?.deleted }, 'Deleted stale conntrack entries');
+    this.d.log.debug({ family, filters: c.filters, retried: c.retried, deleted: c.result?.deleted }, 'Deleted stale conntrack entries');
   }
 
   /** Flows DNATed to endpoints that went away while no proxy ran (a crash, an upgrade). */
   private async startupPass(ct: ConntrackSteps, taken: TakenChanges): Promise<void> {
-    const s = await ct.atStartup(taken.snapshot, { families: this.d.families });
-    const family = this.d.families[0];
+    for (const family of this.d.families) await this.startupPassOf(ct, taken, family);
+  }
+
+  private async startupPassOf(ct: ConntrackSteps, taken: TakenChanges, family: IPFamily): Promise<void> {
+    const s = await ct.atStartup(taken.snapshot, { families: [family] });
     const deleted = s.delete?.result?.deleted ?? 0;
     this.d.metrics.conntrackReconcilerDeletedEntriesTotal.inc({ ip_family: family }, deleted);
     const failed = s.lists.filter((l) => l.error).map((l) => `IPv${l.family}/${l.protocol}: ${l.error!.message}`);
-    const fields = { ...s.report, deleted, seconds: Number(s.durationSeconds.toFixed(3)), ...(failed.length ? { listFailures: failed } : {}) };
+    const fields = { family, ...s.report, deleted, seconds: Number(s.durationSeconds.toFixed(3)), ...(failed.length ? { listFailures: failed } : {}) };
     if (failed.length > 0 || s.delete?.error) this.d.log.warn({ ...fields, err: s.delete?.error?.message }, 'Start-up conntrack pass incomplete; remaining stale flows age out');
     else this.d.log.info(fields, 'Start-up conntrack pass: removed flows to endpoints that went away while no proxy ran');
   }
 
   private setPendingGauges(): void {
-    const p = this.d.state.pending();
-    this.d.metrics.serviceChangesPending.set(p.services);
-    this.d.metrics.endpointChangesPending.set(p.endpoints);
+    for (const f of this.d.families) {
+      const p = this.d.state.pendingOf(f);
+      this.d.metrics.serviceChangesPending.set({ ip_family: f }, p.services);
+      this.d.metrics.endpointChangesPending.set({ ip_family: f }, p.endpoints);
+    }
   }
 }

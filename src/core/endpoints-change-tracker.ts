@@ -2,7 +2,8 @@
 // arrival and kept per Service; a Service's slices are re-merged on each of its events (cost:
 // that Service's endpoints, never the cluster's) and compared with what was last applied.
 import type { V1EndpointSlice } from '@kubernetes/client-node';
-import { endpointListEqual, sameAsApplied } from './equality';
+import { endpointListEqual } from './equality';
+import { differingFamilies, PendingFamilies } from './pending-families';
 import { itemsOf, keptList, keptOneOrMore, setOrDelete, type OneOrMore } from './compact';
 import { mergeSlices, parseEndpointSlice, sliceIdentity, sliceTriggerTime, type ParsedSlice } from './endpoint-conversion';
 import { endpointKey, sliceKey } from './keys';
@@ -15,9 +16,16 @@ export interface EndpointsApplyResult {
   removed: Map<string, Endpoint[]>;
   /** ServicePort keys that went from no usable endpoint to at least one. */
   newlyActive: Set<string>;
-  /** `last-change-trigger-time` values of the slices behind the applied changes. */
-  triggerTimes: Date[];
+  /** `last-change-trigger-time` values of the slices behind the applied changes, with the slices' family. */
+  triggerTimes: TriggerTime[];
   events: number;
+  /** Events by the slice's address type, for the families served (upstream hands a slice to its family's tracker only). */
+  eventsByFamily: Record<IPFamily, number>;
+}
+
+export interface TriggerTime {
+  family: IPFamily;
+  at: Date;
 }
 
 /**
@@ -48,10 +56,12 @@ export class EndpointsChangeTracker {
   /** Service -> its parsed slices (a Service has one slice, or a few). */
   private readonly slices = new Map<string, OneOrMore<ParsedSlice>>();
   private readonly pending = new Map<string, PendingLists>();
+  private readonly pendingFamilies = new PendingFamilies();
   /** `namespace/sliceName` -> the Service it was stored under. */
   private readonly owner = new Map<string, string>();
-  private readonly triggerTimes = new Map<string, Date[]>();
+  private readonly triggerTimes = new Map<string, TriggerTime[]>();
   private events = 0;
+  private eventsByFamily: Record<IPFamily, number> = { IPv4: 0, IPv6: 0 };
 
   constructor(private readonly opts: EndpointsChangeTrackerOptions) {}
 
@@ -71,6 +81,8 @@ export class EndpointsChangeTracker {
     const id = sliceIdentity(slice, this.opts.log);
     if (!id && former === undefined) return false;
     this.events++;
+    const family = slice.addressType;
+    if ((family === 'IPv4' || family === 'IPv6') && this.opts.ipFamilies.includes(family)) this.eventsByFamily[family]++;
     let changed = false;
     if (former !== undefined && former !== id?.service) {
       this.storeSlice(former, name!, undefined);
@@ -84,25 +96,31 @@ export class EndpointsChangeTracker {
     this.storeSlice(id.service, id.name, served);
     if (served) this.owner.set(ownerKey!, id.service);
     else this.owner.delete(ownerKey!);
-    return this.refresh(id.service, served ? trigger : undefined) || changed;
+    return this.refresh(id.service, served && trigger ? { family: served.family, at: trigger } : undefined) || changed;
   }
 
   /** Re-merge one Service's slices; pending only if that differs from what was applied. */
-  private refresh(service: string, trigger: Date | undefined): boolean {
+  private refresh(service: string, trigger: TriggerTime | undefined): boolean {
     const merged = mergeSlices(itemsOf(this.slices.get(service)));
-    if (sameAsApplied(merged, itemsOf(this.appliedByService.get(service)), this.applied, endpointListEqual)) {
+    const families = differingFamilies(this.opts.ipFamilies, merged, itemsOf(this.appliedByService.get(service)), this.applied, endpointListEqual);
+    if (families.length === 0) {
       this.pending.delete(service);
+      this.pendingFamilies.delete(service);
       this.triggerTimes.delete(service);
       return false;
     }
     this.pending.set(service, keptList(merged));
+    this.pendingFamilies.set(service, families);
     this.recordTrigger(service, trigger);
     return true;
   }
 
-  /** Number of Services with pending endpoint changes (upstream's endpoint_changes_pending). */
-  pendingCount(): number {
-    return this.pending.size;
+  /**
+   * Number of Services with pending endpoint changes (upstream's endpoint_changes_pending); with
+   * `family`, those whose endpoints of that family change.
+   */
+  pendingCount(family?: IPFamily): number {
+    return family ? this.pendingFamilies.count(family) : this.pending.size;
   }
 
   apply(): EndpointsApplyResult {
@@ -112,6 +130,7 @@ export class EndpointsChangeTracker {
       newlyActive: new Set(),
       triggerTimes: [...this.triggerTimes.values()].flat(),
       events: this.events,
+      eventsByFamily: this.eventsByFamily,
     };
     for (const [service, lists] of this.pending) {
       const merged = new Map(lists);
@@ -122,8 +141,10 @@ export class EndpointsChangeTracker {
       setOrDelete(this.appliedByService, service, keptOneOrMore([...merged.keys()].map((k) => this.sharedKey(k))));
     }
     this.pending.clear();
+    this.pendingFamilies.clear();
     this.triggerTimes.clear();
     this.events = 0;
+    this.eventsByFamily = { IPv4: 0, IPv6: 0 };
     return result;
   }
 
@@ -143,8 +164,8 @@ export class EndpointsChangeTracker {
     setOrDelete(this.slices, service, keptOneOrMore(kept));
   }
 
-  private recordTrigger(service: string, t: Date | undefined): void {
-    if (!t || (this.opts.startTime && t < this.opts.startTime)) return;
+  private recordTrigger(service: string, t: TriggerTime | undefined): void {
+    if (!t || (this.opts.startTime && t.at < this.opts.startTime)) return;
     const list = this.triggerTimes.get(service);
     if (list) list.push(t);
     else this.triggerTimes.set(service, [t]);

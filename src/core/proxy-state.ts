@@ -1,7 +1,7 @@
 // The model's facade: events in, snapshot + change set out. See docs/model.md for the cost model.
 import type { V1EndpointSlice, V1Node, V1Service } from '@kubernetes/client-node';
 import { selectEndpoints } from './endpoint-selection';
-import { EndpointsChangeTracker } from './endpoints-change-tracker';
+import { EndpointsChangeTracker, type TriggerTime } from './endpoints-change-tracker';
 import { cidrFamilyOf } from './ip';
 import { emptyNodeInfo, nodeInfoFromNode, zoneOf } from './node-info';
 import { ServiceChangeTracker, type EventKind } from './service-change-tracker';
@@ -32,9 +32,16 @@ export interface TakenChanges {
   changes: ChangeSet;
   /** Slice trigger times behind this change set, for network_programming_duration_seconds. */
   endpointTriggerTimes: Date[];
-  /** Service / EndpointSlice events received since the previous take (for *_changes_total). */
+  /** The same, each with its slice's family (the ip_family they are observed under). */
+  endpointTriggers: TriggerTime[];
+  /**
+   * Service / EndpointSlice events received since the previous take (for *_changes_total). Every
+   * Service event concerns every family (upstream hands each Service to each family's tracker); a
+   * slice's, its address type's only.
+   */
   serviceChanges: number;
   endpointChanges: number;
+  endpointChangesByFamily: Record<IPFamily, number>;
   /** The node's zone changed: every selection was recomputed; the caller should sync fully. */
   topologyChanged: boolean;
 }
@@ -53,7 +60,7 @@ export class ProxyState {
   /** Service CIDRs as last given, and as the last takeChanges() applied them (sorted, unique). */
   private pendingCIDRs: readonly string[] = [];
   private appliedCIDRs: readonly string[] = [];
-  private requeued: { changes: ChangeSet; triggerTimes: Date[] } | undefined;
+  private requeued: { changes: ChangeSet; triggers: TriggerTime[] } | undefined;
 
   constructor(private readonly opts: ProxyStateOptions) {
     if (!opts.nodeName) throw new Error('ProxyState: nodeName must not be empty');
@@ -104,6 +111,11 @@ export class ProxyState {
     return { services: this.services.pendingCount(), endpoints: this.endpoints.pendingCount() };
   }
 
+  /** pending() for one family: the Services whose ServicePorts, or endpoints, of that family change. */
+  pendingOf(family: IPFamily): PendingCounts {
+    return { services: this.services.pendingCount(family), endpoints: this.endpoints.pendingCount(family) };
+  }
+
   /**
    * Apply pending events and return what a sync needs. Call it only when no sync is reading the
    * previous snapshot: its maps are updated in place here.
@@ -129,9 +141,11 @@ export class ProxyState {
     const taken: TakenChanges = {
       snapshot: this.snapshot(),
       changes,
-      endpointTriggerTimes: eps.triggerTimes,
+      endpointTriggerTimes: eps.triggerTimes.map((t) => t.at),
+      endpointTriggers: eps.triggerTimes,
       serviceChanges: svc.events,
       endpointChanges: eps.events,
+      endpointChangesByFamily: eps.eventsByFamily,
       topologyChanged,
     };
     return this.mergeRequeued(taken);
@@ -141,11 +155,11 @@ export class ProxyState {
    * Hand back the changes of a sync that failed, so the next takeChanges() reports them again
    * (conntrack cleanup and trigger times are not lost). The caller still syncs fully after a failure.
    */
-  requeue(taken: Pick<TakenChanges, 'changes' | 'endpointTriggerTimes'>): void {
+  requeue(taken: Pick<TakenChanges, 'changes' | 'endpointTriggers'>): void {
     const prev = this.requeued;
     this.requeued = {
       changes: prev ? mergeChangeSets(prev.changes, taken.changes) : taken.changes,
-      triggerTimes: [...(prev?.triggerTimes ?? []), ...taken.endpointTriggerTimes],
+      triggers: [...(prev?.triggers ?? []), ...taken.endpointTriggers],
     };
   }
 
@@ -171,7 +185,8 @@ export class ProxyState {
     return {
       ...taken,
       changes: mergeChangeSets(old.changes, taken.changes),
-      endpointTriggerTimes: [...old.triggerTimes, ...taken.endpointTriggerTimes],
+      endpointTriggerTimes: [...old.triggers.map((t) => t.at), ...taken.endpointTriggerTimes],
+      endpointTriggers: [...old.triggers, ...taken.endpointTriggers],
     };
   }
 }

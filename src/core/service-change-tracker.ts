@@ -2,8 +2,9 @@
 // applied map changes only in apply(), so a sync reading it is never disturbed by events.
 import type { V1Service } from '@kubernetes/client-node';
 import { itemsOf, keptList, keptOneOrMore, setOrDelete, type OneOrMore } from './compact';
-import { sameAsApplied, servicePortEqual } from './equality';
+import { servicePortEqual } from './equality';
 import { serviceName } from './keys';
+import { differingFamilies, PendingFamilies } from './pending-families';
 import { servicePortsFromService, type ServiceConversionOptions } from './service-conversion';
 import type { IPFamily, ModelLog, ServicePort } from './types';
 
@@ -33,6 +34,7 @@ export class ServiceChangeTracker {
    * not a Map by key: the whole cluster is pending between the first list and the first sync.
    */
   private readonly pending = new Map<string, readonly ServicePort[]>();
+  private readonly pendingFamilies = new PendingFamilies();
   private events = 0;
 
   constructor(
@@ -52,17 +54,23 @@ export class ServiceChangeTracker {
     this.events++;
     const id = serviceName(ns, name);
     const desired = kind === 'delete' ? [] : servicePortsFromService(svc, this.families, this.log, this.opts);
-    if (sameAsApplied(byKey(desired), itemsOf(this.appliedByService.get(id)), this.applied, servicePortEqual)) {
+    const families = differingFamilies(this.families, byKey(desired), itemsOf(this.appliedByService.get(id)), this.applied, servicePortEqual);
+    if (families.length === 0) {
       this.pending.delete(id);
+      this.pendingFamilies.delete(id);
       return false;
     }
     this.pending.set(id, keptList(desired));
+    this.pendingFamilies.set(id, families);
     return true;
   }
 
-  /** Number of Services with a pending change (upstream's service_changes_pending). */
-  pendingCount(): number {
-    return this.pending.size;
+  /**
+   * Number of Services with a pending change (upstream's service_changes_pending); with `family`,
+   * those whose ServicePorts of that family change (upstream's tracker of that family).
+   */
+  pendingCount(family?: IPFamily): number {
+    return family ? this.pendingFamilies.count(family) : this.pending.size;
   }
 
   apply(): ServiceApplyResult {
@@ -85,6 +93,7 @@ export class ServiceChangeTracker {
       setOrDelete(this.appliedByService, id, keptOneOrMore(desired.keys()));
     }
     this.pending.clear();
+    this.pendingFamilies.clear();
     this.events = 0;
     return result;
   }

@@ -47,6 +47,24 @@ export interface PendingResponse {
   isAborted(): boolean;
 }
 
+/**
+ * Told of every request, as client-go tells its metrics (rest/request.go: updateURLMetrics after each
+ * attempt, RequestLatency around request(), which a watch does not go through). src/metrics'
+ * RestClientMetrics is one; the app wires it.
+ */
+export interface RequestObserver {
+  /** Once per request: the status code, or `<error>` when it failed before an answer came. */
+  requestResult(code: string, method: string, host: string): void;
+  /** A non-watch request's duration, from its start until its body was read (or it failed). */
+  requestLatency(verb: string, host: string, seconds: number): void;
+}
+
+/** As Go's url.URL.Host: the server's authority as written (a port stays even if default), without userinfo. */
+export function hostOf(server: string): string {
+  const m = /^[a-zA-Z][a-zA-Z0-9+.-]*:\/\/([^/?#]*)/.exec(server);
+  return m ? m[1].replace(/^.*@/, '') : 'none';
+}
+
 export function requestUrl(server: string, path: string, query: Query): URL {
   const url = new URL(server.replace(/\/+$/, '') + path);
   for (const [k, v] of Object.entries(query)) if (v !== undefined) url.searchParams.set(k, String(v));
@@ -57,8 +75,11 @@ export function requestUrl(server: string, path: string, query: Query): URL {
 export class ApiConnection {
   readonly deadlines: RequestDeadlines;
 
-  constructor(private readonly credentials: ApiCredentials, deadlines: Partial<RequestDeadlines> = {}) {
+  private readonly host: string;
+
+  constructor(private readonly credentials: ApiCredentials, deadlines: Partial<RequestDeadlines> = {}, private readonly observer?: RequestObserver) {
     this.deadlines = resolveDeadlines(deadlines);
+    this.host = hostOf(credentials.server);
   }
 
   /** Starts a GET; its headers deadline runs from now, authentication included. */
@@ -68,9 +89,16 @@ export class ApiConnection {
     let res: http.IncomingMessage | undefined;
     let failure: Error | undefined;
     let rejectHeaders: (e: Error) => void = () => undefined;
+    let counted = false;
+    const count = (code: string): void => {
+      if (counted) return;
+      counted = true;
+      this.observer?.requestResult(code, 'GET', this.host);
+    };
     const abort = (reason: Error = new AbortedError(`${what}: aborted`)): void => {
       if (failure) return;
       failure = reason;
+      if (!res) count('<error>');
       clearTimeout(timer);
       rejectHeaders(reason);
       req?.destroy();
@@ -95,6 +123,7 @@ export class ApiConnection {
           req.on('response', (r) => {
             res = r;
             clearTimeout(timer);
+            count(String(r.statusCode ?? 0));
             // Readers attach their own; this keeps an abort before they do from being an uncaught 'error'.
             r.on('error', () => undefined);
             if (failure) r.destroy(failure);
@@ -116,6 +145,15 @@ export class ApiConnection {
    * edits the body's bytes before they are parsed and returns the length to parse (drop-members.ts).
    */
   async getJson(path: string, query: Query, signal?: AbortSignal, dropMembers?: (body: Buffer) => number): Promise<unknown> {
+    const started = process.hrtime.bigint();
+    try {
+      return await this.getJsonUntimed(path, query, signal, dropMembers);
+    } finally {
+      this.observer?.requestLatency('GET', this.host, Number(process.hrtime.bigint() - started) / 1e9);
+    }
+  }
+
+  private async getJsonUntimed(path: string, query: Query, signal?: AbortSignal, dropMembers?: (body: Buffer) => number): Promise<unknown> {
     const pending = this.get(path, query);
     const onAbort = (): void => pending.abort(new AbortedError(`GET ${path}: aborted`));
     if (signal?.aborted) onAbort();

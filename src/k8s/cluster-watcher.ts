@@ -3,7 +3,7 @@
 // EndpointSlices are never requested (see docs/watching.md for the design and its cost).
 import type { KubernetesObject, V1EndpointSlice, V1Namespace, V1Node, V1Service, V1ServiceCIDR } from '@kubernetes/client-node';
 import type { ApiCredentials } from './api-credentials';
-import { ApiConnection } from './api-request';
+import { ApiConnection, type RequestObserver } from './api-request';
 import { BackoffOptions } from './backoff';
 import { RequestDeadlines } from './deadlines';
 import { silentLog, type Log } from '../base/log';
@@ -26,6 +26,8 @@ export interface ClusterWatcherOptions {
   watchTimeoutSeconds?: () => number;
   /** How long a request may stay silent, phase by phase (defaults: DEFAULT_DEADLINES, see docs/watching.md). */
   deadlines?: Partial<RequestDeadlines>;
+  /** Told of every request (rest_client_* metrics). */
+  requestObserver?: RequestObserver;
   /** Honour the disabled-namespace label (needs RBAC list/watch on namespaces). Default true. */
   namespaceOptOut?: boolean;
   /** While listing Namespaces is forbidden (HTTP 403), retry after this long plus up to as much again
@@ -95,7 +97,7 @@ export class ClusterWatcher {
 
   constructor(private readonly o: ClusterWatcherOptions) {
     this.log = o.log ?? silentLog;
-    const clients = o.clients ?? resourceClients(new ApiConnection(o.kubeConfig, o.deadlines));
+    const clients = o.clients ?? resourceClients(new ApiConnection(o.kubeConfig, o.deadlines, o.requestObserver));
     const shared: Shared = { backoff: o.backoff, pageSize: o.pageSize, watchTimeoutSeconds: o.watchTimeoutSeconds, log: this.log, onStatus: o.onStatus };
     this.services = this.modelReflector(clients.services, shared, (k, s) => o.sink.onService(k, s));
     this.slices = this.modelReflector(clients.endpointSlices, shared, (k, s) => o.sink.onEndpointSlice(k, s));

@@ -8,5 +8,6 @@ export type { ApiCredentials, ConnectionFlags, LoadOptions } from './kubeconfig'
 export { DEFAULT_BACKOFF } from './backoff';
 export { DEFAULT_DEADLINES } from './deadlines';
 export type { RequestDeadlines } from './deadlines';
+export type { RequestObserver } from './api-request';
 export type { BackoffOptions } from './backoff';
 export * from './selectors';

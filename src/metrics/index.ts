@@ -4,3 +4,7 @@ export type { ProxyMetrics, CreateMetricsOptions } from './proxy-metrics';
 export { startMetricsServer } from './server';
 export type { MetricsServerOptions } from './server';
 export { SYNC_BUCKETS, NETWORK_PROGRAMMING_BUCKETS } from './buckets';
+export { createRestClientMetrics, REST_CLIENT_LATENCY_BUCKETS } from './rest-client-metrics';
+export type { RestClientMetrics } from './rest-client-metrics';
+export { buildInfoOf, registerBuildInfo } from './build-info';
+export type { BuildInfo } from './build-info';

@@ -4,6 +4,11 @@
 import type { IPFamily } from '../base/ip-family';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { NETWORK_PROGRAMMING_BUCKETS, SYNC_BUCKETS } from './buckets';
+import { buildInfoOf, registerBuildInfo } from './build-info';
+import { createRestClientMetrics, type RestClientMetrics } from './rest-client-metrics';
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const PACKAGE_VERSION: string = require('../../../package.json').version;
 
 type Fam = 'ip_family';
 
@@ -14,13 +19,12 @@ export interface ProxyMetrics {
   networkProgrammingDuration: Histogram<Fam>;
   syncProxyRulesLastTimestamp: Gauge<Fam>;
   syncProxyRulesLastQueuedTimestamp: Gauge<Fam>;
-  endpointChangesPending: Gauge;
-  serviceChangesPending: Gauge;
-  endpointChangesTotal: Counter;
-  serviceChangesTotal: Counter;
+  endpointChangesPending: Gauge<Fam>;
+  serviceChangesPending: Gauge<Fam>;
+  endpointChangesTotal: Counter<Fam>;
+  serviceChangesTotal: Counter<Fam>;
   noLocalEndpointsTotal: Gauge<Fam | 'traffic_policy'>;
   nftablesSyncFailuresTotal: Counter<Fam>;
-  nftablesCleanupFailuresTotal: Counter<Fam>;
   /** Ours: upstream's IPVS mode counts iptables-restore failures, which this project never runs. */
   ipvsSyncFailuresTotal: Counter<Fam>;
   /** Ours: ServicePorts the kernel (or validation) refused and a sync left out so the rest could be programmed. */
@@ -37,11 +41,15 @@ export interface ProxyMetrics {
   rulesetRepairsTotal: Counter<'reason'>;
   /** Ours: commits by other processes that changed our tables (each seen on the nftables event group). */
   rulesetForeignChangesTotal: Counter;
+  /** client-go's rest_client_requests_total and rest_client_request_duration_seconds, fed by our API client. */
+  restClient: RestClientMetrics;
 }
 
 export interface CreateMetricsOptions {
   /** Also register Node's process metrics (CPU, memory, event loop, GC). Default true. */
   processMetrics?: boolean;
+  /** Our version for kubernetes_build_info; package.json's by default. */
+  version?: string;
 }
 
 export function createProxyMetrics(register: Registry, opts: CreateMetricsOptions = {}): ProxyMetrics {
@@ -59,10 +67,10 @@ export function createProxyMetrics(register: Registry, opts: CreateMetricsOption
     networkProgrammingDuration: hist('network_programming_duration_seconds', 'In Cluster Network Programming Latency in seconds', NETWORK_PROGRAMMING_BUCKETS),
     syncProxyRulesLastTimestamp: famGauge('sync_proxy_rules_last_timestamp_seconds', 'The last time proxy rules were successfully synced'),
     syncProxyRulesLastQueuedTimestamp: famGauge('sync_proxy_rules_last_queued_timestamp_seconds', 'The last time a sync of proxy rules was queued'),
-    endpointChangesPending: new Gauge({ name: 'kubeproxy_sync_proxy_rules_endpoint_changes_pending', help: 'Pending proxy rules Endpoint changes', registers }),
-    serviceChangesPending: new Gauge({ name: 'kubeproxy_sync_proxy_rules_service_changes_pending', help: 'Pending proxy rules Service changes', registers }),
-    endpointChangesTotal: new Counter({ name: 'kubeproxy_sync_proxy_rules_endpoint_changes_total', help: 'Cumulative proxy rules Endpoint changes', registers }),
-    serviceChangesTotal: new Counter({ name: 'kubeproxy_sync_proxy_rules_service_changes_total', help: 'Cumulative proxy rules Service changes', registers }),
+    endpointChangesPending: famGauge('sync_proxy_rules_endpoint_changes_pending', 'Pending proxy rules Endpoint changes'),
+    serviceChangesPending: famGauge('sync_proxy_rules_service_changes_pending', 'Pending proxy rules Service changes'),
+    endpointChangesTotal: famCounter('sync_proxy_rules_endpoint_changes_total', 'Cumulative proxy rules Endpoint changes'),
+    serviceChangesTotal: famCounter('sync_proxy_rules_service_changes_total', 'Cumulative proxy rules Service changes'),
     noLocalEndpointsTotal: new Gauge<Fam | 'traffic_policy'>({
       name: 'kubeproxy_sync_proxy_rules_no_local_endpoints_total',
       help: 'Number of services with a Local traffic policy and no endpoints',
@@ -70,7 +78,6 @@ export function createProxyMetrics(register: Registry, opts: CreateMetricsOption
       registers,
     }),
     nftablesSyncFailuresTotal: famCounter('sync_proxy_rules_nftables_sync_failures_total', 'Cumulative proxy nftables sync failures'),
-    nftablesCleanupFailuresTotal: famCounter('sync_proxy_rules_nftables_cleanup_failures_total', 'Cumulative proxy nftables cleanup failures'),
     ipvsSyncFailuresTotal: famCounter('sync_proxy_rules_ipvs_sync_failures_total', 'Cumulative proxy IPVS sync failures'),
     nftablesRefusedServicePortsTotal: new Counter<Fam>({
       name: 'kubeproxy_native_nftables_refused_service_ports_total',
@@ -105,7 +112,9 @@ export function createProxyMetrics(register: Registry, opts: CreateMetricsOption
       help: 'Commits by another process that changed our nftables tables',
       registers,
     }),
+    restClient: createRestClientMetrics(register),
   };
+  registerBuildInfo(register, buildInfoOf(opts.version ?? PACKAGE_VERSION));
   if (opts.processMetrics !== false) collectDefaultMetrics({ register });
   return m;
 }

@@ -10,8 +10,9 @@ function setup(taken: boolean) {
   const sink = modelSink({
     state: { onService: took('state.onService'), onEndpointSlice: took('state.onEndpointSlice'), onNode: took('state.onNode'), onServiceCIDRs: took('state.onServiceCIDRs') },
     health: { syncNode: () => calls.push('health.syncNode') },
-    queued: () => calls.push('queued'),
+    queued: (scope) => calls.push(`queued ${scope ?? 'model'}`),
     runner: { start: () => calls.push('runner.start'), run: () => calls.push('runner.run') },
+    started: () => calls.push('started'),
     log: { info: () => undefined },
   });
   return { sink, calls };
@@ -21,15 +22,15 @@ const svc = {} as V1Service;
 const slice = {} as V1EndpointSlice;
 const node = {} as V1Node;
 
-test('a change the model takes is queued and asks for a sync', () => {
+test('a change the model takes is queued and asks for a sync; topology and Service CIDR changes concern every family (upstream Runner.OnTopologyChange, OnServiceCIDRsChanged)', () => {
   const { sink, calls } = setup(true);
   sink.onService('add', svc);
   sink.onEndpointSlice('update', slice);
   sink.onServiceCIDRs?.(['10.96.0.0/12']);
   assert.deepEqual(calls, [
-    'state.onService', 'queued', 'runner.run',
-    'state.onEndpointSlice', 'queued', 'runner.run',
-    'state.onServiceCIDRs', 'queued', 'runner.run',
+    'state.onService', 'queued model', 'runner.run',
+    'state.onEndpointSlice', 'queued model', 'runner.run',
+    'state.onServiceCIDRs', 'queued all', 'runner.run',
   ]);
 });
 
@@ -44,12 +45,12 @@ test('the Node goes to the health check first, whether or not the model takes it
   for (const taken of [true, false]) {
     const { sink, calls } = setup(taken);
     sink.onNode(node);
-    assert.deepEqual(calls, taken ? ['health.syncNode', 'state.onNode', 'queued', 'runner.run'] : ['health.syncNode', 'state.onNode']);
+    assert.deepEqual(calls, taken ? ['health.syncNode', 'state.onNode', 'queued all', 'runner.run'] : ['health.syncNode', 'state.onNode']);
   }
 });
 
 test('the first complete list starts the runner and asks for a sync', () => {
   const { sink, calls } = setup(false);
   sink.onSynced();
-  assert.deepEqual(calls, ['runner.start', 'runner.run']);
+  assert.deepEqual(calls, ['started', 'runner.start', 'runner.run'], 'upstream Runner.Run stamps every family\'s last_queued as its loop starts');
 });

@@ -22,13 +22,12 @@ const UPSTREAM: Array<[string, string, string[]]> = [
   ['kubeproxy_network_programming_duration_seconds', 'histogram', ['ip_family']],
   ['kubeproxy_sync_proxy_rules_last_timestamp_seconds', 'gauge', ['ip_family']],
   ['kubeproxy_sync_proxy_rules_last_queued_timestamp_seconds', 'gauge', ['ip_family']],
-  ['kubeproxy_sync_proxy_rules_endpoint_changes_pending', 'gauge', []],
-  ['kubeproxy_sync_proxy_rules_service_changes_pending', 'gauge', []],
-  ['kubeproxy_sync_proxy_rules_endpoint_changes_total', 'counter', []],
-  ['kubeproxy_sync_proxy_rules_service_changes_total', 'counter', []],
+  ['kubeproxy_sync_proxy_rules_endpoint_changes_pending', 'gauge', ['ip_family']],
+  ['kubeproxy_sync_proxy_rules_service_changes_pending', 'gauge', ['ip_family']],
+  ['kubeproxy_sync_proxy_rules_endpoint_changes_total', 'counter', ['ip_family']],
+  ['kubeproxy_sync_proxy_rules_service_changes_total', 'counter', ['ip_family']],
   ['kubeproxy_sync_proxy_rules_no_local_endpoints_total', 'gauge', ['ip_family', 'traffic_policy']],
   ['kubeproxy_sync_proxy_rules_nftables_sync_failures_total', 'counter', ['ip_family']],
-  ['kubeproxy_sync_proxy_rules_nftables_cleanup_failures_total', 'counter', ['ip_family']],
   ['kubeproxy_proxy_healthz_total', 'counter', ['code']],
   ['kubeproxy_proxy_livez_total', 'counter', ['code']],
   ['kubeproxy_conntrack_reconciler_sync_duration_seconds', 'histogram', ['ip_family']],
@@ -40,14 +39,13 @@ function exercise(m: ProxyMetrics): void {
   observeSync(m, 'IPv4', true, 0.003, true, new Date(1_700_000_000_000));
   observeSync(m, 'IPv4', false, 0.0004, true, new Date(1_700_000_001_000));
   m.syncProxyRulesLastQueuedTimestamp.set(v4, 1_700_000_000.5);
-  m.endpointChangesPending.set(3);
-  m.serviceChangesPending.set(1);
-  m.endpointChangesTotal.inc(5);
-  m.serviceChangesTotal.inc(2);
+  m.endpointChangesPending.set(v4, 3);
+  m.serviceChangesPending.set(v4, 1);
+  m.endpointChangesTotal.inc(v4, 5);
+  m.serviceChangesTotal.inc(v4, 2);
   m.noLocalEndpointsTotal.set({ ip_family: 'IPv4', traffic_policy: 'internal' }, 1);
   m.noLocalEndpointsTotal.set({ ip_family: 'IPv4', traffic_policy: 'external' }, 0);
   m.nftablesSyncFailuresTotal.inc(v4);
-  m.nftablesCleanupFailuresTotal.inc(v4, 0);
   m.proxyHealthzTotal.inc({ code: '200' });
   m.proxyLivezTotal.inc({ code: '503' });
   m.conntrackReconcilerSyncDuration.observe(v4, 0.01);
@@ -122,6 +120,27 @@ describe('metrics over HTTP', { timeout: 60_000 }, () => {
     assert.equal(sample(scrape, 'kubeproxy_network_programming_duration_seconds_bucket', { ...v4, le: '59' }), 1);
     assert.equal(sample(scrape, 'kubeproxy_network_programming_duration_seconds_bucket', { ...v4, le: '60' }), 2);
     assert.ok(Math.abs(sample(scrape, 'kubeproxy_network_programming_duration_seconds_sum', v4)! - 60.3) < 1e-6);
+  });
+
+  it('exposes kubernetes_build_info as component-base does (version/metrics.go): a constant 1, its nine labels, our build', () => {
+    assert.equal(scrape.families.get('kubernetes_build_info')?.type, 'gauge');
+    assert.equal(scrape.families.get('kubernetes_build_info')?.help,
+      "A metric with a constant '1' value labeled by major, minor, git version, git commit, git tree state, build date, Go version, and compiler from which Kubernetes was built, and platform on which it is running.");
+    const s = scrape.samples.filter((x) => x.name === 'kubernetes_build_info');
+    assert.equal(s.length, 1);
+    assert.equal(s[0].value, 1);
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const version: string = require('../../../package.json').version;
+    const [major, minor] = version.split('.');
+    assert.deepEqual(s[0].labels, {
+      major, minor, gitVersion: `v${version}`, gitCommit: '', gitTreeState: '', buildDate: '',
+      goVersion: process.version, compiler: 'v8', platform: `linux/${process.arch === 'x64' ? 'amd64' : process.arch}`,
+    });
+  });
+
+  it('registers client-go\'s rest client families (restclient/metrics.go)', () => {
+    assert.equal(scrape.families.get('rest_client_requests_total')?.type, 'counter');
+    assert.equal(scrape.families.get('rest_client_request_duration_seconds')?.type, 'histogram');
   });
 
   it('includes Node process metrics', () => {
