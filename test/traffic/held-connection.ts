@@ -30,24 +30,38 @@ function inNetns(ns: TestNetns, script: string, args: string[]): ChildProcess {
   return spawn('ip', ['netns', 'exec', ns.name, process.execPath, '-e', script, ...args], { stdio: ['pipe', 'pipe', 'inherit'] });
 }
 
-/** Resolves with the child's next stdout line, or "TIMEOUT" after `ms`. */
-function nextLine(child: ChildProcess, ms: number): Promise<string> {
-  return new Promise((resolve) => {
-    let buf = '';
-    const onData = (d: Buffer): void => {
-      buf += d;
-      const i = buf.indexOf('\n');
-      if (i < 0) return;
-      done(buf.slice(0, i));
-    };
-    const timer = setTimeout(() => done('TIMEOUT'), ms);
-    const done = (line: string): void => {
-      clearTimeout(timer);
-      child.stdout!.off('data', onData);
-      resolve(line);
-    };
-    child.stdout!.on('data', onData);
-  });
+/** A child's stdout as lines, kept until read (a reply that comes late is not lost). */
+class Lines {
+  private readonly queue: string[] = [];
+  private buf = '';
+  private waiter: (() => void) | null = null;
+
+  constructor(child: ChildProcess) {
+    child.stdout!.on('data', (d: Buffer) => {
+      this.buf += d;
+      let i: number;
+      while ((i = this.buf.indexOf('\n')) >= 0) {
+        this.queue.push(this.buf.slice(0, i));
+        this.buf = this.buf.slice(i + 1);
+      }
+      this.waiter?.();
+    });
+  }
+
+  /** The next line, or "TIMEOUT" if none comes within `ms` (a later line waits for the next call). */
+  async next(ms: number): Promise<string> {
+    const deadline = Date.now() + ms;
+    while (this.queue.length === 0) {
+      const left = deadline - Date.now();
+      if (left <= 0) return 'TIMEOUT';
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, left);
+        this.waiter = () => { clearTimeout(timer); resolve(); };
+      });
+      this.waiter = null;
+    }
+    return this.queue.shift()!;
+  }
 }
 
 export class LineEchoServer {
@@ -55,7 +69,7 @@ export class LineEchoServer {
 
   static async start(ns: TestNetns, name: string, port: number): Promise<LineEchoServer> {
     const child = inNetns(ns, SERVER, [name, String(port)]);
-    const line = await nextLine(child, 10_000);
+    const line = await new Lines(child).next(10_000);
     if (line !== 'ready') throw new Error(`line-echo server in ${ns.name}: ${line}`);
     return new LineEchoServer(child);
   }
@@ -66,25 +80,29 @@ export class LineEchoServer {
 }
 
 export class HeldConnection {
-  private constructor(private readonly child: ChildProcess, readonly localPort: number) {}
+  private constructor(private readonly child: ChildProcess, private readonly lines: Lines) {}
 
   /** Connects from `ns` to host:port; throws if the connection is not made. */
   static async open(ns: TestNetns, host: string, port: number): Promise<HeldConnection> {
     const child = inNetns(ns, CLIENT, [host, String(port)]);
-    const line = await nextLine(child, 10_000);
-    const m = /^CONNECTED (\d+)$/.exec(line);
-    if (!m) {
+    const lines = new Lines(child);
+    const line = await lines.next(10_000);
+    if (!/^CONNECTED \d+$/.test(line)) {
       child.kill('SIGKILL');
       throw new Error(`connection to ${host}:${port}: ${line}`);
     }
-    return new HeldConnection(child, Number(m[1]));
+    return new HeldConnection(child, lines);
   }
 
-  /** Sends `text` over the connection; the reply line, "CLOSED <why>" or "TIMEOUT". */
+  /** Sends `text` over the connection; the next line back: a reply, "CLOSED <why>" or "TIMEOUT". */
   exchange(text: string, timeoutMs = 3000): Promise<string> {
-    const reply = nextLine(this.child, timeoutMs);
     this.child.stdin!.write(`${text}\n`);
-    return reply;
+    return this.lines.next(timeoutMs);
+  }
+
+  /** The next line back without sending anything (a reply that was late). */
+  nextReply(timeoutMs: number): Promise<string> {
+    return this.lines.next(timeoutMs);
   }
 
   close(): void {

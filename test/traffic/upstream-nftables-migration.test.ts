@@ -3,30 +3,42 @@
 // v1.35). Forth: our first sync replaces upstream's table (NftablesProxier's start-up adoption), traffic
 // keeps flowing, and a TCP connection opened through upstream's DNAT keeps working (conntrack holds
 // its NAT; only a connection's first packet goes through the nat hooks). Back: upstream's full sync
-// written over our table, as upstream's start-up does it (it neither lists nor deletes the table).
+// written over our table, as upstream's start-up does it (it neither lists nor deletes the table):
+// refused, so the way back is `kube-proxy-native --cleanup` first, with a gap until upstream's first sync.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { answeredBy, applied, Cluster, eventually, startCluster, waitForAnswer } from './harness';
 import { endpointSlice, service, type PortSpec } from './fixtures';
 import { HeldConnection, LineEchoServer } from './held-connection';
 import { UPSTREAM_FIXED_CHAINS, upstreamEndpointChain, upstreamSyncScript, type UpstreamService } from './upstream-nftables';
-import { NODE_IP, NODE_POD_SIDE_IP, POD_CIDR, POD_CIDR6, type Topology } from '../helpers/topology';
-import type { TestNetns } from '../helpers/netns';
+import { spawnSync } from 'node:child_process';
+import * as path from 'node:path';
+import { NODE_IP, NODE_POD_SIDE_IP, POD_CIDR, POD_CIDR6, REPO_ROOT, type Topology } from '../helpers/topology';
+import { withNetns, type TestNetns } from '../helpers/netns';
 import type { TestApiServer } from '../apiserver/server';
 
 const WEB: PortSpec[] = [{ name: 'http', port: 80, targetPort: 8080, nodePort: 30087 }];
 const HELD: PortSpec[] = [{ name: 'line', port: 90, targetPort: 9090 }];
 const ALL_PODS = ['pod0', 'pod1', 'pod2'];
 
-function upstreamServices(topo: Topology): UpstreamService[] {
+function upstreamServices(topo: Pick<Topology, 'pods'>): UpstreamService[] {
   return [
     { namespace: 'default', name: 'web', portName: 'http', clusterIP: '100.100.7.10', port: 80, nodePort: 30087, targetPort: 8080, endpoints: topo.pods.map((p) => p.ip) },
     { namespace: 'default', name: 'held', portName: 'line', clusterIP: '100.100.7.11', port: 90, targetPort: 9090, endpoints: [topo.pods[0].ip] },
   ];
 }
 
+/** The API objects of upstreamServices: `web` (NodePort, every pod) and `held` (pod0's line-echo server). */
+function createServices(api: TestApiServer, topo: Topology): void {
+  for (const [name, ports, pods] of [['web', WEB, topo.pods], ['held', HELD, [topo.pods[0]]]] as const) {
+    const ip = name === 'web' ? '100.100.7.10' : '100.100.7.11';
+    api.create('services', service(name, { type: name === 'web' ? 'NodePort' : 'ClusterIP', clusterIP: ip, ports }));
+    api.create('endpointslices', endpointSlice(name, `${name}-1`, { ports, endpoints: pods.map((p) => ({ ip: p.ip })) }));
+  }
+}
+
 /** Upstream's full sync of both families, loaded with `nft -f` (what knftables runs). */
-function loadUpstream(topo: Topology): void {
+function loadUpstream(topo: Pick<Topology, 'node' | 'pods'>): void {
   topo.node.exec('nft', ['-f', '-'], upstreamSyncScript({
     family: 'ip', clusterCIDR: POD_CIDR, serviceCIDR: '100.100.0.0/16', nodePortIPs: [NODE_IP], services: upstreamServices(topo),
   }));
@@ -85,11 +97,7 @@ describe('migrating from upstream\'s nftables mode and back', () => {
     c = await startCluster({
       pods: 3,
       async beforeProxy(api: TestApiServer, topo: Topology) {
-        for (const [name, ports, pods] of [['web', WEB, topo.pods], ['held', HELD, [topo.pods[0]]]] as const) {
-          const ip = name === 'web' ? '100.100.7.10' : '100.100.7.11';
-          api.create('services', service(name, { type: name === 'web' ? 'NodePort' : 'ClusterIP', clusterIP: ip, ports }));
-          api.create('endpointslices', endpointSlice(name, `${name}-1`, { ports, endpoints: pods.map((p) => ({ ip: p.ip })) }));
-        }
+        createServices(api, topo);
         server = await LineEchoServer.start(topo.pods[0].ns, 'pod0', 9090);
         loadUpstream(topo);
         for (const f of ['ip', 'ip6'] as const) upstreamTable[f] = tableObjects(topo.node, f);
@@ -147,5 +155,72 @@ describe('migrating from upstream\'s nftables mode and back', () => {
       assert.deepEqual(withoutContents(adopted[f]), withoutContents(fresh), `${f}: objects after adoption vs a fresh start`);
       assert.deepEqual(adopted[f].contents, fresh.contents, `${f}: rules and elements after adoption vs a fresh start`);
     }
+  });
+});
+
+describe('going back from ours to upstream\'s nftables mode', () => {
+  let c: Cluster;
+  let server: LineEchoServer;
+  /** Sends during the gap between our table and upstream's. */
+  let held: HeldConnection;
+  /** Sends nothing during the gap. */
+  let idle: HeldConnection;
+  let proxyRunning = true;
+
+  before(async () => {
+    c = await startCluster({ pods: 3 });
+    createServices(c.api, c.topo);
+    server = await LineEchoServer.start(c.topo.pods[0].ns, 'pod0', 9090);
+    await waitForAnswer(c, 'tcp', '100.100.7.10', 80);
+    held = await HeldConnection.open(c.topo.client, '100.100.7.11', 90);
+    idle = await HeldConnection.open(c.topo.client, '100.100.7.11', 90);
+    assert.equal(await held.exchange('ours'), `pod0 ${NODE_POD_SIDE_IP} ours`);
+    assert.equal(await idle.exchange('ours'), `pod0 ${NODE_POD_SIDE_IP} ours`);
+    await c.proxy.stop();
+    proxyRunning = false;
+  });
+  after(async () => {
+    held?.close();
+    idle?.close();
+    server?.stop();
+    if (proxyRunning) await c?.proxy.stop();
+    await c?.api.stop();
+    c?.topo.destroy();
+  });
+
+  it('upstream\'s full sync over our table is refused: our no-endpoint-* sets are upstream\'s verdict maps by name', () => {
+    const ours = tableObjects(c.topo.node, 'ip');
+    assert.ok(ours.sets.includes('set no-endpoint-services'), 'our no-endpoint-services is a plain set');
+    // nft (which knftables runs) refuses the whole transaction; upstream would log "nftables sync failed" and retry forever.
+    assert.throws(() => loadUpstream(c.topo), /Expression is not a map/);
+    assert.deepEqual(tableObjects(c.topo.node, 'ip'), ours, 'our table is as it was');
+    // Our rules, left by the stopped proxy, still serve (with the endpoints of its last sync).
+    assert.deepEqual([...answeredBy(c.topo.probe('tcp', '100.100.7.10', 80, 30))].sort(), ALL_PODS);
+  });
+
+  it('kube-proxy-native --cleanup removes our tables; with no nat chain left, new connections fail and established ones stall', async () => {
+    const run = spawnSync('ip', ['netns', 'exec', c.topo.node.name, process.execPath, path.join(REPO_ROOT, 'bin', 'kube-proxy-native.js'), '--cleanup'], { encoding: 'utf8' });
+    assert.equal(run.status, 0, run.stderr);
+    const out = run.stdout + run.stderr;
+    assert.match(out, /"table":"ip kube-proxy","msg":"Deleted nftables table"/);
+    assert.match(out, /"table":"ip6 kube-proxy","msg":"Deleted nftables table"/);
+    assert.doesNotMatch(c.topo.node.nft('list', 'tables'), /kube-proxy/);
+    assert.match(c.topo.probe('tcp', '100.100.7.10', 80, 1, { timeoutMs: 500 })[0], /^ERR /);
+    // With no nat chain of the family left, the established connection's packets get no DNAT (its
+    // conntrack entry stays, ESTABLISHED) and are lost: it stalls (no reset, no close).
+    assert.equal(await held.exchange('gap', 2000), 'TIMEOUT');
+  });
+
+  it('upstream\'s first sync then writes exactly its own table: ClusterIP, NodePort and a connection idle during the gap work', async () => {
+    loadUpstream(c.topo);
+    const intoEmpty = await withNetns((ns) => {
+      loadUpstream({ node: ns, pods: c.topo.pods });
+      return { ip: tableObjects(ns, 'ip'), ip6: tableObjects(ns, 'ip6') };
+    }, 'kpt-up');
+    for (const f of ['ip', 'ip6'] as const) assert.deepEqual(tableObjects(c.topo.node, f), intoEmpty[f], `${f}: upstream's table`);
+    assert.deepEqual([...answeredBy(c.topo.probe('tcp', '100.100.7.10', 80, 30))].sort(), ALL_PODS);
+    assert.deepEqual([...answeredBy(c.topo.probe('tcp', NODE_IP, 30087, 30))].sort(), ALL_PODS);
+    // Conntrack kept the idle connection's DNAT and masquerade; the NAT hooks are back with upstream's nat chains.
+    assert.equal(await idle.exchange('upstream'), `pod0 ${NODE_POD_SIDE_IP} upstream`);
   });
 });
