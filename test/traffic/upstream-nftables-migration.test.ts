@@ -206,12 +206,13 @@ describe('going back from ours to upstream\'s nftables mode', () => {
     assert.match(out, /"table":"ip6 kube-proxy","msg":"Deleted nftables table"/);
     assert.doesNotMatch(c.topo.node.nft('list', 'tables'), /kube-proxy/);
     assert.match(c.topo.probe('tcp', '100.100.7.10', 80, 1, { timeoutMs: 500 })[0], /^ERR /);
-    // With no nat chain of the family left, the established connection's packets get no DNAT (its
-    // conntrack entry stays, ESTABLISHED) and are lost: it stalls (no reset, no close).
+    // With no rule left that uses conntrack or a nat hook, the kernel neither tracks nor translates
+    // in this namespace: the established connection's entry stays (ESTABLISHED), but its packets get
+    // no DNAT and are lost. It stalls (no reset, no close).
     assert.equal(await held.exchange('gap', 2000), 'TIMEOUT');
   });
 
-  it('upstream\'s first sync then writes exactly its own table: ClusterIP, NodePort and a connection idle during the gap work', async () => {
+  it('upstream\'s first sync then writes exactly its own table: ClusterIP, NodePort work, the stalled connection resumes, an idle one goes on', async () => {
     loadUpstream(c.topo);
     const intoEmpty = await withNetns((ns) => {
       loadUpstream({ node: ns, pods: c.topo.pods });
@@ -220,6 +221,11 @@ describe('going back from ours to upstream\'s nftables mode', () => {
     for (const f of ['ip', 'ip6'] as const) assert.deepEqual(tableObjects(c.topo.node, f), intoEmpty[f], `${f}: upstream's table`);
     assert.deepEqual([...answeredBy(c.topo.probe('tcp', '100.100.7.10', 80, 30))].sort(), ALL_PODS);
     assert.deepEqual([...answeredBy(c.topo.probe('tcp', NODE_IP, 30087, 30))].sort(), ALL_PODS);
+    // Upstream's rules use conntrack (ct state, dnat, masquerade) and hook nat: the kernel tracks and
+    // translates again, with the NAT recorded in each flow's entry. TCP's next retransmission of "gap"
+    // gets through (it backs off from ~200 ms: the wait covers several).
+    assert.equal(await held.nextReply(30_000), `pod0 ${NODE_POD_SIDE_IP} gap`);
+    assert.equal(await held.exchange('upstream'), `pod0 ${NODE_POD_SIDE_IP} upstream`);
     // Conntrack kept the idle connection's DNAT and masquerade; the NAT hooks are back with upstream's nat chains.
     assert.equal(await idle.exchange('upstream'), `pod0 ${NODE_POD_SIDE_IP} upstream`);
   });
