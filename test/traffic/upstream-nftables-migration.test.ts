@@ -230,3 +230,40 @@ describe('going back from ours to upstream\'s nftables mode', () => {
     assert.equal(await idle.exchange('upstream'), `pod0 ${NODE_POD_SIDE_IP} upstream`);
   });
 });
+
+// Upstream's iptables mode (iptables-nft) left in place: its DNAT sits in table `ip nat`, chain
+// PREROUTING (nat, prerouting, priority dstnat = -100), the same hook and priority as our
+// nat-prerouting. A new connection takes the first DNAT made at that hook, and among chains of equal
+// priority the kernel runs the one registered last first (nf_hook_entries_grow inserts a hook before
+// those of equal priority): whichever table's chain came last wins.
+describe('a leftover iptables-nft DNAT beside ours (same hook, same priority)', () => {
+  let c: Cluster;
+  /** Upstream iptables' shape for one Service, reduced to one endpoint: pod0. */
+  const leftover = (topo: Pick<Topology, 'node' | 'pods'>): void => {
+    topo.node.exec('nft', ['-f', '-'], [
+      'add table ip nat',
+      'add chain ip nat PREROUTING { type nat hook prerouting priority dstnat ; policy accept ; }',
+      'add chain ip nat KUBE-SERVICES',
+      'add rule ip nat PREROUTING counter jump KUBE-SERVICES',
+      `add rule ip nat KUBE-SERVICES ip daddr 100.100.7.10 tcp dport 80 counter dnat to ${topo.pods[0].ip}:8080`,
+    ].join('\n'));
+  };
+  before(async () => {
+    c = await startCluster({ pods: 3, beforeProxy: (api, topo) => { createServices(api, topo); leftover(topo); } });
+  });
+  after(async () => { await c?.stop(); });
+
+  it('the leftover, made before ours, runs second and DNATs nothing', async () => {
+    await firstSync(c);
+    assert.deepEqual([...answeredBy(c.topo.probe('tcp', '100.100.7.10', 80, 30))].sort(), ALL_PODS);
+    assert.match(c.topo.node.nft('list', 'chain', 'ip', 'nat', 'KUBE-SERVICES'), /counter packets 0 bytes 0 dnat/);
+  });
+
+  it('made after ours (a tool re-creating table nat), it takes every new connection', () => {
+    c.topo.node.nft('delete', 'table', 'ip', 'nat');
+    leftover(c.topo);
+    assert.deepEqual([...answeredBy(c.topo.probe('tcp', '100.100.7.10', 80, 30))], ['pod0']);
+    c.topo.node.nft('delete', 'table', 'ip', 'nat');
+    assert.deepEqual([...answeredBy(c.topo.probe('tcp', '100.100.7.10', 80, 30))].sort(), ALL_PODS);
+  });
+});
