@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { answeredBy, applied, Cluster, eventually, startCluster, waitForAnswer } from './harness';
 import { endpointSlice, service, type PortSpec } from './fixtures';
 import { HeldConnection, LineEchoServer } from './held-connection';
-import { UPSTREAM_FIXED_CHAINS, upstreamEndpointChain, upstreamSyncScript, type UpstreamService } from './upstream-nftables';
+import { upstreamEndpointChain, upstreamSyncScript, type UpstreamService } from './upstream-nftables';
 import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 import { NODE_IP, NODE_POD_SIDE_IP, POD_CIDR, POD_CIDR6, REPO_ROOT, type Topology } from '../helpers/topology';
@@ -114,7 +114,7 @@ describe('migrating from upstream\'s nftables mode and back', () => {
     await c?.stop();
   });
 
-  it('replaces upstream\'s table at the first sync: none of upstream\'s own chains or sets is left', async () => {
+  it('replaces upstream\'s table at the first sync: none of upstream\'s per-Service or pre-DNAT chains is left', async () => {
     await firstSync(c);
     const up = upstreamTable.ip;
     assert.ok(up.chains.some((ch) => ch.startsWith('endpoint-')), 'the upstream table had endpoint chains to begin with');

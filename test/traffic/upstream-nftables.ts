@@ -57,9 +57,6 @@ const JUMPS: [string, string, string][] = [
 const REGULAR_CHAINS = ['nodeport-endpoints-check', 'service-endpoints-check', 'firewall-check', 'services',
   'masquerading', 'cluster-ips-check', 'mark-for-masquerade', 'reject-chain'];
 
-/** Every chain upstream keeps in a table with no Service (what a stale upstream object would be named). */
-export const UPSTREAM_FIXED_CHAINS = [...BASE_CHAINS.map((b) => b[0]), ...REGULAR_CHAINS];
-
 export function upstreamServiceChain(s: UpstreamService): string {
   return `service-${hashAndTruncate(`${s.namespace}/${s.name}/tcp/${s.portName}`)}`;
 }
