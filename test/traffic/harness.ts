@@ -32,6 +32,8 @@ export interface ClusterOptions {
   prefix?: string;
   /** Receives the proxy's log, one JSON line per entry (verbosity 4). */
   logLines?: string[];
+  /** Runs once the pods serve and the API server runs, before the proxy starts (e.g. another proxy's rules). */
+  beforeProxy?: (api: TestApiServer, topo: Topology) => void | Promise<void>;
 }
 
 /** A port free on 127.0.0.1 right now (validation wants a real port, not 0). */
@@ -83,6 +85,7 @@ export async function startCluster(o: ClusterOptions = {}): Promise<Cluster> {
     const cl = parseCommandLine(['--config', await configFile(api.kubeconfig(), o.configYaml ?? '')]);
     if (cl.errors.length > 0) throw new Error(`config: ${cl.errors.join('; ')}`);
     config = cl.config;
+    await o.beforeProxy?.(api, topo);
     proxy = await launch(config, topo, o.logLines);
   } catch (e) {
     await api.stop().catch(() => {});

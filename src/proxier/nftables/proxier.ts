@@ -9,6 +9,7 @@ import type { NftFamily } from './desired';
 import { ElementIndex } from './element-index';
 import { DEFAULT_STAGE_BYTES, checkOptions, type NftablesProxierOptions } from './options';
 import { TABLE } from './names';
+import { SET_F } from '../../native/nft-types';
 import { applyPartial, planPartialFamily, type PartialChange, type PartialResult } from './plan-partial';
 import {
   dumpedSetMatcher, mirrorSetMatcher, planFullFamily, planStagedFamily, type CompiledService, type FullFamilyInput, type KnownObjects,
@@ -159,7 +160,9 @@ export class NftablesProxier implements Proxier {
         const d = await this.opts.nft.dumpTable(f, TABLE, { elements: false });
         this.absent.delete(f);
         known.chains = d.chains.map((c) => c.name);
-        for (const s of d.sets) known.sets.set(s.name, dumpedSetMatcher(s));
+        // An anonymous set (upstream's `numgen ... vmap { ... }`) belongs to its rule and goes with it:
+        // named in a delete it is already gone (ENOENT), which would fail every full sync.
+        for (const s of d.sets) if ((s.flags & SET_F.anonymous) === 0) known.sets.set(s.name, dumpedSetMatcher(s));
       } catch (e) {
         if ((e as NetlinkErrorLike).code !== 'ENOENT') throw e;
         this.absent.add(f);
