@@ -21,6 +21,8 @@ import { apiServerStatusObserver, createProxyMetrics, type ProxyMetrics } from '
 import { startMetricsServer } from '../metrics/server';
 import { Nft } from '../native';
 import { servedFamilies } from './families';
+import { localDetectorNotice } from './local-detector-options';
+import { nodePortNotice } from './node-port-notice';
 import { modelSink } from './model-sink';
 import { shutDown, type OpenedParts } from './shutdown';
 import { nftablesParts } from './nftables-parts';
@@ -74,6 +76,10 @@ export async function startProxy(o: ProxyAppOptions): Promise<RunningProxy> {
   const opened: Opened = { servers: [] };
   // The watcher is made later; its staleness is read only when /healthz is asked.
   const model = buildModel(o, () => opened.watcher?.staleResources() ?? []);
+  const detectNotice = localDetectorNotice(o.config, model.families[0]);
+  if (detectNotice) o.log.info(detectNotice.fields, detectNotice.msg);
+  const npNotice = nodePortNotice(o.config, model.families);
+  o.log[npNotice.level](npNotice.fields, npNotice.msg);
   applySysctls(o);
   let proxy: RunningProxy;
   try {
