@@ -7,7 +7,6 @@ import * as os from 'node:os';
 import { Registry } from 'prom-client';
 import type { KubeProxyConfiguration } from '../config';
 import { effectiveMode } from '../config';
-import { applyConntrackSysctls } from '../conntrack';
 import { ProxyState } from '../core';
 import type { IPFamily, SyncResult } from '../core/types';
 import { startHealthServer } from '../health/health-server';
@@ -22,6 +21,7 @@ import { startMetricsServer } from '../metrics/server';
 import { Nft } from '../native';
 import { servedFamilies } from './families';
 import { localDetectorNotice } from './local-detector-options';
+import { runConntrackSetup } from './conntrack-setup';
 import { nodePortNotice } from './node-port-notice';
 import { modelSink } from './model-sink';
 import { shutDown, type OpenedParts } from './shutdown';
@@ -117,10 +117,7 @@ function applySysctls(o: ProxyAppOptions): void {
     o.log.info({ netns: o.netns }, 'Not applying conntrack sysctls: running against another network namespace');
     return;
   }
-  for (const r of applyConntrackSysctls(o.config.linux.conntrack)) {
-    if (r.action === 'failed') o.log.warn({ sysctl: r.name, value: r.value, error: r.error }, 'Could not set conntrack sysctl');
-    else if (r.action === 'set') o.log.info({ sysctl: r.name, value: r.value, previous: r.previous }, 'Set conntrack sysctl');
-  }
+  runConntrackSetup(o.config.linux.conntrack, o.log);
 }
 
 /** Opens and starts everything in order, recording each part in `opened` as soon as it exists. */
