@@ -6,7 +6,7 @@
 import * as os from 'node:os';
 import { Registry } from 'prom-client';
 import type { KubeProxyConfiguration } from '../config';
-import { effectiveMode } from '../config';
+import { configzBody, effectiveMode } from '../config';
 import { ProxyState } from '../core';
 import type { IPFamily, SyncResult } from '../core/types';
 import { startHealthServer } from '../health/health-server';
@@ -132,7 +132,7 @@ async function openAndStart(o: ProxyAppOptions, mode: BuiltMode, model: Model, o
   }), retry('healthz'));
   opened.servers.push(healthServer);
   const metricsServer = await serveWithBindRetry(() => startMetricsServer({
-    bindAddress: o.config.metricsBindAddress, registry: model.registry, proxyMode: mode, config: () => o.config, log: o.log,
+    bindAddress: o.config.metricsBindAddress, registry: model.registry, proxyMode: mode, configz: () => configzBody(o.config), log: o.log,
   }), retry('metrics'));
   opened.servers.push(metricsServer);
   sync.guard?.start();

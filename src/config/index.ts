@@ -18,6 +18,7 @@ export { loadConfigData } from './decode';
 export { validate } from './validate';
 export { formatDuration, parseDuration } from './duration';
 export { effectiveMode } from './effective';
+export { configzBody, internalConfigJSON } from './configz';
 export { applyPlatformDefaults, NODE_PORT_ADDRESSES_PRIMARY } from './platform-defaults';
 
 export type Action = 'run' | 'cleanup' | 'write-config' | 'version' | 'help';
