@@ -6,6 +6,7 @@ import { cleanupSucceeded, runCleanup } from './cleanup';
 import { createLogger, installLastResort, type Logger } from './log';
 import { startProxy } from './app/proxy-app';
 import { applyOomScoreAdj } from './app/oom-score';
+import { runInitOnly } from './app/init-only';
 
 // eslint-disable-next-line @typescript-eslint/no-var-requires
 const VERSION: string = require('../../package.json').version;
@@ -33,11 +34,22 @@ async function cleanup(log: Logger, excludeCIDRs: readonly string[]): Promise<nu
   return cleanupSucceeded(r) ? 0 : 1;
 }
 
+async function initOnly(cl: CommandLine, log: Logger): Promise<number> {
+  try {
+    await runInitOnly({ config: cl.config, log });
+    return 0;
+  } catch (e) {
+    log.error({ err: (e as Error).message }, 'Error running ProxyServer');
+    process.stderr.write(`kube-proxy-native: --init-only: ${(e as Error).message}\n`);
+    return 1;
+  }
+}
+
 async function run(cl: CommandLine, log: Logger): Promise<number> {
   for (const w of startupWarnings(cl.config)) log.warn({}, w);
   for (const n of startupNotices(cl.config)) log.info({}, n);
+  if (cl.initOnly) return initOnly(cl, log);
   applyOomScoreAdj(cl.config.linux.oomScoreAdj, log);
-  if (cl.initOnly) return 0;
   const proxy = await startProxy({ config: cl.config, log, master: cl.master });
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
