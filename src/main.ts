@@ -34,14 +34,20 @@ async function cleanup(log: Logger, excludeCIDRs: readonly string[]): Promise<nu
   return cleanupSucceeded(r) ? 0 : 1;
 }
 
+/** As upstream's "Error running ProxyServer" and exit 1: a start-up error says what, without a stack. */
+function startFailed(e: Error, log: Logger, what: string): number {
+  log.error({ err: e.message }, 'Error running ProxyServer');
+  log.debug({ stack: e.stack }, 'Where start-up failed');
+  process.stderr.write(`kube-proxy-native: ${what}${e.message}\n`);
+  return 1;
+}
+
 async function initOnly(cl: CommandLine, log: Logger): Promise<number> {
   try {
     await runInitOnly({ config: cl.config, log });
     return 0;
   } catch (e) {
-    log.error({ err: (e as Error).message }, 'Error running ProxyServer');
-    process.stderr.write(`kube-proxy-native: --init-only: ${(e as Error).message}\n`);
-    return 1;
+    return startFailed(e as Error, log, '--init-only: ');
   }
 }
 
@@ -50,7 +56,12 @@ async function run(cl: CommandLine, log: Logger): Promise<number> {
   for (const n of startupNotices(cl.config)) log.info({}, n);
   if (cl.initOnly) return initOnly(cl, log);
   applyOomScoreAdj(cl.config.linux.oomScoreAdj, log);
-  const proxy = await startProxy({ config: cl.config, log, master: cl.master });
+  let proxy: Awaited<ReturnType<typeof startProxy>>;
+  try {
+    proxy = await startProxy({ config: cl.config, log, master: cl.master });
+  } catch (e) {
+    return startFailed(e as Error, log, '');
+  }
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       log.info({ signal }, 'Shutting down; the programmed rules stay in place');

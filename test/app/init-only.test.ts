@@ -55,6 +55,16 @@ test('--init-only: a conntrack sysctl that cannot be set fails as upstream does 
   });
 });
 
+test('without --init-only too, a conntrack sysctl that cannot be set stops start-up (upstream newProxyServer -> platformSetup error)', async () => {
+  await withNetns((ns) => {
+    const r = runIn(ns.name, ['--conntrack-max-per-core=16777216', '--logging-format=json']);
+    assert.equal(r.code, 1);
+    assert.match(r.out + r.err, /"msg":"Error running ProxyServer"/);
+    assert.match(r.err, /kube-proxy-native: cannot set up conntrack: cannot write \/proc\/sys\/net\/netfilter\/nf_conntrack_max: EACCES/);
+    assert.equal(ns.nft('list', 'tables').trim(), '', 'nothing programmed');
+  });
+});
+
 test('runInitOnly on fake sysctl roots: nf_conntrack_max set exactly (lowered), hashsize raised, read-only /sys reported', async () => {
   const base = fs.mkdtempSync(path.join(os.tmpdir(), 'kpn-init-only-'));
   try {
