@@ -6,6 +6,7 @@ import { cleanupSucceeded, runCleanup } from './cleanup';
 import { createLogger, installLastResort, type Logger } from './log';
 import { startProxy } from './app/proxy-app';
 import { applyOomScoreAdj } from './app/oom-score';
+import { runInitOnly } from './app/init-only';
 
 // eslint-disable-next-line @typescript-eslint/no-var-requires
 const VERSION: string = require('../../package.json').version;
@@ -33,12 +34,34 @@ async function cleanup(log: Logger, excludeCIDRs: readonly string[]): Promise<nu
   return cleanupSucceeded(r) ? 0 : 1;
 }
 
+/** As upstream's "Error running ProxyServer" and exit 1: a start-up error says what, without a stack. */
+function startFailed(e: Error, log: Logger, what: string): number {
+  log.error({ err: e.message }, 'Error running ProxyServer');
+  log.debug({ stack: e.stack }, 'Where start-up failed');
+  process.stderr.write(`kube-proxy-native: ${what}${e.message}\n`);
+  return 1;
+}
+
+async function initOnly(cl: CommandLine, log: Logger): Promise<number> {
+  try {
+    await runInitOnly({ config: cl.config, log });
+    return 0;
+  } catch (e) {
+    return startFailed(e as Error, log, '--init-only: ');
+  }
+}
+
 async function run(cl: CommandLine, log: Logger): Promise<number> {
   for (const w of startupWarnings(cl.config)) log.warn({}, w);
   for (const n of startupNotices(cl.config, cl.flagsWithoutEffect)) log.info({}, n);
+  if (cl.initOnly) return initOnly(cl, log);
   applyOomScoreAdj(cl.config.linux.oomScoreAdj, log);
-  if (cl.initOnly) return 0;
-  const proxy = await startProxy({ config: cl.config, log, master: cl.master });
+  let proxy: Awaited<ReturnType<typeof startProxy>>;
+  try {
+    proxy = await startProxy({ config: cl.config, log, master: cl.master });
+  } catch (e) {
+    return startFailed(e as Error, log, '');
+  }
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       log.info({ signal }, 'Shutting down; the programmed rules stay in place');

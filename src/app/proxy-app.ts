@@ -6,8 +6,7 @@
 import * as os from 'node:os';
 import { Registry } from 'prom-client';
 import type { KubeProxyConfiguration } from '../config';
-import { effectiveMode } from '../config';
-import { applyConntrackSysctls } from '../conntrack';
+import { configzBody, effectiveMode } from '../config';
 import { ProxyState } from '../core';
 import type { IPFamily, SyncResult } from '../core/types';
 import { startHealthServer } from '../health/health-server';
@@ -21,6 +20,9 @@ import { apiServerStatusObserver, createProxyMetrics, type ProxyMetrics } from '
 import { startMetricsServer } from '../metrics/server';
 import { Nft } from '../native';
 import { servedFamilies } from './families';
+import { localDetectorNotice } from './local-detector-options';
+import { runConntrackSetup } from './conntrack-setup';
+import { nodePortNotice } from './node-port-notice';
 import { modelSink } from './model-sink';
 import { shutDown, type OpenedParts } from './shutdown';
 import { nftablesParts } from './nftables-parts';
@@ -74,6 +76,10 @@ export async function startProxy(o: ProxyAppOptions): Promise<RunningProxy> {
   const opened: Opened = { servers: [] };
   // The watcher is made later; its staleness is read only when /healthz is asked.
   const model = buildModel(o, () => opened.watcher?.staleResources() ?? []);
+  const detectNotice = localDetectorNotice(o.config, model.families[0]);
+  if (detectNotice) o.log.info(detectNotice.fields, detectNotice.msg);
+  const npNotice = nodePortNotice(o.config, model.families);
+  o.log[npNotice.level](npNotice.fields, npNotice.msg);
   applySysctls(o);
   let proxy: RunningProxy;
   try {
@@ -111,10 +117,7 @@ function applySysctls(o: ProxyAppOptions): void {
     o.log.info({ netns: o.netns }, 'Not applying conntrack sysctls: running against another network namespace');
     return;
   }
-  for (const r of applyConntrackSysctls(o.config.linux.conntrack)) {
-    if (r.action === 'failed') o.log.warn({ sysctl: r.name, value: r.value, error: r.error }, 'Could not set conntrack sysctl');
-    else if (r.action === 'set') o.log.info({ sysctl: r.name, value: r.value, previous: r.previous }, 'Set conntrack sysctl');
-  }
+  runConntrackSetup(o.config.linux.conntrack, o.log);
 }
 
 /** Opens and starts everything in order, recording each part in `opened` as soon as it exists. */
@@ -130,7 +133,7 @@ async function openAndStart(o: ProxyAppOptions, mode: BuiltMode, model: Model, o
   }));
   opened.servers.push(healthServer);
   const metricsServer = await serve('metrics', o.config.metricsBindAddress, () => startMetricsServer({
-    bindAddress: o.config.metricsBindAddress, registry: model.registry, proxyMode: mode, config: () => o.config, log: o.log,
+    bindAddress: o.config.metricsBindAddress, registry: model.registry, proxyMode: mode, configz: () => configzBody(o.config), log: o.log,
   }));
   opened.servers.push(metricsServer);
   sync.guard?.start();

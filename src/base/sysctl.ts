@@ -52,6 +52,6 @@ export function applySysctl(w: SysctlWrite, roots: SysctlRoots = {}): SysctlOutc
     return { ...base, action: 'set' };
   } catch (e) {
     const err = e as NodeJS.ErrnoException;
-    return { ...base, action: 'failed', error: `cannot write ${file}: ${err.code ?? ''} ${err.message}`.trim() };
+    return { ...base, action: 'failed', error: `cannot write ${file}: ${err.message}` };
   }
 }

@@ -9,6 +9,7 @@ import { flagsWithoutEffect } from './no-effect';
 import type { FieldError } from './mode-section';
 import type { KubeProxyConfiguration } from './types';
 import { validate } from './validate';
+import { applyPlatformDefaults } from './platform-defaults';
 import { toV1alpha2Yaml } from './write';
 
 export type { KubeProxyConfiguration } from './types';
@@ -19,6 +20,8 @@ export { loadConfigData } from './decode';
 export { validate } from './validate';
 export { formatDuration, parseDuration } from './duration';
 export { effectiveMode } from './effective';
+export { configzBody, internalConfigJSON } from './configz';
+export { applyPlatformDefaults, NODE_PORT_ADDRESSES_PRIMARY } from './platform-defaults';
 
 export type Action = 'run' | 'cleanup' | 'write-config' | 'version' | 'help';
 
@@ -175,7 +178,11 @@ export function parseCommandLine(argv: readonly string[], io: Io = nodeIo): Comm
   if ('errors' in b) return { ...fallback(), configFile, errors: b.errors };
   const warnings = [...b.warnings];
   applyOverrides(b.config, values, errors);
+  // Upstream applies them before validating; again after judging, since a field an invalid value
+  // reset to its version's default (configHardFail false) may be blank again.
+  applyPlatformDefaults(b.config);
   judge(b, labelFor(b.file, flagFields(values, configFile ? ['logging'] : ['config', 'logging'])), errors, warnings);
+  applyPlatformDefaults(b.config);
   const result: CommandLine = { ...base, config: b.config, errors, warnings, configFile };
   if (action === 'write-config' && errors.length === 0) {
     result.output = { path: values.get('write-config-to') as string, content: toV1alpha2Yaml(b.config) };

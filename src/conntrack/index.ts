@@ -6,4 +6,7 @@ export { cleanupStaleFlows, ConntrackCleanup, type FlowDeleter, type StaleFlowCl
 export { FlowCleanupQueue, type FlowCleanupQueueOptions, type FlowDeleteOutcome } from './flow-cleanup-queue';
 export { planStartupStaleFlows, type ListedFlows, type StartupSnapshot, type StartupStaleLimits, type StartupStalePlan, type StartupStaleReport } from './startup-stale';
 export { cleanupStaleFlowsAtStartup, type FlowLister, type StartupCleanupOptions, type StartupFlowCleanup, type StartupListOutcome } from './startup-cleanup';
-export { applyConntrackSysctls, planConntrackSysctls, conntrackMax, type SysctlOutcome, type SysctlOptions, type SysctlWrite } from './sysctls';
+export {
+  setupConntrackSysctls, planConntrackSysctls, conntrackMax, sysfsWritable, READ_ONLY_SYSFS_EVENT,
+  type ConntrackSetup, type ReadOnlySysFSEvent, type SysctlOutcome, type SysctlOptions, type SysctlWrite,
+} from './sysctls';

@@ -10,8 +10,8 @@ export interface MetricsServerOptions {
   registry: Registry;
   /** Answered at /proxyMode, e.g. "nftables". */
   proxyMode?: string;
-  /** Serialised at /configz. */
-  config?: () => unknown;
+  /** The /configz body (component-base configz's JSON, see src/config/configz.ts), made per request. */
+  configz?: () => string;
   /** Receives rate-limited lines about bad requests and failed handlers. */
   log?: HttpLog;
   limits?: Partial<HttpLimits>;
@@ -37,10 +37,13 @@ async function handle(o: MetricsServerOptions, res: http.ServerResponse, { path 
   } else if (path === '/healthz' || path === '/healthz/ping') {
     sendText(res, 200, 'ok');
   } else if (path === '/proxyMode' && o.proxyMode) {
+    // upstream serveMetrics: the mode name alone, text/plain; charset=utf-8, nosniff
     sendText(res, 200, o.proxyMode);
-  } else if (path === '/configz' && o.config) {
-    res.writeHead(200, { 'Content-Type': 'application/json' });
-    res.end(JSON.stringify({ kubeproxy: o.config() }));
+  } else if (path === '/configz' && o.configz) {
+    // component-base configz.write: application/json, nosniff, no trailing newline
+    const body = o.configz();
+    res.writeHead(200, { 'Content-Type': 'application/json', 'X-Content-Type-Options': 'nosniff', 'Content-Length': String(Buffer.byteLength(body)) });
+    res.end(body);
   } else {
     notFound(res);
   }

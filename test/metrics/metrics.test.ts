@@ -63,7 +63,7 @@ describe('metrics over HTTP', { timeout: 60_000 }, () => {
     const registry = new Registry();
     metrics = createProxyMetrics(registry);
     exercise(metrics);
-    server = await startMetricsServer({ bindAddress: '127.0.0.1:0', registry, proxyMode: 'nftables', config: () => ({ mode: 'nftables' }) });
+    server = await startMetricsServer({ bindAddress: '127.0.0.1:0', registry, proxyMode: 'nftables', configz: () => '{"kubeproxy.config.k8s.io":{"Mode":"nftables"}}' });
     const res = await fetch(`http://127.0.0.1:${server.port}/metrics`);
     assert.equal(res.status, 200);
     assert.match(res.headers.get('content-type') ?? '', /text\/plain/);
@@ -153,7 +153,7 @@ describe('metrics over HTTP', { timeout: 60_000 }, () => {
     const base = `http://127.0.0.1:${server.port}`;
     assert.equal(await (await fetch(`${base}/healthz`)).text(), 'ok');
     assert.equal(await (await fetch(`${base}/proxyMode`)).text(), 'nftables');
-    assert.deepEqual(await (await fetch(`${base}/configz`)).json(), { kubeproxy: { mode: 'nftables' } });
+    assert.deepEqual(await (await fetch(`${base}/configz`)).json(), { 'kubeproxy.config.k8s.io': { Mode: 'nftables' } });
     assert.equal((await fetch(`${base}/nope`)).status, 404);
   });
 });

@@ -63,6 +63,18 @@ describe('deploy/', () => {
     assert.equal(container.livenessProbe.httpGet.path, '/livez');
   });
 
+  it('a privileged init container runs --init-only with the same image and configuration (upstream\'s flag: then NET_ADMIN suffices)', () => {
+    const init = pod.initContainers[0];
+    assert.equal(init.image, container.image);
+    assert.ok(init.command.includes('--init-only'));
+    assert.ok(init.command.includes(`--config=${mountPath}/config.yaml`));
+    assert.equal(init.securityContext.privileged, true);
+    assert.equal(init.volumeMounts.find((m: any) => m.name === 'config').mountPath, mountPath);
+    const cl = parseCommandLine(init.command.slice(1).map((a: string) => a.replace(mountPath, path.dirname(writeTemp('config.yaml', cm.data['config.yaml'])))));
+    assert.deepEqual(cl.errors, []);
+    assert.equal(cl.initOnly, true);
+  });
+
   it('the configuration reads the kubeconfig from the mount and keeps metrics on loopback', () => {
     const cl = parseCommandLine(['--config', writeTemp('config.yaml', cm.data['config.yaml'])]);
     assert.deepEqual(cl.errors, []);

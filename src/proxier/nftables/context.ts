@@ -38,22 +38,32 @@ export interface ContextInputs {
  */
 export const DEFAULT_AFFINITY_SET_SIZE = 262_144;
 
+/** Upstream leaves a loopback node IP (its fallback when the Node has none) out of `primary`. */
+function isLoopback(ip: string): boolean {
+  return ip.startsWith('127.') || ip === '::1';
+}
+
 function hostCidr(ip: string): string {
   return ip.includes(':') ? `${ip}/128` : `${ip}/32`;
 }
 
-/** Upstream's NodePortAddresses: none given = every local address; else only those of this family. */
+/**
+ * Upstream's NewNodePortAddresses (pkg/proxy/util/nodeport_addresses.go) per family: the family's CIDRs,
+ * and when there are none (an empty list, CIDRs of the other family only, or `primary` on a node without
+ * an IP of this family) every local address of the family, as upstream's zero CIDR. `primary` is the
+ * node's IP of the family, as upstream's server.go rewrites it.
+ */
 function nodePortMatch(list: readonly string[], family: NftFamily, nodeIPs: readonly string[]): NodePortMatch {
-  if (list.length === 0) return { kind: 'all' };
   const cidrs = new Set<string>();
   for (const entry of list) {
     if (entry === 'primary') {
-      for (const ip of nodeIPs) if (ipFamilyOf(ip) === family) cidrs.add(hostCidr(ip));
+      for (const ip of nodeIPs) if (ipFamilyOf(ip) === family && !isLoopback(ip)) cidrs.add(hostCidr(ip));
     } else if (cidrFamily(entry) === family) {
       const n = normalizeCidr(entry);
       if (n) cidrs.add(n);
     }
   }
+  if (cidrs.size === 0) return { kind: 'all' };
   return { kind: 'cidrs', cidrs: withoutNested([...cidrs]).sort() };
 }
 
