@@ -1,7 +1,8 @@
-// Conntrack sysctls from KubeProxyConfiguration.conntrack, as upstream kube-proxy v1.35 applies them
+// Conntrack sysctls from KubeProxyConfiguration.conntrack, as upstream kube-proxy applies them
 // (cmd/kube-proxy/app/server_linux.go setupConntrack, conntrack.go realConntracker):
-// - nf_conntrack_max = max(min, maxPerCore x CPUs) when maxPerCore > 0, written whenever it differs
-//   (set exactly: upstream's raise-only variant, kubernetes#103174, was reverted by #120448).
+// - nf_conntrack_max = max(min, maxPerCore x CPUs) when maxPerCore > 0, written only when the kernel's
+//   value is smaller: upstream's newest rule (kubernetes#142035, in 1.36 and 1.37 patch releases), so a
+//   node tuned higher by hand, or a read-only /proc/sys already set high enough, does not stop start-up.
 //   Then the hash table (/sys/module/nf_conntrack/parameters/hashsize) is raised to max/4 if smaller.
 // - TCP established / close-wait timeouts, UDP timeouts (when > 0) and tcp_be_liberal (when true),
 //   each written whenever it differs.
@@ -64,7 +65,7 @@ export function conntrackMax(config: Pick<ConntrackConfig, 'maxPerCore' | 'min'>
 export function planConntrackSysctls(config: ConntrackConfig, cpus: number): SysctlWrite[] {
   const out: SysctlWrite[] = [];
   const max = conntrackMax(config, cpus);
-  if (max > 0) out.push({ name: `${NF}nf_conntrack_max`, value: max, raiseOnly: false, root: 'proc' });
+  if (max > 0) out.push({ name: `${NF}nf_conntrack_max`, value: max, raiseOnly: true, root: 'proc' });
   const timeouts: Array<[string, number]> = [
     ['nf_conntrack_tcp_timeout_established', config.tcpEstablishedTimeout],
     ['nf_conntrack_tcp_timeout_close_wait', config.tcpCloseWaitTimeout],

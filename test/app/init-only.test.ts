@@ -65,11 +65,11 @@ test('without --init-only too, a conntrack sysctl that cannot be set stops start
   });
 });
 
-test('runInitOnly on fake sysctl roots: nf_conntrack_max set exactly (lowered), hashsize raised, read-only /sys reported', async () => {
+test('runInitOnly on fake sysctl roots: nf_conntrack_max raised, timeouts set, read-only /sys reported', async () => {
   const base = fs.mkdtempSync(path.join(os.tmpdir(), 'kpn-init-only-'));
   try {
     const files: Record<string, string> = {
-      'proc/net/netfilter/nf_conntrack_max': '999999', 'proc/net/netfilter/nf_conntrack_tcp_timeout_established': '1',
+      'proc/net/netfilter/nf_conntrack_max': '65536', 'proc/net/netfilter/nf_conntrack_tcp_timeout_established': '1',
       'proc/net/netfilter/nf_conntrack_tcp_timeout_close_wait': '1', 'sys/module/nf_conntrack/parameters/hashsize': '100',
       mounts: 'sysfs /sys sysfs ro,nosuid 0 0\n',
     };

@@ -25,9 +25,9 @@ test('conntrackMax: max(min, maxPerCore x cpus), 0 when maxPerCore is 0', () => 
   for (const [maxPerCore, min, cpus, want] of rows) assert.equal(conntrackMax({ maxPerCore, min }, cpus), want, `${maxPerCore},${min},${cpus}`);
 });
 
-test('planConntrackSysctls (upstream v1.35 setupConntrack): nf_conntrack_max set exactly, then the two TCP timeouts in seconds', () => {
+test('planConntrackSysctls (upstream setupConntrack, #142035): nf_conntrack_max only raised, then the two TCP timeouts in seconds', () => {
   assert.deepEqual(planConntrackSysctls(defaults, 8), [
-    { name: 'net/netfilter/nf_conntrack_max', value: 262144, raiseOnly: false, root: 'proc' },
+    { name: 'net/netfilter/nf_conntrack_max', value: 262144, raiseOnly: true, root: 'proc' },
     { name: 'net/netfilter/nf_conntrack_tcp_timeout_established', value: 86400, raiseOnly: false, root: 'proc' },
     { name: 'net/netfilter/nf_conntrack_tcp_timeout_close_wait', value: 3600, raiseOnly: false, root: 'proc' },
   ]);
@@ -74,9 +74,9 @@ function setup(values: Record<string, string>, mounts: string, config: Conntrack
   return { r, read };
 }
 
-test('setupConntrack: nf_conntrack_max is set exactly (lowered too), hashsize raised to max/4; timeouts follow the config', () => {
+test('setupConntrack: a smaller nf_conntrack_max is raised, hashsize raised to max/4; timeouts follow the config', () => {
   const { r, read } = setup({
-    'proc/net/netfilter/nf_conntrack_max': '1000000\n',
+    'proc/net/netfilter/nf_conntrack_max': '65536\n',
     'proc/net/netfilter/nf_conntrack_tcp_timeout_established': '432000\n',
     'proc/net/netfilter/nf_conntrack_tcp_timeout_close_wait': '3600\n',
     [`sys/${HASHSIZE}`]: '16384\n',
@@ -84,7 +84,7 @@ test('setupConntrack: nf_conntrack_max is set exactly (lowered too), hashsize ra
   assert.equal(r.fatal, undefined);
   assert.equal(r.readOnlySysFS, undefined);
   assert.deepEqual(r.outcomes.map((o) => [o.name.split('/').pop(), o.action, o.previous]), [
-    ['nf_conntrack_max', 'set', 1000000],
+    ['nf_conntrack_max', 'set', 65536],
     ['hashsize', 'set', 16384],
     ['nf_conntrack_tcp_timeout_established', 'set', 432000],
     ['nf_conntrack_tcp_timeout_close_wait', 'unchanged', 3600],
@@ -92,6 +92,14 @@ test('setupConntrack: nf_conntrack_max is set exactly (lowered too), hashsize ra
   assert.equal(read('proc/net/netfilter/nf_conntrack_max'), '131072');
   assert.equal(read(`sys/${HASHSIZE}`), '32768');
   assert.equal(read('proc/net/netfilter/nf_conntrack_tcp_timeout_established'), '86400');
+});
+
+test('setupConntrack: a larger nf_conntrack_max is left alone, as upstream since #142035 (a node tuned higher by hand)', () => {
+  const { r, read } = setup({ 'proc/net/netfilter/nf_conntrack_max': '1000000\n', [`sys/${HASHSIZE}`]: '262144\n' }, RO,
+    { ...defaults, tcpEstablishedTimeout: 0, tcpCloseWaitTimeout: 0 });
+  assert.equal(r.fatal, undefined);
+  assert.deepEqual(r.outcomes.map((o) => [o.name.split('/').pop(), o.action]), [['nf_conntrack_max', 'unchanged']]);
+  assert.equal(read('proc/net/netfilter/nf_conntrack_max'), '1000000');
 });
 
 test('setupConntrack: a hash table already big enough is left alone (never shrunk)', () => {
