@@ -15,7 +15,8 @@ import { serveWithBindRetry } from '../http';
 import { systemClock } from '../base/clock';
 import { ProxyHealth, type StaleResource } from '../health/proxy-health';
 import { ClusterWatcher } from '../k8s/cluster-watcher';
-import { loadKubeConfig } from '../k8s/kubeconfig';
+import type { EventRecorder } from '../k8s/event-recorder';
+import { loadKubeConfig, type ApiCredentials } from '../k8s/kubeconfig';
 import type { Log } from '../base/log';
 import { apiServerStatusObserver, createProxyMetrics, type ProxyMetrics } from '../metrics/proxy-metrics';
 import { startMetricsServer } from '../metrics/server';
@@ -26,6 +27,7 @@ import { shutDown, type OpenedParts } from './shutdown';
 import { nftablesParts } from './nftables-parts';
 import { ipvsParts, openIpvsKernel } from './ipvs-parts';
 import { syncParts, type ModeParts, type SyncParts } from './sync-parts';
+import { eventRecorder, recordFailedServer, recordFailedServiceHealthcheck, recordStarting } from './kube-events';
 
 export interface ProxyAppOptions {
   config: KubeProxyConfiguration;
@@ -35,8 +37,10 @@ export interface ProxyAppOptions {
   /** Program the kernel of this network namespace (a path such as /run/netns/X) instead of our own. */
   netns?: string;
   registry?: Registry;
-  /** Health-check node port servers listen here (default: every address). */
+  /** Health-check node port servers listen here (default: the addresses nodePortAddresses selects). */
   healthCheckAddresses?: string[];
+  /** Bounds the wait for the last Event before a hard-fail exit (default 2 s). */
+  eventFlushMs?: number;
 }
 
 export interface RunningProxy {
@@ -44,6 +48,8 @@ export interface RunningProxy {
   registry: Registry;
   watcher: ClusterWatcher;
   health: ProxyHealth;
+  /** Kubernetes Events (kube-events.ts records upstream's through it). */
+  events: EventRecorder;
   /** 0 while the server is not listening (bindAddressHardFail false: it retries). */
   readonly healthPort: number;
   readonly metricsPort: number;
@@ -67,7 +73,7 @@ interface Model {
 }
 
 /** What start-up has opened so far; the watcher is also asked for its staleness. */
-type Opened = OpenedParts & { watcher?: ClusterWatcher };
+type Opened = OpenedParts & { watcher?: ClusterWatcher; events?: EventRecorder };
 
 export async function startProxy(o: ProxyAppOptions): Promise<RunningProxy> {
   const mode = proxyMode(o.config);
@@ -119,23 +125,35 @@ function applySysctls(o: ProxyAppOptions): void {
 
 /** Opens and starts everything in order, recording each part in `opened` as soon as it exists. */
 async function openAndStart(o: ProxyAppOptions, mode: BuiltMode, model: Model, opened: Opened): Promise<RunningProxy> {
-  const sync = syncParts({ ...o, ...model }, await modeParts(o, mode, model, opened));
+  const onServiceHealthFailure = (service: { namespace: string; name: string }, message: string): void => {
+    if (opened.events) recordFailedServiceHealthcheck(opened.events, service, message);
+  };
+  const sync = syncParts({ ...o, ...model, onServiceHealthFailure }, await modeParts(o, mode, model, opened));
   Object.assign(opened, { guard: sync.guard, runner: sync.runner, serviceHealth: sync.serviceHealth });
-  const watcher = (opened.watcher = clusterWatcher(o, model, sync));
+  const kubeConfig = loadKubeConfig({ kubeconfig: o.config.clientConnection.kubeconfig || undefined, master: o.master });
+  const events = (opened.events = eventRecorder(kubeConfig, o.log));
+  const watcher = (opened.watcher = clusterWatcher(o, model, sync, kubeConfig));
   const retry = (name: string) => ({ name, hardFail: o.config.bindAddressHardFail, log: o.log, clock: systemClock });
+  // With bindAddressHardFail the proxy exits on a failed bind; upstream records an Event on the Node first.
+  const orRecord = (server: 'healthz' | 'metrics') => async (e: unknown): Promise<never> => {
+    recordFailedServer(events, model.nodeName, server, e);
+    await events.flush(o.eventFlushMs ?? 2000);
+    throw e;
+  };
   const healthServer = await serveWithBindRetry(() => startHealthServer({
     bindAddress: o.config.healthzBindAddress, health: model.health, log: o.log, apiServer: () => watcher.status(),
     healthzTotal: model.metrics.proxyHealthzTotal, livezTotal: model.metrics.proxyLivezTotal,
-  }), retry('healthz'));
+  }), retry('healthz')).catch(orRecord('healthz'));
   opened.servers.push(healthServer);
   const metricsServer = await serveWithBindRetry(() => startMetricsServer({
     bindAddress: o.config.metricsBindAddress, registry: model.registry, proxyMode: mode, config: () => o.config, log: o.log,
-  }), retry('metrics'));
+  }), retry('metrics')).catch(orRecord('metrics'));
   opened.servers.push(metricsServer);
   sync.guard?.start();
   watcher.start();
+  recordStarting(events, model.nodeName);
   return {
-    metrics: model.metrics, registry: model.registry, watcher, health: model.health,
+    metrics: model.metrics, registry: model.registry, watcher, health: model.health, events,
     get healthPort() { return healthServer.port; },
     get metricsPort() { return metricsServer.port; },
     nextSync: () => sync.loop.nextSync(),
@@ -153,9 +171,9 @@ async function modeParts(o: ProxyAppOptions, mode: BuiltMode, model: Model, open
   return nftablesParts({ ...o, ...model, nft });
 }
 
-function clusterWatcher(o: ProxyAppOptions, model: Model, sync: SyncParts): ClusterWatcher {
+function clusterWatcher(o: ProxyAppOptions, model: Model, sync: SyncParts, kubeConfig: ApiCredentials): ClusterWatcher {
   return new ClusterWatcher({
-    kubeConfig: loadKubeConfig({ kubeconfig: o.config.clientConnection.kubeconfig || undefined, master: o.master }),
+    kubeConfig,
     nodeName: model.nodeName,
     log: o.log,
     onStatus: apiServerStatusObserver(model.metrics),
