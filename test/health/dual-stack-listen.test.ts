@@ -43,6 +43,14 @@ describe('dual-stack listening in a network namespace', { timeout: 120_000 }, ()
     });
   });
 
+  it('the metrics server\'s default stays 127.0.0.1:10249 (upstream v1alpha1 defaults): IPv4 loopback only', async () => {
+    await withNetns((ns) => {
+      const a = run(ns, { metrics: true, probe: [url('127.0.0.1', 10249, '/metrics'), url('::1', 10249, '/metrics')] });
+      assert.equal(a.metricsBindAddress, '127.0.0.1:10249');
+      assert.deepEqual(a.results, { [url('127.0.0.1', 10249, '/metrics')]: 200, [url('::1', 10249, '/metrics')]: 'ECONNREFUSED' });
+    });
+  });
+
   it('healthz with the wildcard still serves IPv4 where IPv6 is disabled (sysctl disable_ipv6)', async () => {
     await withNetns((ns) => {
       ns.exec('sysctl', ['-qw', 'net.ipv6.conf.all.disable_ipv6=1']);

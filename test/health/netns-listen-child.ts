@@ -10,10 +10,14 @@ import { startHealthServer } from '../../src/health/health-server';
 import { healthCheckAddresses } from '../../src/health/health-check-addresses';
 import { ServiceHealthServer } from '../../src/health/service-health';
 import type { IPFamily } from '../../src/base/ip-family';
+import { startMetricsServer } from '../../src/metrics/server';
+import { Registry } from 'prom-client';
 
 export interface ChildRequest {
   /** `healthz`: the healthz server on the default healthzBindAddress (or `bindAddress`). */
   healthz?: { bindAddress?: string };
+  /** `metrics`: the metrics server on the default metricsBindAddress. */
+  metrics?: boolean;
   /** Health-check node port of default/web on `port`, with `readyLocal` endpoints. */
   nodePort?: { port: number; nodePortAddresses: string[]; families: IPFamily[]; readyLocal: number };
   probe: string[];
@@ -21,6 +25,7 @@ export interface ChildRequest {
 
 export interface ChildAnswer {
   bindAddress?: string;
+  metricsBindAddress?: string;
   addresses?: string[];
   results: Record<string, number | string>;
 }
@@ -44,6 +49,12 @@ async function main(): Promise<void> {
     const bindAddress = r.healthz.bindAddress ?? parseCommandLine([]).config.healthzBindAddress;
     answer.bindAddress = bindAddress;
     const s = await startHealthServer({ bindAddress, health: new ProxyHealth(60_000) });
+    closers.push(() => s.close());
+  }
+  if (r.metrics) {
+    const bindAddress = parseCommandLine([]).config.metricsBindAddress;
+    answer.metricsBindAddress = bindAddress;
+    const s = await startMetricsServer({ bindAddress, registry: new Registry() });
     closers.push(() => s.close());
   }
   if (r.nodePort) {
