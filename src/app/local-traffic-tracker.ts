@@ -1,11 +1,16 @@
 // Per-Service facts that the health-check node ports and the no-local-endpoints gauges need, kept up to
 // date from the keys each sync changed, so a sync at 50k Services does not walk all of them.
-import type { ChangeSet, IPFamily, ProxySnapshot, SelectedEndpoints, ServicePort } from '../core/types';
+import type { ChangeSet, Endpoint, IPFamily, ProxySnapshot, SelectedEndpoints, ServicePort } from '../core/types';
 
 export interface LocalTrafficView {
   /** namespace/name -> healthCheckNodePort, for Services with externalTrafficPolicy Local. */
   healthCheckPorts: Map<string, number>;
-  /** namespace/name -> local endpoints (max over its ports), for those Services. */
+  /**
+   * namespace/name -> local READY endpoints, for those Services: as upstream's
+   * EndpointsMap.LocalReadyEndpoints, distinct IPs over all the Service's ports (serving-terminating
+   * ones do not count: a node with only those must fail the check). Upstream counts per family, in the
+   * family's own proxier; one server serves both families here, so it reports the larger family's count.
+   */
   localEndpoints: Map<string, number>;
   /**
    * ServicePorts whose Local policy drops their traffic, per family and policy, as upstream's
@@ -18,7 +23,7 @@ export interface LocalTrafficView {
   noLocal: Record<IPFamily, { internal: number; external: number }>;
 }
 
-interface Entry { nsName: string; family: IPFamily; hcPort: number; local: number; noLocalInternal: boolean; noLocalExternal: boolean }
+interface Entry { nsName: string; family: IPFamily; hcPort: number; readyLocalIps: readonly string[]; noLocalInternal: boolean; noLocalExternal: boolean }
 
 /** Holds only ServicePorts with a Local policy: usually a small share of the cluster. */
 export class LocalTrafficTracker {
@@ -33,14 +38,17 @@ export class LocalTrafficTracker {
     }
   }
 
-  private entryFor(sp: ServicePort, sel: SelectedEndpoints | undefined): Entry {
-    const local = sel?.local.length ?? 0;
-    const dropped = (sel?.hasAny ?? false) && local === 0;
+  private entryFor(sp: ServicePort, selected: SelectedEndpoints | undefined): Entry {
+    const local = selected?.local.length ?? 0;
+    const dropped = (selected?.hasAny ?? false) && local === 0;
+    // Under a Local policy `local` holds every ready local endpoint; a Service not reachable from
+    // outside yet (no node port, no load-balancer IP) has them in `allReachable` only.
+    const ready = (list: readonly Endpoint[] = []): string[] => list.filter((ep) => ep.isLocal && ep.ready).map((ep) => ep.ip);
     return {
       nsName: `${sp.namespace}/${sp.name}`,
       family: sp.family,
       hcPort: sp.externalPolicyLocal ? sp.healthCheckNodePort : 0,
-      local,
+      readyLocalIps: [...new Set([...ready(selected?.local), ...ready(selected?.allReachable)])],
       noLocalInternal: sp.internalPolicyLocal && dropped,
       noLocalExternal: sp.externalPolicyLocal && dropped,
     };
@@ -52,13 +60,17 @@ export class LocalTrafficTracker {
       localEndpoints: new Map(),
       noLocal: { IPv4: { internal: 0, external: 0 }, IPv6: { internal: 0, external: 0 } },
     };
+    const ips = new Map<string, Record<IPFamily, Set<string>>>();
     for (const e of this.entries.values()) {
       if (e.noLocalInternal) v.noLocal[e.family].internal++;
       if (e.noLocalExternal) v.noLocal[e.family].external++;
       if (e.hcPort === 0) continue;
       v.healthCheckPorts.set(e.nsName, e.hcPort);
-      v.localEndpoints.set(e.nsName, Math.max(v.localEndpoints.get(e.nsName) ?? 0, e.local));
+      let sets = ips.get(e.nsName);
+      if (!sets) ips.set(e.nsName, (sets = { IPv4: new Set(), IPv6: new Set() }));
+      for (const ip of e.readyLocalIps) sets[e.family].add(ip);
     }
+    for (const [nsName, sets] of ips) v.localEndpoints.set(nsName, Math.max(sets.IPv4.size, sets.IPv6.size));
     return v;
   }
 }

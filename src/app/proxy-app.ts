@@ -14,7 +14,8 @@ import { type RunningServer, serveUnlessDisabled } from '../http';
 import { systemClock } from '../base/clock';
 import { ProxyHealth, type StaleResource } from '../health/proxy-health';
 import { ClusterWatcher } from '../k8s/cluster-watcher';
-import { loadKubeConfig } from '../k8s/kubeconfig';
+import type { EventRecorder } from '../k8s/event-recorder';
+import { loadKubeConfig, type ApiCredentials } from '../k8s/kubeconfig';
 import type { Log } from '../base/log';
 import { apiServerStatusObserver, createProxyMetrics, type ProxyMetrics } from '../metrics/proxy-metrics';
 import { startMetricsServer } from '../metrics/server';
@@ -22,12 +23,14 @@ import { Nft } from '../native';
 import { servedFamilies } from './families';
 import { localDetectorNotice } from './local-detector-options';
 import { runConntrackSetup } from './conntrack-setup';
+import type { ReadOnlySysFSEvent } from '../conntrack/sysctls';
 import { nodePortNotice } from './node-port-notice';
 import { modelSink } from './model-sink';
 import { shutDown, type OpenedParts } from './shutdown';
 import { nftablesParts } from './nftables-parts';
 import { ipvsParts, openIpvsKernel } from './ipvs-parts';
 import { syncParts, type ModeParts, type SyncParts } from './sync-parts';
+import { eventRecorder, recordFailedServer, recordFailedServiceHealthcheck, recordReadOnlySysFs, recordStarting } from './kube-events';
 
 export interface ProxyAppOptions {
   config: KubeProxyConfiguration;
@@ -37,8 +40,10 @@ export interface ProxyAppOptions {
   /** Program the kernel of this network namespace (a path such as /run/netns/X) instead of our own. */
   netns?: string;
   registry?: Registry;
-  /** Health-check node port servers listen here (default: every address). */
+  /** Health-check node port servers listen here (default: the addresses nodePortAddresses selects). */
   healthCheckAddresses?: string[];
+  /** Bounds the wait for the last Event before a hard-fail exit (default 2 s). */
+  eventFlushMs?: number;
 }
 
 export interface RunningProxy {
@@ -46,6 +51,8 @@ export interface RunningProxy {
   registry: Registry;
   watcher: ClusterWatcher;
   health: ProxyHealth;
+  /** Kubernetes Events (kube-events.ts records upstream's through it). */
+  events: EventRecorder;
   /** 0 while the server is not listening (bindAddressHardFail false: it retries). */
   readonly healthPort: number;
   readonly metricsPort: number;
@@ -69,7 +76,7 @@ interface Model {
 }
 
 /** What start-up has opened so far; the watcher is also asked for its staleness. */
-type Opened = OpenedParts & { watcher?: ClusterWatcher };
+type Opened = OpenedParts & { watcher?: ClusterWatcher; events?: EventRecorder };
 
 export async function startProxy(o: ProxyAppOptions): Promise<RunningProxy> {
   const mode = proxyMode(o.config);
@@ -80,10 +87,10 @@ export async function startProxy(o: ProxyAppOptions): Promise<RunningProxy> {
   if (detectNotice) o.log.info(detectNotice.fields, detectNotice.msg);
   const npNotice = nodePortNotice(o.config, model.families);
   o.log[npNotice.level](npNotice.fields, npNotice.msg);
-  applySysctls(o);
+  const readOnlySysFS = applySysctls(o);
   let proxy: RunningProxy;
   try {
-    proxy = await openAndStart(o, mode, model, opened);
+    proxy = await openAndStart(o, mode, model, opened, readOnlySysFS);
   } catch (e) {
     await shutDown(opened).catch((err) => o.log.warn({ err: String(err) }, 'Closing after a failed start-up failed too'));
     throw e;
@@ -112,21 +119,34 @@ function buildModel(o: ProxyAppOptions, staleResources: () => readonly StaleReso
   };
 }
 
-function applySysctls(o: ProxyAppOptions): void {
+/** Returns the Node event to record when /sys was read-only (recorded once the event recorder exists). */
+function applySysctls(o: ProxyAppOptions): ReadOnlySysFSEvent | undefined {
   if (o.netns) {
     o.log.info({ netns: o.netns }, 'Not applying conntrack sysctls: running against another network namespace');
-    return;
+    return undefined;
   }
-  runConntrackSetup(o.config.linux.conntrack, o.log);
+  return runConntrackSetup(o.config.linux.conntrack, o.log).readOnlySysFS;
 }
 
 /** Opens and starts everything in order, recording each part in `opened` as soon as it exists. */
-async function openAndStart(o: ProxyAppOptions, mode: BuiltMode, model: Model, opened: Opened): Promise<RunningProxy> {
-  const sync = syncParts({ ...o, ...model }, await modeParts(o, mode, model, opened));
+async function openAndStart(o: ProxyAppOptions, mode: BuiltMode, model: Model, opened: Opened, readOnlySysFS?: ReadOnlySysFSEvent): Promise<RunningProxy> {
+  const onServiceHealthFailure = (service: { namespace: string; name: string }, message: string): void => {
+    if (opened.events) recordFailedServiceHealthcheck(opened.events, service, message);
+  };
+  const sync = syncParts({ ...o, ...model, onServiceHealthFailure }, await modeParts(o, mode, model, opened));
   Object.assign(opened, { guard: sync.guard, runner: sync.runner, serviceHealth: sync.serviceHealth });
-  const watcher = (opened.watcher = clusterWatcher(o, model, sync));
-  const serve = (name: string, address: string, start: () => Promise<RunningServer>) =>
-    serveUnlessDisabled(address, start, { name, hardFail: o.config.bindAddressHardFail, log: o.log, clock: systemClock });
+  const kubeConfig = loadKubeConfig({ kubeconfig: o.config.clientConnection.kubeconfig || undefined, master: o.master });
+  const events = (opened.events = eventRecorder(kubeConfig, o.log));
+  if (readOnlySysFS) recordReadOnlySysFs(events, model.nodeName, readOnlySysFS);
+  const watcher = (opened.watcher = clusterWatcher(o, model, sync, kubeConfig));
+  // With bindAddressHardFail the proxy exits on a failed bind; upstream records an Event on the Node first.
+  const orRecord = (server: 'healthz' | 'metrics') => async (e: unknown): Promise<never> => {
+    recordFailedServer(events, model.nodeName, server, e);
+    await events.flush(o.eventFlushMs ?? 2000);
+    throw e;
+  };
+  const serve = (name: 'healthz' | 'metrics', address: string, start: () => Promise<RunningServer>) =>
+    serveUnlessDisabled(address, start, { name, hardFail: o.config.bindAddressHardFail, log: o.log, clock: systemClock }).catch(orRecord(name));
   const healthServer = await serve('healthz', o.config.healthzBindAddress, () => startHealthServer({
     bindAddress: o.config.healthzBindAddress, health: model.health, log: o.log, apiServer: () => watcher.status(),
     healthzTotal: model.metrics.proxyHealthzTotal, livezTotal: model.metrics.proxyLivezTotal,
@@ -138,8 +158,9 @@ async function openAndStart(o: ProxyAppOptions, mode: BuiltMode, model: Model, o
   opened.servers.push(metricsServer);
   sync.guard?.start();
   watcher.start();
+  recordStarting(events, model.nodeName);
   return {
-    metrics: model.metrics, registry: model.registry, watcher, health: model.health,
+    metrics: model.metrics, registry: model.registry, watcher, health: model.health, events,
     get healthPort() { return healthServer.port; },
     get metricsPort() { return metricsServer.port; },
     nextSync: () => sync.loop.nextSync(),
@@ -157,9 +178,9 @@ async function modeParts(o: ProxyAppOptions, mode: BuiltMode, model: Model, open
   return nftablesParts({ ...o, ...model, nft });
 }
 
-function clusterWatcher(o: ProxyAppOptions, model: Model, sync: SyncParts): ClusterWatcher {
+function clusterWatcher(o: ProxyAppOptions, model: Model, sync: SyncParts, kubeConfig: ApiCredentials): ClusterWatcher {
   return new ClusterWatcher({
-    kubeConfig: loadKubeConfig({ kubeconfig: o.config.clientConnection.kubeconfig || undefined, master: o.master }),
+    kubeConfig,
     nodeName: model.nodeName,
     log: o.log,
     onStatus: apiServerStatusObserver(model.metrics),

@@ -10,6 +10,8 @@ export interface OpenedParts {
   watcher?: { stop(): void };
   runner?: { stop(): Promise<void> };
   serviceHealth?: { closeAll(): Promise<void> };
+  /** Kubernetes Events: what is still queued is dropped. */
+  events?: { stop(): void };
   /** The healthz and metrics servers, closed together. */
   servers: RunningServer[];
 }
@@ -28,6 +30,7 @@ export async function shutDown(p: OpenedParts): Promise<void> {
     () => p.serviceHealth?.closeAll(),
     () => Promise.all(p.servers.map((s) => s.close())),
     () => p.nft?.close(),
+    () => p.events?.stop(),
   ];
   const failures: unknown[] = [];
   for (const step of steps) {

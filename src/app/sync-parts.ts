@@ -8,6 +8,8 @@ import { ConntrackCleanup } from '../conntrack';
 import type { ProxyState } from '../core';
 import type { IPFamily, Proxier } from '../core/types';
 import type { ProxyHealth } from '../health/proxy-health';
+import * as os from 'node:os';
+import { healthCheckAddresses } from '../health/health-check-addresses';
 import { ServiceHealthServer } from '../health/service-health';
 import type { Log } from '../base/log';
 import type { ProxyMetrics } from '../metrics/proxy-metrics';
@@ -24,7 +26,11 @@ export interface SyncInputs {
   log: Log;
   /** The network namespace the kernel side works in (undefined: our own). */
   netns?: string;
+  /** Where the health-check node ports listen; default: what nodePortAddresses selects. */
   healthCheckAddresses?: string[];
+  nodeName?: string;
+  /** A health-check node port could not be opened (upstream's FailedToStartServiceHealthcheck). */
+  onServiceHealthFailure?: (service: { namespace: string; name: string }, message: string) => void;
   families: IPFamily[];
   metrics: ProxyMetrics;
   health: ProxyHealth;
@@ -48,7 +54,9 @@ export function syncParts(i: SyncInputs, mode: (runSoon: () => void) => ModePart
   let runner: BoundedFrequencyRunner | undefined;
   const { proxier, guard } = mode(() => runner?.run());
   const serviceHealth = new ServiceHealthServer({
-    addresses: i.healthCheckAddresses, proxyHealthy: () => i.health.report().healthy, log: i.log,
+    addresses: i.healthCheckAddresses ?? (() => nodePortListenAddresses(i)),
+    proxyHealthy: () => i.health.report().healthy, log: i.log,
+    nodeName: i.nodeName, onFailedToStart: i.onServiceHealthFailure,
   });
   const loop = new SyncLoop({
     state: i.state, proxier, families: i.families, metrics: i.metrics, health: i.health, serviceHealth, log: i.log,
@@ -61,6 +69,13 @@ export function syncParts(i: SyncInputs, mode: (runSoon: () => void) => ModePart
   });
   runner = syncRunner(i.config, loop, i.log);
   return { proxier, guard, serviceHealth, loop, runner };
+}
+
+/** Read when a Service's port opens: the node's IPs (for `primary`) are known by the first sync. */
+function nodePortListenAddresses(i: SyncInputs): string[] {
+  const nodeIPs = i.config.nodeIPOverride.length > 0 ? i.config.nodeIPOverride : i.state.snapshot().node.ips;
+  const interfaceAddresses = Object.values(os.networkInterfaces()).flatMap((list) => (list ?? []).map((a) => a.address));
+  return healthCheckAddresses({ nodePortAddresses: i.config.nodePortAddresses, families: i.families, nodeIPs, interfaceAddresses });
 }
 
 function syncRunner(config: KubeProxyConfiguration, loop: SyncLoop, log: Log): BoundedFrequencyRunner {

@@ -6,3 +6,6 @@ export { startHealthServer, healthBody } from './health-server';
 export type { HealthServerOptions } from './health-server';
 export { ServiceHealthServer } from './service-health';
 export type { ServiceHealthOptions } from './service-health';
+export { healthCheckAddresses, WILDCARD } from './health-check-addresses';
+export type { HealthCheckAddressInputs } from './health-check-addresses';
+export { failedToStartMessage } from './service-health';

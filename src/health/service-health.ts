@@ -4,11 +4,23 @@
 // hcHandler, every path and method gets the same answer; the hardening of src/http applies.
 import type { Log } from '../base/log';
 import { type HttpLimits, type RunningServer, serveHardened } from '../http';
+import { WILDCARD } from './health-check-addresses';
 
 export interface ServiceHealthOptions {
-  /** Addresses to listen on (upstream: the node IPs from nodePortAddresses, or every address). */
-  addresses?: string[];
+  /**
+   * Addresses to listen on (health-check-addresses.ts), read each time a Service's port is opened;
+   * undefined: every address of both families. An empty list opens nothing, as upstream when no node
+   * address matches nodePortAddresses.
+   */
+  addresses?: readonly string[] | (() => readonly string[]);
   proxyHealthy: () => boolean;
+  /** This node's name, for upstream's message when a port cannot be opened. */
+  nodeName?: string;
+  /**
+   * A port could not be opened: upstream records the Warning event FailedToStartServiceHealthcheck on
+   * the Service with this message. Must not throw.
+   */
+  onFailedToStart?: (service: { namespace: string; name: string }, message: string) => void;
   /** Opening/closing servers, and (rate-limited) bad requests and failed handlers. */
   log?: Pick<Log, 'info' | 'warn' | 'error'>;
   limits?: Partial<HttpLimits>;
@@ -20,6 +32,11 @@ interface Instance {
   localEndpoints: number;
 }
 
+/** Upstream's note: `node %s failed to start healthcheck %q on port %d: %v`. */
+export function failedToStartMessage(nodeName: string, nsName: string, port: number, err: unknown): string {
+  return `node ${nodeName} failed to start healthcheck ${JSON.stringify(nsName)} on port ${port}: ${err instanceof Error ? err.message : String(err)}`;
+}
+
 function splitName(nsName: string): { namespace: string; name: string } {
   const i = nsName.indexOf('/');
   if (i <= 0) throw new Error(`service name ${JSON.stringify(nsName)}: expected "namespace/name"`);
@@ -28,10 +45,12 @@ function splitName(nsName: string): { namespace: string; name: string } {
 
 export class ServiceHealthServer {
   private readonly services = new Map<string, Instance>();
-  private readonly addresses: string[];
 
-  constructor(private readonly o: ServiceHealthOptions) {
-    this.addresses = o.addresses && o.addresses.length > 0 ? o.addresses : ['0.0.0.0'];
+  constructor(private readonly o: ServiceHealthOptions) {}
+
+  private addresses(): readonly string[] {
+    const a = this.o.addresses;
+    return a === undefined ? [WILDCARD] : typeof a === 'function' ? a() : a;
   }
 
   /**
@@ -52,12 +71,14 @@ export class ServiceHealthServer {
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`healthCheckNodePort of ${nsName}: ${port} is not a port`);
       const inst: Instance = { port, servers: [], localEndpoints: 0 };
       try {
-        for (const addr of this.addresses) inst.servers.push(await this.serve(nsName, addr, port));
+        const addresses = this.addresses();
+        for (const addr of addresses) inst.servers.push(await this.serve(nsName, addr, port));
         this.services.set(nsName, inst);
-        this.o.log?.info({ service: nsName, port }, 'opened healthcheck');
+        this.o.log?.info({ service: nsName, port, addresses }, 'opened healthcheck');
       } catch (err) {
         await Promise.all(inst.servers.map((s) => s.close()));
         this.o.log?.error({ service: nsName, port, err: String(err) }, 'failed to start healthcheck');
+        this.o.onFailedToStart?.(splitName(nsName), failedToStartMessage(this.o.nodeName ?? '', nsName, port, err));
       }
     }
   }

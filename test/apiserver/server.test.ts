@@ -245,6 +245,21 @@ describe('TestApiServer', { timeout: 60_000 }, () => {
     assert.deepEqual(last, ['POST /apis/events.k8s.io/v1/namespaces/default/events', 'GET /api/v1/services', 'GET /api/v1/pods', 'GET /api/v1/nodes/late']);
   });
 
+  it('keeps posted Events, refuses one whose namespace is not the path\'s, and fails them with failRequests', async () => {
+    const path = '/apis/events.k8s.io/v1/namespaces/shop/events';
+    const post = (body: object) => fetch(`${api.url}${path}`, { method: 'POST', body: JSON.stringify(body) });
+    const before = api.events.length;
+    assert.equal((await post({ metadata: { name: 'a', namespace: 'shop' }, reason: 'R' })).status, 201);
+    assert.equal((await post({ metadata: { name: 'b', namespace: 'other' } })).status, 400);
+    api.failRequests(403, '/apis/events.k8s.io');
+    try {
+      assert.equal((await post({ metadata: { name: 'c', namespace: 'shop' } })).status, 403);
+    } finally {
+      api.failRequests(undefined);
+    }
+    assert.deepEqual(api.events.slice(before).map((e) => [e.path, (e.event.metadata as { name: string }).name]), [[path, 'a']]);
+  });
+
   it('serves cluster-scoped ServiceCIDRs (list, get, watch), or 404s them when told not to', async () => {
     const from = api.store.rv;
     const sc = api.create('servicecidrs', { metadata: { name: 'extra', namespace: 'ignored' }, spec: { cidrs: ['10.0.0.0/16'] } });

@@ -69,6 +69,8 @@ function byKey(items: KObject[]): KObject[] {
 export class TestApiServer {
   readonly store: Store;
   readonly requests: RecordedRequest[] = [];
+  /** Events created through POST, in arrival order, with the path they were posted to. */
+  readonly events: Array<{ path: string; event: KObject }> = [];
   private server?: http.Server;
   private port = 0;
   private readonly watches = new Set<OpenWatch>();
@@ -151,7 +153,7 @@ export class TestApiServer {
     this.snapshots.clear();
   }
 
-  /** Makes every GET (under `pathPrefix`) answer with this HTTP status until cleared (undefined). */
+  /** Makes every GET and event POST (under `pathPrefix`) answer with this HTTP status until cleared (undefined). */
   failRequests(code: number | undefined, pathPrefix = '/'): void {
     this.failure = code === undefined ? undefined : { code, pathPrefix };
   }
@@ -217,13 +219,13 @@ export class TestApiServer {
     this.requests.push({ method: req.method ?? 'GET', path: url.pathname, query, watch, time: Date.now(), authorization: req.headers.authorization });
     const route = parseRoute(url.pathname);
     if (!route || (route.resource !== 'events' && this.notServed.has(route.resource))) return this.send(res, 404, status(404, 'NotFound', `the server could not find the requested resource (${url.pathname})`));
-    if (req.method === 'POST' && route.resource === 'events') return this.acceptEvent(req, res, route);
-    if (req.method !== 'GET' || route.resource === 'events') {
-      return this.send(res, 405, status(405, 'MethodNotAllowed', `${req.method} is not supported on ${url.pathname}`));
-    }
     const f = this.failure;
     if (f && url.pathname.startsWith(f.pathPrefix)) {
       return this.send(res, f.code, status(f.code, f.code === 403 ? 'Forbidden' : 'InternalError', 'injected failure'));
+    }
+    if (req.method === 'POST' && route.resource === 'events') return this.acceptEvent(req, res, route, url.pathname);
+    if (req.method !== 'GET' || route.resource === 'events') {
+      return this.send(res, 405, status(405, 'MethodNotAllowed', `${req.method} is not supported on ${url.pathname}`));
     }
     const resource = route.resource;
     if (route.name !== undefined) return this.getOne(res, resource, route);
@@ -389,12 +391,18 @@ export class TestApiServer {
     res.on('close', w.close);
   }
 
-  private acceptEvent(req: http.IncomingMessage, res: http.ServerResponse, route: Route): void {
+  private acceptEvent(req: http.IncomingMessage, res: http.ServerResponse, route: Route, path: string): void {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       try {
         const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as KObject;
+        // As the API server: an event's namespace must be the one in the path.
+        const ns = (body.metadata as { namespace?: string } | undefined)?.namespace;
+        if (ns !== undefined && ns !== route.namespace) {
+          return this.send(res, 400, status(400, 'BadRequest', `the namespace of the object (${ns}) does not match the namespace on the request (${route.namespace})`));
+        }
+        this.events.push({ path, event: body });
         body.metadata = { ...body.metadata, namespace: route.namespace, resourceVersion: String(this.store.rv) };
         this.send(res, 201, body);
       } catch (e) {

@@ -86,6 +86,44 @@ describe('service health-check node ports', { timeout: 60_000 }, () => {
     assert.deepEqual(hc.openServices(), ['x/ok', 'x/taken'], 'retried on the next sync');
   });
 
+  it('reports a port it cannot open with upstream\'s message (service_health.go SyncServices), each time it tries', async () => {
+    const blocker = net.createServer();
+    await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', () => r()));
+    const taken = (blocker.address() as net.AddressInfo).port;
+    const failures: Array<{ service: unknown; message: string }> = [];
+    const h = new ServiceHealthServer({
+      addresses: ['127.0.0.1'], proxyHealthy: () => true, nodeName: 'node-a',
+      onFailedToStart: (service, message) => failures.push({ service, message }),
+    });
+    try {
+      await h.syncServices(new Map([['shop/web', taken]]));
+      await h.syncServices(new Map([['shop/web', taken]]));
+      assert.equal(failures.length, 2);
+      assert.deepEqual(failures[0].service, { namespace: 'shop', name: 'web' });
+      assert.equal(failures[0].message, `node node-a failed to start healthcheck "shop/web" on port ${taken}: healthCheckNodePort of shop/web: cannot listen on 127.0.0.1:${taken}: EADDRINUSE`);
+    } finally {
+      await h.closeAll();
+      await new Promise<void>((r) => blocker.close(() => r()));
+    }
+  });
+
+  it('reads its addresses when a port opens; an empty list opens nothing, as upstream with no matching node IP', async () => {
+    let addresses: string[] = [];
+    const h = new ServiceHealthServer({ addresses: () => addresses, proxyHealthy: () => true });
+    try {
+      const [p1, p2] = [await freePort(), await freePort()];
+      await h.syncServices(new Map([['a/one', p1]]));
+      assert.deepEqual(h.boundPorts('a/one'), []);
+      assert.ok(await refused(p1));
+      addresses = ['127.0.0.1'];
+      await h.syncServices(new Map([['a/one', p1], ['a/two', p2]]));
+      assert.ok(await refused(p1), 'an open Service keeps its servers');
+      assert.equal((await probe(p2)).status, 503, 'a newly opened one uses the new addresses');
+    } finally {
+      await h.closeAll();
+    }
+  });
+
   it('rejects malformed names and ports by name', async () => {
     await assert.rejects(hc.syncServices(new Map([['no-namespace', 1234]])), /service name "no-namespace": expected "namespace\/name"/);
     await assert.rejects(hc.syncServices(new Map([['a/b', 70000]])), /healthCheckNodePort of a\/b: 70000 is not a port/);

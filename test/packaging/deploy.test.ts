@@ -10,6 +10,7 @@ import { parseAllDocuments } from 'yaml';
 import { startProxy } from '../../src/app/proxy-app';
 import { parseCommandLine } from '../../src/config';
 import { ApiConnection } from '../../src/k8s/api-request';
+import { EVENTS_GRANT } from '../../src/k8s/events-client';
 import { loadKubeConfig, PLACEHOLDER_SERVER_HOST } from '../../src/k8s/kubeconfig';
 import { resourceClients } from '../../src/k8s/resources';
 import { createLogger } from '../../src/log';
@@ -33,10 +34,13 @@ const mountPath: string = container.volumeMounts.find((m: any) => m.name === 'co
 const GROUP: Record<string, string> = { services: '', nodes: '', namespaces: '', endpointslices: 'discovery.k8s.io', servicecidrs: 'networking.k8s.io' };
 
 describe('deploy/', () => {
-  it('RBAC grants list and watch on exactly the resources the watchers request, and nothing else', () => {
+  it('RBAC grants list and watch on exactly the resources the watchers request, create on events, and nothing else', () => {
     const role = rbac.find((d) => d.kind === 'ClusterRole');
     const granted = new Set<string>();
-    for (const r of role.rules) {
+    const isEvents = (r: any): boolean => r.apiGroups.includes(EVENTS_GRANT.apiGroup) && r.resources.includes(EVENTS_GRANT.resource);
+    const eventRules = role.rules.filter(isEvents);
+    assert.deepEqual(eventRules, [{ apiGroups: [EVENTS_GRANT.apiGroup], resources: [EVENTS_GRANT.resource], verbs: [...EVENTS_GRANT.verbs] }]);
+    for (const r of role.rules.filter((x: any) => !isEvents(x))) {
       assert.deepEqual([...r.verbs].sort(), ['list', 'watch'], `verbs of ${JSON.stringify(r)}`);
       for (const g of r.apiGroups) for (const res of r.resources) granted.add(`${g}/${res}`);
     }
