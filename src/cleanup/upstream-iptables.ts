@@ -45,8 +45,24 @@ export async function cleanupUpstreamIptables(nft: Pick<Nft, 'dumpTable' | 'comm
   return result;
 }
 
+const EBUSY = 16;
+/** Another program changed the table between our dump and our commit: a rule we named is gone
+ *  (ENOENT) or a new one jumps to a chain we delete (EBUSY). Dump and plan again, once. */
+const RACE_RETRIES = 1;
+
 /** undefined: no such table (iptables never used it in this family). */
 async function cleanTable(nft: Pick<Nft, 'dumpTable' | 'commit'>, family: Family, name: string): Promise<UpstreamTableResult | undefined> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await cleanTableOnce(nft, family, name);
+    } catch (e) {
+      const raced = e instanceof NetlinkError && (e.errno === ENOENT || e.errno === EBUSY);
+      if (!raced || attempt >= RACE_RETRIES) throw e;
+    }
+  }
+}
+
+async function cleanTableOnce(nft: Pick<Nft, 'dumpTable' | 'commit'>, family: Family, name: string): Promise<UpstreamTableResult | undefined> {
   let dump;
   try {
     dump = await nft.dumpTable(family, name, { elements: false });
