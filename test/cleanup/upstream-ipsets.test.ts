@@ -42,3 +42,16 @@ test('any other error is a failure naming the set', async () => {
   const r = await cleanupUpstreamIpsets(s.destroy, quiet, ['A']);
   assert.deepEqual(r.failed, [{ what: 'ipset A', error: 'error 1 (errno 1)' }]);
 });
+
+test('a kernel without ipset (nfnetlink\'s EINVAL for every set): nothing to do, no failure', async () => {
+  const s = scripted({ A: [22], B: [22] });
+  const r = await cleanupUpstreamIpsets(s.destroy, quiet, ['A', 'B']);
+  assert.deepEqual(r, { destroyed: [], inUse: [], failed: [] });
+  assert.equal(s.calls.length, 1);
+});
+
+test('EINVAL for one set among others is a failure', async () => {
+  const s = scripted({ A: [22], B: [0] });
+  const r = await cleanupUpstreamIpsets(s.destroy, quiet, ['A', 'B']);
+  assert.deepEqual(r.failed.map((f) => f.what), ['ipset A']);
+});
