@@ -1,4 +1,4 @@
-// --cleanup: removes everything any proxy mode of ours may have created, and nothing else. Start-up
+// --cleanup: removes everything any proxy mode of ours (or upstream's) may have created, and nothing else. Start-up
 // never does this; it is the one path that deletes another mode's rules: the nftables mode's table
 // `kube-proxy` and the IPVS mode's `kube-proxy-ipvs` (ip and ip6 families), and the IPVS mode's
 // virtual services, addresses and kube-ipvs0 (ipvs.ts). It also removes what upstream kube-proxy's
@@ -37,7 +37,8 @@ export interface CleanupOptions {
   procNet?: string;
 }
 
-/** Exit 0 only when nothing that was there stayed behind. */
+/** Exit 0 unless something failed to go; what stays on purpose (ipvs.excludeCIDRs' services, chains and
+ *  ipsets another owner's rules use, iptables-legacy tables) is not a failure. */
 export function cleanupSucceeded(r: CleanupResult): boolean {
   return r.failed.length === 0 && r.ipvs.failed.length === 0 && upstreamCleanupFailures(r.upstream).length === 0;
 }
