@@ -9,6 +9,9 @@ command -v ip >/dev/null || need+=(iproute2)
 command -v g++ >/dev/null || need+=(g++)
 command -v make >/dev/null || need+=(make)
 command -v python3 >/dev/null || need+=(python3)
+# the tests of --cleanup build upstream kube-proxy's iptables-nft rules and ipsets with the real tools
+command -v iptables-nft >/dev/null || need+=(iptables)
+command -v ipset >/dev/null || need+=(ipset)
 if [ ${#need[@]} -gt 0 ]; then
   echo "setup: installing ${need[*]}" >&2
   apt-get update -qq

@@ -42,7 +42,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::vector<ApplyError> errors;
   FeedApplyReplies(data, size, st, &errors);
   for (const ApplyError& e : errors) {
-    if (e.opIndex < 100 || e.opIndex >= 116 || e.errnum <= 0 || e.errnum > 4095) abort();
+    if (e.opIndex < 100 || e.opIndex >= 116 || e.errnum <= 0 || e.errnum > kpn::kMaxAckErrno) abort();
   }
   if (st.answered > st.count) abort();
   (void)sum;

@@ -35,6 +35,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (const TableId& t : tables) sum += t.name.size();
   for (const ChainInfo& c : dump.chains) sum += c.name.size() + c.type.size();
   for (const RuleInfo& r : dump.rules) for (const auto& e : r.exprs) sum += e.size();
+  for (const RuleInfo& r : dump.rules) for (const auto& j : r.jumps) sum += j.size();
   for (const ElemInfo& e : set.elements) sum += e.key.size() + e.keyEnd.size() + e.data.size() + e.verdict.chain.size();
   (void)sum;
   return 0;

@@ -1,4 +1,4 @@
-// Module entry: exports NftSocket, NftMonitor, RtnlSocket, conntrackDelete, conntrackList and the functions
+// Module entry: exports NftSocket, NftMonitor, RtnlSocket, conntrackDelete, conntrackList, ipsetDestroy and the functions
 // below (validateTransaction, groupNotifications, errnoName, releaseFreeMemory, memoryPressureGc).
 #include <napi.h>
 #include <v8.h>
@@ -12,6 +12,7 @@
 #include "napi/conntrack_delete.h"
 #include "napi/conntrack_list.h"
 #include "napi/errors.h"
+#include "napi/ipset_destroy.h"
 #include "napi/ipvs_socket.h"
 #include "napi/monitor_args.h"
 #include "napi/monitor_events.h"
@@ -113,6 +114,7 @@ static Napi::Object InitAddon(Napi::Env env, Napi::Object exports) {
   exports.Set("conntrackDelete", Napi::Function::New(env, kpn::ConntrackDelete, "conntrackDelete"));
   exports.Set("conntrackList", Napi::Function::New(env, kpn::ConntrackList, "conntrackList"));
   kpn::RtnlSocket::Init(env, exports);  // rtnetlink: links and addresses (IPVS mode)
+  exports.Set("ipsetDestroy", Napi::Function::New(env, kpn::IpsetDestroy, "ipsetDestroy"));  // --cleanup
   return exports;
 }
 

@@ -39,6 +39,9 @@ Napi::Object RuleToJs(Napi::Env env, const nft::RuleInfo& r) {
   Napi::Array exprs = Napi::Array::New(env, r.exprs.size());
   for (size_t i = 0; i < r.exprs.size(); i++) exprs.Set(uint32_t(i), Napi::String::New(env, r.exprs[i]));
   o.Set("exprs", exprs);
+  Napi::Array jumps = Napi::Array::New(env, r.jumps.size());
+  for (size_t i = 0; i < r.jumps.size(); i++) jumps.Set(uint32_t(i), Napi::String::New(env, r.jumps[i]));
+  o.Set("jumps", jumps);
   return o;
 }
 

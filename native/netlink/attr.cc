@@ -34,9 +34,9 @@ bool ParseAck(const nlmsghdr& h, const uint8_t* payload, size_t len, NlAck* out)
   if (len < sizeof(nlmsgerr)) return false;
   nlmsgerr e;
   std::memcpy(&e, payload, sizeof e);
-  // The kernel sends 0 or -errno (errno < 4096); anything else, INT_MIN included (whose negation
-  // overflows), is a corrupt reply.
-  if (e.error > 0 || e.error < -4095) return false;
+  // The kernel sends 0 or -errno: errno < 4096, or one of ipset's own codes, IPSET_ERR_PRIVATE
+  // (4096) and up; anything else, INT_MIN included (whose negation overflows), is a corrupt reply.
+  if (e.error > 0 || e.error < -kMaxAckErrno) return false;
   out->seq = h.nlmsg_seq;
   out->error = -e.error;
   out->extack.clear();

@@ -73,6 +73,9 @@ struct AttrStep { uint16_t type; size_t index; };
 // The chain of attributes leading to the one at byte `offset` of the netlink message `msg`
 // (attributes start after `headerLen` bytes of fixed header). Empty if the offset falls on none.
 std::vector<AttrStep> AttrPathAt(const uint8_t* msg, size_t msgLen, size_t headerLen, size_t offset);
+// The largest errno an ack may carry: ipset's private codes (IPSET_ERR_PRIVATE 4096, the
+// type-specific ones from 4352) sit above the kernel's errno range.
+constexpr int kMaxAckErrno = 4607;
 // False when the payload is too short for an nlmsgerr or its error is not 0 or -errno.
 bool ParseAck(const nlmsghdr& h, const uint8_t* payload, size_t len, NlAck* out);
 

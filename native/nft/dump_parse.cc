@@ -33,6 +33,22 @@ void ParseElemData(const AttrView& nest, ElemInfo* e) {
   }
 }
 
+// The chain of an immediate expression's jump or goto verdict; empty for anything else.
+std::string ImmediateJump(const AttrView& exprData) {
+  AttrView im[NFTA_IMMEDIATE_MAX + 1];
+  if (!exprData.present() || !ParseAttrs(exprData.data, exprData.len, im, NFTA_IMMEDIATE_MAX)) return std::string();
+  if (!im[NFTA_IMMEDIATE_DREG].present() || AttrBe32(im[NFTA_IMMEDIATE_DREG]) != NFT_REG_VERDICT) return std::string();
+  AttrView d[NFTA_DATA_MAX + 1];
+  const AttrView& data = im[NFTA_IMMEDIATE_DATA];
+  if (!data.present() || !ParseAttrs(data.data, data.len, d, NFTA_DATA_MAX)) return std::string();
+  AttrView v[NFTA_VERDICT_MAX + 1];
+  const AttrView& vn = d[NFTA_DATA_VERDICT];
+  if (!vn.present() || !ParseAttrs(vn.data, vn.len, v, NFTA_VERDICT_MAX) || !v[NFTA_VERDICT_CODE].present()) return std::string();
+  const int32_t code = int32_t(AttrBe32(v[NFTA_VERDICT_CODE]));
+  if (code != NFT_JUMP && code != NFT_GOTO) return std::string();
+  return AttrStr(v[NFTA_VERDICT_CHAIN]);
+}
+
 }  // namespace
 
 bool NftBody(const uint8_t* p, size_t n, uint8_t* family, const uint8_t** attrs, size_t* len) {
@@ -87,7 +103,11 @@ void ParseRule(TableDump* out, const uint8_t* p, size_t n) {
   const AttrView& list = tb[NFTA_RULE_EXPRESSIONS];
   ForEachAttr(list.data, list.present() ? list.len : 0, [&](uint16_t, AttrView el) {
     AttrView e[NFTA_EXPR_MAX + 1];
-    if (ParseAttrs(el.data, el.len, e, NFTA_EXPR_MAX)) r.exprs.push_back(AttrStr(e[NFTA_EXPR_NAME]));
+    if (!ParseAttrs(el.data, el.len, e, NFTA_EXPR_MAX)) return;
+    r.exprs.push_back(AttrStr(e[NFTA_EXPR_NAME]));
+    if (r.exprs.back() != "immediate") return;
+    std::string target = ImmediateJump(e[NFTA_EXPR_DATA]);
+    if (!target.empty()) r.jumps.push_back(std::move(target));
   });
   out->rules.push_back(std::move(r));
 }

@@ -27,7 +27,14 @@ struct ChainInfo {
   uint32_t policy = 0;
 };
 
-struct RuleInfo { std::string chain; uint64_t handle = 0; std::vector<std::string> exprs; };
+struct RuleInfo {
+  std::string chain;
+  uint64_t handle = 0;
+  std::vector<std::string> exprs;
+  // The chains its immediate expressions jump or go to (NFT_JUMP/NFT_GOTO verdicts), in order:
+  // what --cleanup needs to find the rules that refer to a chain, iptables-nft's `-j CHAIN` included.
+  std::vector<std::string> jumps;
+};
 
 struct ElemInfo {
   Bytes key, keyEnd;

@@ -1,11 +1,14 @@
-// --cleanup: removes everything any proxy mode of ours may have created, and nothing else. Start-up
+// --cleanup: removes everything any proxy mode of ours (or upstream's) may have created, and nothing else. Start-up
 // never does this; it is the one path that deletes another mode's rules: the nftables mode's table
 // `kube-proxy` and the IPVS mode's `kube-proxy-ipvs` (ip and ip6 families), and the IPVS mode's
-// virtual services, addresses and kube-ipvs0 (ipvs.ts).
+// virtual services, addresses and kube-ipvs0 (ipvs.ts). It also removes what upstream kube-proxy's
+// iptables and IPVS modes left (upstream.ts): their iptables-nft chains and the jumps to them,
+// their ipsets; iptables-legacy tables get a warning with the commands to run.
 import type { Log } from '../base/log';
 import { Family, IpvsSocket, NetlinkError, Nft, RtnlSocket, Transaction } from '../native';
 import type { IpvsHandle } from '../native/ipvs-types';
 import { cleanupIpvs, type IpvsCleanupResult } from './ipvs';
+import { cleanupUpstream, upstreamCleanupFailures, type UpstreamCleanupResult } from './upstream';
 
 const OWNED_TABLES: ReadonlyArray<{ family: Family; name: string }> = [
   { family: 'ip', name: 'kube-proxy' },
@@ -22,6 +25,7 @@ export interface CleanupResult {
   /** Tables that could not be deleted, with the kernel's reason; non-empty means exit non-zero. */
   failed: { table: string; error: string }[];
   ipvs: IpvsCleanupResult;
+  upstream: UpstreamCleanupResult;
 }
 
 export interface CleanupOptions {
@@ -29,24 +33,29 @@ export interface CleanupOptions {
   log: CleanupLog;
   /** ipvs.excludeCIDRs: virtual services in them are never removed. */
   excludeCIDRs?: readonly string[];
+  /** The namespace's /proc/net, for iptables-legacy detection (default /proc/net). */
+  procNet?: string;
 }
 
-/** Exit 0 only when nothing that was there stayed behind. */
+/** Exit 0 unless something failed to go; what stays on purpose (ipvs.excludeCIDRs' services, chains and
+ *  ipsets another owner's rules use, iptables-legacy tables) is not a failure. */
 export function cleanupSucceeded(r: CleanupResult): boolean {
-  return r.failed.length === 0 && r.ipvs.failed.length === 0;
+  return r.failed.length === 0 && r.ipvs.failed.length === 0 && upstreamCleanupFailures(r.upstream).length === 0;
 }
 
 const ENOENT = 2;
 
-/** The IPVS mode's kernel objects first (its addresses and services), then every owned table. */
+/** The IPVS mode's kernel objects first (its addresses and services), then every owned table, then upstream's leftovers. */
 export async function runCleanup(opts: CleanupOptions): Promise<CleanupResult> {
   const ipvs = await runIpvsCleanup(opts);
-  return { ...(await deleteTables(opts)), ipvs };
+  const tables = await deleteTables(opts);
+  const upstream = await cleanupUpstream({ netns: opts.netns, procNet: opts.procNet, log: opts.log });
+  return { ...tables, ipvs, upstream };
 }
 
 /** Deletes each owned table in its own transaction, so one that is already gone does not stop the others. */
-async function deleteTables(opts: CleanupOptions): Promise<Omit<CleanupResult, 'ipvs'>> {
-  const result: Omit<CleanupResult, 'ipvs'> = { deleted: [], absent: [], failed: [] };
+async function deleteTables(opts: CleanupOptions): Promise<Omit<CleanupResult, 'ipvs' | 'upstream'>> {
+  const result: Omit<CleanupResult, 'ipvs' | 'upstream'> = { deleted: [], absent: [], failed: [] };
   const nft = Nft.open(opts.netns ? { netns: opts.netns } : undefined);
   try {
     for (const t of OWNED_TABLES) {

@@ -3,7 +3,7 @@ import type { IpvsTimeouts } from './ipvs-types';
 import type { ConntrackDeleteOptions, ConntrackDeleteResult, ConntrackFilter, ConntrackListQuery, DnatFlowList } from './conntrack-types';
 
 export interface RawChain { name: string; handle: number; hook?: number; priority?: number; type?: string; policy?: number }
-export interface RawRule { chain: string; handle: number; exprs: string[] }
+export interface RawRule { chain: string; handle: number; exprs: string[]; jumps: string[] }
 export interface RawElement {
   key: Buffer; keyEnd?: Buffer; flags: number;
   verdict?: { code: number; chain?: string }; data?: Buffer;
@@ -110,4 +110,12 @@ export interface RtnlSocketHandle {
 // (merged into the AddonModule above: declaration merging keeps this block in one place)
 export interface AddonModule {
   RtnlSocket: new (netnsPath?: string | null) => RtnlSocketHandle;
+}
+
+// --- ipset (native/ipset, napi/ipset_destroy.cc): --cleanup destroys upstream's IPVS-mode sets ---
+/** errno 0: destroyed; ENOENT: no such set; 4100 (IPSET_ERR_BUSY): a rule still refers to it. */
+export interface RawIpsetOutcome { name: string; errno: number; message: string }
+export interface AddonModule {
+  /** Names: 1..31 bytes each, at most 1024; rejects only when the socket cannot be opened. */
+  ipsetDestroy(netnsPath: string | null, names: string[]): Promise<RawIpsetOutcome[]>;
 }

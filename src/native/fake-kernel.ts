@@ -29,7 +29,10 @@ function dumpTable(t: FakeTable, withElements: boolean): TableDump {
     chains: chains.map((c) => (c.base
       ? { name: c.name, handle: c.handle, hook: c.base.hook, priority: c.base.priority, type: c.base.type, policy: c.base.policy }
       : { name: c.name, handle: c.handle })),
-    rules: chains.flatMap((c) => c.rules.map((r) => ({ chain: c.name, handle: r.handle, exprs: r.exprs === '' ? [] : r.exprs.split(' ') }))),
+    rules: chains.flatMap((c) => c.rules.map((r) => ({
+      chain: c.name, handle: r.handle, exprs: r.exprs === '' ? [] : r.exprs.split(' '),
+      jumps: (r.refs ?? []).flatMap((ref) => ('chain' in ref ? [ref.chain] : [])),
+    }))),
     sets: [...t.sets.values()].map((s) => ({
       name: s.name, flags: s.attrs.flags, keyType: s.attrs.keyType, keyLen: s.attrs.keyLen,
       dataType: s.attrs.dataType, dataLen: s.attrs.dataLen,

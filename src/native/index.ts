@@ -36,3 +36,5 @@ export { FakeIpvs, FAKE_IPVS_SCHEDULERS } from './fake-ipvs';
 export type { FakeIpvsFault, FakeIpvsCalls } from './fake-ipvs';
 export { FakeRtnl, describeAddressOp } from './fake-rtnl';
 export type { FakeRtnlFault, FakeRtnlCalls } from './fake-rtnl';
+export { destroyIpsets, IPSET_ERR_BUSY } from './ipset';
+export type { IpsetDestroyOptions, IpsetOutcome } from './ipset';

@@ -12,7 +12,8 @@ export interface CommitStats { messages: number; sends: number; bytes: number }
 export interface DumpedElement { key: Buffer; keyEnd?: Buffer; flags: number; verdict?: Verdict; data?: Buffer }
 export interface TableDump {
   chains: { name: string; handle: number; hook?: Hook; priority?: number; type?: ChainType; policy?: string }[];
-  rules: { chain: string; handle: number; exprs: string[] }[];
+  /** jumps: the chains the rule's verdicts jump or go to, in order. */
+  rules: { chain: string; handle: number; exprs: string[]; jumps: string[] }[];
   sets: { name: string; flags: number; keyType: number; keyLen: number; dataType: number; dataLen: number; elements: DumpedElement[] }[];
 }
 
@@ -46,7 +47,7 @@ function toElement(e: RawElement): DumpedElement {
 function toDump(raw: RawTableDump): TableDump {
   return {
     chains: raw.chains.map(toChain),
-    rules: raw.rules.map((r) => ({ chain: r.chain, handle: r.handle, exprs: r.exprs })),
+    rules: raw.rules.map((r) => ({ chain: r.chain, handle: r.handle, exprs: r.exprs, jumps: r.jumps })),
     sets: raw.sets.map((s) => ({
       name: s.name, flags: s.flags, keyType: s.keyType, keyLen: s.keyLen, dataType: s.dataType, dataLen: s.dataLen,
       elements: s.elements.map(toElement),

@@ -10,7 +10,7 @@ const NATIVE = path.resolve(__dirname, '../../../native');
 test('native/ respects its layers', () => {
   const files = listNativeFiles(NATIVE);
   const layers = new Set(files.map((f) => f.path.split('/')[0]));
-  assert.deepEqual([...layers].sort(), ['conntrack', 'ipvs', 'monitor', 'napi', 'netlink', 'nft', 'rtnl', 'txn']);
+  assert.deepEqual([...layers].sort(), ['conntrack', 'ipset', 'ipvs', 'monitor', 'napi', 'netlink', 'nft', 'rtnl', 'txn']);
   assert.ok(files.length > 80, `only ${files.length} files read`);
   assert.deepEqual(layerViolations(files), []);
 });

@@ -5,7 +5,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 
 export const LAYER_INCLUDES: Record<string, readonly string[]> = {
-  napi: ['napi', 'txn', 'nft', 'conntrack', 'monitor', 'netlink', 'rtnl', 'ipvs'],
+  napi: ['napi', 'txn', 'nft', 'conntrack', 'monitor', 'netlink', 'rtnl', 'ipvs', 'ipset'],
   txn: ['txn'],
   nft: ['nft', 'txn', 'netlink'],
   conntrack: ['conntrack', 'netlink'],
@@ -13,6 +13,7 @@ export const LAYER_INCLUDES: Record<string, readonly string[]> = {
   netlink: ['netlink'],
   rtnl: ['rtnl', 'netlink'],
   ipvs: ['ipvs', 'txn', 'netlink'],  // txn/: its checking WireReader and DecodeError
+  ipset: ['ipset', 'netlink'],
 };
 
 export interface NativeFile { path: string; text: string }  // path relative to native/

@@ -20,6 +20,12 @@ function recorder() {
 
 const NO_IPVS = { deletedServices: [], keptServices: [], link: 'absent', deletedAddresses: [], failed: [] };
 const IPVS_TABLES = ['ip kube-proxy-ipvs', 'ip6 kube-proxy-ipvs'];
+/** Nothing of upstream kube-proxy's here (test/cleanup/upstream-cleanup.test.ts has it). */
+const NO_UPSTREAM = {
+  iptables: { tables: [], failed: [] }, ipsets: { destroyed: [], inUse: [], failed: [] }, legacy: { ipv4: [], ipv6: [], commands: [] },
+};
+/** A /proc/net without ip_tables_names: no iptables-legacy tables, whatever the host has. */
+const procNet = '/nonexistent';
 
 const tables = (ns: { nftJson(): Array<Record<string, any>> }) =>
   ns.nftJson().filter((o) => o.table).map((o) => `${o.table.family} ${o.table.name}`).sort();
@@ -37,8 +43,8 @@ test('cleanup deletes both kube-proxy tables with their contents, and nothing el
       'table ip kube-proxy-ipvs {', '  chain c { type filter hook input priority 0; }', '}',
     ].join('\n'));
     const r = recorder();
-    const result = await runCleanup({ netns: ns.path, log: r.log });
-    assert.deepEqual(result, { deleted: ['ip kube-proxy', 'ip6 kube-proxy', 'ip kube-proxy-ipvs'], absent: ['ip6 kube-proxy-ipvs'], failed: [], ipvs: NO_IPVS });
+    const result = await runCleanup({ netns: ns.path, log: r.log, procNet });
+    assert.deepEqual(result, { deleted: ['ip kube-proxy', 'ip6 kube-proxy', 'ip kube-proxy-ipvs'], absent: ['ip6 kube-proxy-ipvs'], failed: [], ipvs: NO_IPVS, upstream: NO_UPSTREAM });
     assert.deepEqual(tables(ns), ['inet kube-proxy', 'ip other']);
     assert.deepEqual(r.entries.filter((e) => e.table).map((e) => `${e.level} ${e.table}`),
       ['info ip kube-proxy', 'info ip6 kube-proxy', 'info ip kube-proxy-ipvs', 'info ip6 kube-proxy-ipvs']);
@@ -48,8 +54,8 @@ test('cleanup deletes both kube-proxy tables with their contents, and nothing el
 test('cleanup with only one of the tables present removes it and reports the other absent', async () => {
   await withNetns(async (ns) => {
     ns.nft('add', 'table', 'ip6', 'kube-proxy');
-    const result = await runCleanup({ netns: ns.path, log: recorder().log });
-    assert.deepEqual(result, { deleted: ['ip6 kube-proxy'], absent: ['ip kube-proxy', ...IPVS_TABLES], failed: [], ipvs: NO_IPVS });
+    const result = await runCleanup({ netns: ns.path, log: recorder().log, procNet });
+    assert.deepEqual(result, { deleted: ['ip6 kube-proxy'], absent: ['ip kube-proxy', ...IPVS_TABLES], failed: [], ipvs: NO_IPVS, upstream: NO_UPSTREAM });
     assert.deepEqual(tables(ns), []);
   }, 'kpn-cleanup');
 });
@@ -57,8 +63,8 @@ test('cleanup with only one of the tables present removes it and reports the oth
 test('cleanup with nothing there succeeds', async () => {
   await withNetns(async (ns) => {
     const r = recorder();
-    const result = await runCleanup({ netns: ns.path, log: r.log });
-    assert.deepEqual(result, { deleted: [], absent: ['ip kube-proxy', 'ip6 kube-proxy', ...IPVS_TABLES], failed: [], ipvs: NO_IPVS });
+    const result = await runCleanup({ netns: ns.path, log: r.log, procNet });
+    assert.deepEqual(result, { deleted: [], absent: ['ip kube-proxy', 'ip6 kube-proxy', ...IPVS_TABLES], failed: [], ipvs: NO_IPVS, upstream: NO_UPSTREAM });
     assert.ok(r.entries.every((e) => e.level === 'info'));
   }, 'kpn-cleanup');
 });
