@@ -21,8 +21,9 @@ function validateMode(c: KubeProxyConfiguration, errs: Errs): void {
   const allowed = `must be ${RUNNABLE_MODES.map((m) => `"${m}"`).join(' or ')} or blank (blank means ${BLANK_MODE_MEANS})`;
   const message = c.mode === 'iptables'
     ? '"iptables" mode is not provided by kube-proxy-native: use mode "nftables" (its successor; blank means it too). '
-      + 'To move a node from upstream\'s iptables mode: stop the old proxy, remove its rules with upstream\'s own '
-      + '`kube-proxy --cleanup` (same version), then start kube-proxy-native (README "Switching modes safely")'
+      + 'To move a node from upstream\'s iptables mode: stop the old proxy, remove its rules with '
+      + '`kube-proxy-native --cleanup` (it prints the command to run for iptables-legacy rules), then start '
+      + 'kube-proxy-native (docs/migrating.md)'
     : `unsupported value "${c.mode}": ${allowed}`;
   errs.push({ path: 'mode', message });
 }

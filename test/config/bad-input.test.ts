@@ -83,8 +83,8 @@ const cases: Case[] = [
   {
     name: 'iptables proxy mode', data: V2 + 'mode: iptables\n',
     error: 'mode: "iptables" mode is not provided by kube-proxy-native: use mode "nftables" (its successor; blank means it too). '
-      + 'To move a node from upstream\'s iptables mode: stop the old proxy, remove its rules with upstream\'s own `kube-proxy --cleanup` '
-      + '(same version), then start kube-proxy-native (README "Switching modes safely") (line 3)',
+      + 'To move a node from upstream\'s iptables mode: stop the old proxy, remove its rules with `kube-proxy-native --cleanup` '
+      + '(it prints the command to run for iptables-legacy rules), then start kube-proxy-native (docs/migrating.md) (line 3)',
   },
   { name: 'bad detectLocalMode', data: V2 + 'detectLocalMode: PodCIDR\n', error: 'detectLocalMode: unsupported value "PodCIDR": must be one of ClusterCIDR, NodeCIDR, BridgeInterface, InterfaceNamePrefix, or blank (line 3)' },
   { name: 'BridgeInterface without a bridge', data: V2 + 'detectLocalMode: BridgeInterface\n', error: 'detectLocal.bridgeInterface: must not be empty when detectLocalMode is BridgeInterface' },
