@@ -126,13 +126,20 @@ export async function churn(host: ScaleApiHost, proc: ProxyProcess, t: Timing, e
   };
 }
 
+/** A counter's value over all its label sets (the event counters carry `ip_family`, as upstream's). */
+function sumSeries(m: ReadonlyMap<string, number>, name: string): number {
+  let sum = 0;
+  for (const [key, v] of m) if (key === name || key.startsWith(`${name}{`)) sum += v;
+  return sum;
+}
+
 /** Polls /metrics until the event counters the sync loop keeps reach what the bench sent. */
 async function allSynced(proc: ProxyProcess, expected: ExpectedEvents, timeoutMs: number): Promise<void> {
   const deadline = performance.now() + timeoutMs;
   for (;;) {
     const m = await proc.metrics();
-    const eps = m.get(ENDPOINT_EVENTS) ?? 0;
-    const svcs = m.get(SERVICE_EVENTS) ?? 0;
+    const eps = sumSeries(m, ENDPOINT_EVENTS);
+    const svcs = sumSeries(m, SERVICE_EVENTS);
     if (eps >= expected.endpointSlices && svcs >= expected.services) return;
     if (performance.now() > deadline) {
       throw new Error(`after churn, the proxy synced ${eps} of ${expected.endpointSlices} EndpointSlice events and ${svcs} of ${expected.services} Service events`);

@@ -199,7 +199,7 @@ describe('going back from ours to upstream\'s nftables mode', () => {
   });
 
   it('kube-proxy-native --cleanup removes our tables; with no nat chain left, new connections fail and established ones stall', async () => {
-    const run = spawnSync('ip', ['netns', 'exec', c.topo.node.name, process.execPath, path.join(REPO_ROOT, 'bin', 'kube-proxy-native.js'), '--cleanup'], { encoding: 'utf8' });
+    const run = spawnSync('ip', ['netns', 'exec', c.topo.node.name, process.execPath, path.join(REPO_ROOT, 'bin', 'kube-proxy-native.js'), '--cleanup', '--logging-format=json'], { encoding: 'utf8' });
     assert.equal(run.status, 0, run.stderr);
     const out = run.stdout + run.stderr;
     assert.match(out, /"table":"ip kube-proxy","msg":"Deleted nftables table"/);
