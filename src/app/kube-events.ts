@@ -6,13 +6,14 @@ import type { Log } from '../base/log';
 import { EventRecorder, type ObjectRef } from '../k8s/event-recorder';
 import { postEvent } from '../k8s/events-client';
 import type { ApiCredentials } from '../k8s/api-credentials';
+import type { RequestObserver } from '../k8s/api-request';
 import type { ReadOnlySysFSEvent } from '../conntrack/sysctls';
 
 /** One POST's deadline: an event is worth less than a watch, and nothing waits for it. */
 const POST_TIMEOUT_MS = 15_000;
 
-export function eventRecorder(credentials: ApiCredentials, log: Pick<Log, 'warn' | 'debug'>): EventRecorder {
-  return new EventRecorder({ post: (ns, e) => postEvent(credentials, ns, e, POST_TIMEOUT_MS), hostname: os.hostname(), log });
+export function eventRecorder(credentials: ApiCredentials, log: Pick<Log, 'warn' | 'debug'>, requests?: RequestObserver): EventRecorder {
+  return new EventRecorder({ post: (ns, e) => postEvent(credentials, ns, e, POST_TIMEOUT_MS, requests), hostname: os.hostname(), log });
 }
 
 /** Upstream's s.NodeRef: the Node by name, its name standing in for the UID. */

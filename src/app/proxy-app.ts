@@ -136,7 +136,7 @@ async function openAndStart(o: ProxyAppOptions, mode: BuiltMode, model: Model, o
   const sync = syncParts({ ...o, ...model, onServiceHealthFailure }, await modeParts(o, mode, model, opened));
   Object.assign(opened, { guard: sync.guard, runner: sync.runner, serviceHealth: sync.serviceHealth });
   const kubeConfig = loadKubeConfig({ kubeconfig: o.config.clientConnection.kubeconfig || undefined, master: o.master });
-  const events = (opened.events = eventRecorder(kubeConfig, o.log));
+  const events = (opened.events = eventRecorder(kubeConfig, o.log, model.metrics.restClient));
   if (readOnlySysFS) recordReadOnlySysFs(events, model.nodeName, readOnlySysFS);
   const watcher = (opened.watcher = clusterWatcher(o, model, sync, kubeConfig));
   // With bindAddressHardFail the proxy exits on a failed bind; upstream records an Event on the Node first.

@@ -31,7 +31,8 @@ export interface SysctlRoots {
   sysRoot?: string;
 }
 
-function readInt(file: string): number | undefined {
+/** A file holding one integer (a sysctl, a module parameter); undefined when unreadable or not a number. */
+export function readInt(file: string): number | undefined {
   try {
     const n = Number.parseInt(fs.readFileSync(file, 'utf8').trim(), 10);
     return Number.isFinite(n) ? n : undefined;

@@ -13,7 +13,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { applySysctl, type SysctlOutcome, type SysctlRoots, type SysctlWrite } from '../base/sysctl';
+import { applySysctl, readInt, type SysctlOutcome, type SysctlRoots, type SysctlWrite } from '../base/sysctl';
 import type { ConntrackConfig } from '../config/types';
 
 export type { SysctlAction, SysctlOutcome, SysctlWrite } from '../base/sysctl';
@@ -88,15 +88,6 @@ export function sysfsWritable(mounts: string): boolean | 'no sysfs mounted' {
     return (f[3] ?? '').split(',')[0] === 'rw';
   }
   return 'no sysfs mounted';
-}
-
-function readInt(file: string): number | undefined {
-  try {
-    const n = Number.parseInt(fs.readFileSync(file, 'utf8').trim(), 10);
-    return Number.isFinite(n) ? n : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** upstream realConntracker.SetMax's second half: raise hashsize to max/4 if smaller. */

@@ -235,7 +235,7 @@ export function readBodyBytes(res: http.IncomingMessage, pending: PendingRespons
 }
 
 /** The reason and message of a Kubernetes Status object, if `text` is one. */
-function parseStatus(text: string): { reason?: string; message?: string } {
+export function parseStatus(text: string): { reason?: string; message?: string } {
   try {
     const st = JSON.parse(text) as { kind?: unknown; reason?: unknown; message?: unknown };
     if (st?.kind !== 'Status') return {};

@@ -4,7 +4,7 @@
 import * as http from 'node:http';
 import * as https from 'node:https';
 import type { ApiCredentials } from './api-credentials';
-import { ApiError, requestUrl } from './api-request';
+import { ApiError, hostOf, parseStatus, type RequestObserver, requestUrl } from './api-request';
 
 /** An answer's body beyond this is not read (a created Event is echoed back: about 1 KiB). */
 const MAX_ANSWER_BYTES = 64 * 1024;
@@ -16,8 +16,32 @@ export function eventsPath(namespace: string): string {
   return `/apis/events.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/events`;
 }
 
-/** Resolves once the API server has created the Event; rejects with an ApiError on any other answer. */
-export async function postEvent(credentials: ApiCredentials, namespace: string, event: object, timeoutMs: number): Promise<void> {
+/** Resolves once the API server has created the Event; rejects with an ApiError on any other answer.
+ *  `observer` counts and times it as client-go's metrics count every request (rest_client_*). */
+export async function postEvent(credentials: ApiCredentials, namespace: string, event: object, timeoutMs: number,
+  observer?: RequestObserver): Promise<void> {
+  const host = hostOf(credentials.server);
+  const started = process.hrtime.bigint();
+  const done = (code: string): void => {
+    observer?.requestResult(code, 'POST', host);
+    observer?.requestLatency('POST', host, Number(process.hrtime.bigint() - started) / 1e9);
+  };
+  let status: number;
+  let text: string;
+  try {
+    ({ status, text } = await send(credentials, namespace, event, timeoutMs));
+  } catch (e) {
+    done('<error>');
+    throw e;
+  }
+  done(String(status));
+  if (status >= 200 && status < 300) return;
+  const st = parseStatus(text);
+  const reason = st.reason ?? http.STATUS_CODES[status] ?? 'Unknown';
+  throw new ApiError(status, `POST ${eventsPath(namespace)}: HTTP ${status} ${reason}${st.message ? `: ${st.message}` : ''}`, st.reason);
+}
+
+async function send(credentials: ApiCredentials, namespace: string, event: object, timeoutMs: number): Promise<{ status: number; text: string }> {
   const path = eventsPath(namespace);
   const what = `POST ${path}`;
   const body = Buffer.from(JSON.stringify(event));
@@ -26,15 +50,10 @@ export async function postEvent(credentials: ApiCredentials, namespace: string, 
     headers: { Accept: 'application/json', 'Content-Type': 'application/json', 'Content-Length': String(body.length) },
   };
   await credentials.applyTo(opts);
-  const url = requestUrl(credentials.server, path, {});
-  const { status, text } = await send(url, opts, body, timeoutMs, what);
-  if (status >= 200 && status < 300) return;
-  const st = statusOf(text);
-  const reason = st.reason ?? http.STATUS_CODES[status] ?? 'Unknown';
-  throw new ApiError(status, `${what}: HTTP ${status} ${reason}${st.message ? `: ${st.message}` : ''}`, st.reason);
+  return exchange(requestUrl(credentials.server, path, {}), opts, body, timeoutMs, what);
 }
 
-function send(url: URL, opts: https.RequestOptions, body: Buffer, timeoutMs: number, what: string): Promise<{ status: number; text: string }> {
+function exchange(url: URL, opts: https.RequestOptions, body: Buffer, timeoutMs: number, what: string): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     const req = (url.protocol === 'https:' ? https : http).request(url, opts);
     const timer = setTimeout(() => req.destroy(new Error(`${what}: no answer within ${timeoutMs / 1000}s`)), timeoutMs).unref();
@@ -61,14 +80,4 @@ function send(url: URL, opts: https.RequestOptions, body: Buffer, timeoutMs: num
     });
     req.end(body);
   });
-}
-
-function statusOf(text: string): { reason?: string; message?: string } {
-  try {
-    const st = JSON.parse(text) as { kind?: unknown; reason?: unknown; message?: unknown };
-    if (st?.kind !== 'Status') return {};
-    return { reason: typeof st.reason === 'string' && st.reason ? st.reason : undefined, message: typeof st.message === 'string' ? st.message : undefined };
-  } catch {
-    return {};
-  }
 }

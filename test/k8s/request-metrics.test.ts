@@ -10,6 +10,7 @@ import { ApiConnection, ApiError, hostOf } from '../../src/k8s/api-request';
 import { loadKubeConfig } from '../../src/k8s/kubeconfig';
 import { openWatch } from '../../src/k8s/watch-stream';
 import { createRestClientMetrics, REST_CLIENT_LATENCY_BUCKETS } from '../../src/metrics/rest-client-metrics';
+import { postEvent } from '../../src/k8s/events-client';
 import type { TestApiServer } from '../apiserver/server';
 import { RecordingSink, service, serverPerTest, startTestWatcher, waitFor } from './helpers';
 
@@ -45,6 +46,19 @@ describe('rest client metrics (component-base restclient/metrics.go, client-go r
     assert.equal(hostOf('https://10.96.0.1:443'), '10.96.0.1:443', 'a default port written stays');
     assert.equal(hostOf('https://api.example.com/prefix/'), 'api.example.com');
     assert.equal(hostOf('https://user:pw@[fd00::1]:6443'), '[fd00::1]:6443');
+  });
+
+  it('counts and times Event POSTs too (client-go counts every request): a 201 and a 403', async () => {
+    const { registry, observer } = measured(t.api);
+    const kc = loadKubeConfig({ kubeconfig: t.api.kubeconfig() });
+    const host = new URL(t.api.url).host;
+    const event = { apiVersion: 'events.k8s.io/v1', kind: 'Event', metadata: { name: 'n.1', namespace: 'default' } };
+    await postEvent(kc, 'default', event, 10_000, observer);
+    t.api.failRequests(403, '/apis/events.k8s.io');
+    const refused = await postEvent(kc, 'default', { ...event, metadata: { name: 'n.2', namespace: 'default' } }, 10_000, observer).catch((e: unknown) => e);
+    assert.ok(refused instanceof ApiError && refused.code === 403);
+    assert.deepEqual(await requests(registry), { [`201 POST ${host}`]: 1, [`403 POST ${host}`]: 1 });
+    assert.equal(await latencyCount(registry, 'POST', host), 2);
   });
 
   it('counts a 200 and a 403 list by code, method and host, and times both', async () => {
