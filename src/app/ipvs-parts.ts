@@ -37,8 +37,11 @@ export interface IpvsPartsInputs {
  */
 export async function openIpvsKernel(i: Pick<IpvsPartsInputs, 'config' | 'log' | 'netns'>): Promise<IpvsKernel> {
   const opts = i.netns ? { netns: i.netns } : undefined;
-  const ipvs = await IpvsSocket.open(opts).catch((e: Error) => {
-    throw new Error(`proxy mode "ipvs" needs IPVS in the kernel: ${e.message}; use mode nftables instead`);
+  const ipvs = await IpvsSocket.open(opts).catch((e: Error & { errno?: number }) => {
+    // Only a missing generic-netlink family means the kernel has no IPVS; other failures (EPERM
+    // without NET_ADMIN, a netns that cannot be entered, also ENOENT) say what they are.
+    if (e.errno === os.constants.errno.ENOENT && /no IPVS/.test(e.message)) throw new Error(`proxy mode "ipvs" needs IPVS in the kernel: ${e.message}; use mode nftables instead`);
+    throw new Error(`proxy mode "ipvs": cannot open IPVS: ${e.message}`);
   });
   const opened: { close(): void }[] = [ipvs];
   const close = (): void => { for (const s of opened.reverse()) s.close(); };

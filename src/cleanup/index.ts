@@ -4,6 +4,7 @@
 // virtual services, addresses and kube-ipvs0 (ipvs.ts). It also removes what upstream kube-proxy's
 // iptables and IPVS modes left (upstream.ts): their iptables-nft chains and the jumps to them,
 // their ipsets; iptables-legacy tables get a warning with the commands to run.
+import * as os from 'node:os';
 import type { Log } from '../base/log';
 import { Family, IpvsSocket, NetlinkError, Nft, RtnlSocket, Transaction } from '../native';
 import type { IpvsHandle } from '../native/ipvs-types';
@@ -43,7 +44,7 @@ export function cleanupSucceeded(r: CleanupResult): boolean {
   return r.failed.length === 0 && r.ipvs.failed.length === 0 && upstreamCleanupFailures(r.upstream).length === 0;
 }
 
-const ENOENT = 2;
+const ENOENT = os.constants.errno.ENOENT;
 
 /** The IPVS mode's kernel objects first (its addresses and services), then every owned table, then upstream's leftovers. */
 export async function runCleanup(opts: CleanupOptions): Promise<CleanupResult> {

@@ -4,6 +4,7 @@
 // is not inside ipvs.excludeCIDRs; everything else in IPVS belongs to someone else and stays. When a
 // kept service's address sits on kube-ipvs0, the link and that address stay too (deleting the link
 // would take the address with it). A kernel without IPVS has nothing of ours: that is not a failure.
+import * as os from 'node:os';
 import type { Log } from '../base/log';
 import type { IpvsHandle, IpvsServiceState } from '../native/ipvs-types';
 import { DUMMY_LINK, type LinkAddress, type RtnlHandle } from '../native/rtnl-types';
@@ -27,8 +28,8 @@ export interface IpvsCleanupInputs {
   log: Pick<Log, 'info' | 'warn' | 'error'>;
 }
 
-const ESRCH = 3;
-const ENOENT = 2;
+const ESRCH = os.constants.errno.ESRCH;
+const ENOENT = os.constants.errno.ENOENT;
 
 /** Which services are the mode's (pure): see the file's comment. */
 export function ownedServices(services: readonly IpvsServiceState[], vips: ReadonlySet<string>, nodeIPs: ReadonlySet<string>, excludeCIDRs: readonly string[]): {

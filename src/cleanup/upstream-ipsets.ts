@@ -4,6 +4,7 @@
 // set that is busy at first is tried again for a short while; one still busy after that is in use
 // by a rule of another owner and stays (a warning, not a failure: it is not ours to break). A
 // kernel without ipset answers EINVAL to every set: there is nothing to do.
+import * as os from 'node:os';
 import type { Log } from '../base/log';
 import { IPSET_ERR_BUSY, type IpsetOutcome } from '../native';
 import { UPSTREAM_IPSETS } from './upstream-names';
@@ -17,9 +18,9 @@ export interface UpstreamIpsetResult {
 
 export type DestroyFn = (names: readonly string[]) => Promise<IpsetOutcome[]>;
 
-const ENOENT = 2;
+const ENOENT = os.constants.errno.ENOENT;
 /** nfnetlink's answer to a subsystem it does not have: a kernel without ipset (CONFIG_IP_SET off). */
-const EINVAL = 22;
+const EINVAL = os.constants.errno.EINVAL;
 const RETRY_MS = 100;
 const BUSY_RETRIES = 20;
 

@@ -3,6 +3,7 @@
 // deleted by handle, upstream's chains flushed, then deleted), so a table is cleaned whole or not
 // at all. Everything else in the tables stays as it was: iptables-nft rules of other owners are
 // never re-written, since nothing but the named objects is touched.
+import * as os from 'node:os';
 import type { Log } from '../base/log';
 import { type Family, NetlinkError, type Nft, Transaction } from '../native';
 import { UPSTREAM_TABLES } from './upstream-names';
@@ -24,7 +25,7 @@ export interface UpstreamIptablesResult {
   failed: { what: string; error: string }[];
 }
 
-const ENOENT = 2;
+const ENOENT = os.constants.errno.ENOENT;
 const FAMILIES: Family[] = ['ip', 'ip6'];
 
 export async function cleanupUpstreamIptables(nft: Pick<Nft, 'dumpTable' | 'commit'>, log: Pick<Log, 'info' | 'warn' | 'error'>): Promise<UpstreamIptablesResult> {
@@ -45,7 +46,7 @@ export async function cleanupUpstreamIptables(nft: Pick<Nft, 'dumpTable' | 'comm
   return result;
 }
 
-const EBUSY = 16;
+const EBUSY = os.constants.errno.EBUSY;
 /** Another program changed the table between our dump and our commit: a rule we named is gone
  *  (ENOENT) or a new one jumps to a chain we delete (EBUSY). Dump and plan again, once. */
 const RACE_RETRIES = 1;

@@ -1,5 +1,6 @@
 // The real IpvsHandle: one generic netlink socket speaking the IPVS family, optionally inside a
 // network namespace. The addon runs one operation per socket at a time, so calls queue here.
+import * as os from 'node:os';
 import { CallQueue } from './call-queue';
 import { retryInterrupted } from './dump-retry';
 import { loadAddon } from './addon-loader';
@@ -14,8 +15,8 @@ import type {
 
 const PROTOCOL_BY_CODE = new Map(Object.entries(IPVS_PROTOCOL_CODE).map(([k, v]) => [v, k as IpvsProtocol]));
 const FORWARD_BY_CODE = new Map(Object.entries(IPVS_FORWARD_CODE).map(([k, v]) => [v, k as IpvsForward]));
-const ESRCH = 3;
-const ENOENT = 2;
+const ESRCH = os.constants.errno.ESRCH;
+const ENOENT = os.constants.errno.ENOENT;
 
 function toDest(d: RawIpvsDest): IpvsDestinationState {
   const forward = FORWARD_BY_CODE.get(d.forward);
