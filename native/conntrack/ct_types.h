@@ -78,6 +78,17 @@ struct ListResult {
   uint32_t received = 0;   // entries the kernel returned (its filters applied)
 };
 
+// The kernel's conntrack statistics: the per-CPU counters (ctattr_stats_cpu, each a u32 per CPU)
+// summed over the CPUs, indexed by their CTA_STATS_* attribute type, and the table's size.
+constexpr int kStatsCounterSlots = 32;  // > CTA_STATS_MAX (15 in Linux 6.x); higher types are skipped
+struct Stats {
+  uint64_t counters[kStatsCounterSlots] = {};
+  bool present[kStatsCounterSlots] = {};  // the kernel sent this counter for at least one CPU
+  uint32_t cpus = 0;                      // per-CPU messages received
+  int64_t entries = -1;                   // CTA_STATS_GLOBAL_ENTRIES
+  int64_t maxEntries = -1;                // CTA_STATS_GLOBAL_MAX_ENTRIES (nf_conntrack_max)
+};
+
 // Why a conntrack call failed as a whole.
 struct Failure {
   std::string message;

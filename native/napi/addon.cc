@@ -1,4 +1,4 @@
-// Module entry: exports NftSocket, NftMonitor, RtnlSocket, conntrackDelete, conntrackList, ipsetDestroy and the functions
+// Module entry: exports NftSocket, NftMonitor, RtnlSocket, conntrackDelete, conntrackList, conntrackStats (+ decodeConntrackStats), ipsetDestroy and the functions
 // below (validateTransaction, groupNotifications, errnoName, releaseFreeMemory, memoryPressureGc).
 #include <napi.h>
 #include <v8.h>
@@ -11,6 +11,7 @@
 #include "napi/args.h"
 #include "napi/conntrack_delete.h"
 #include "napi/conntrack_list.h"
+#include "napi/conntrack_stats.h"
 #include "napi/errors.h"
 #include "napi/ipset_destroy.h"
 #include "napi/ipvs_socket.h"
@@ -113,6 +114,8 @@ static Napi::Object InitAddon(Napi::Env env, Napi::Object exports) {
   exports.Set("memoryPressureGc", Napi::Function::New(env, kpn::MemoryPressureGc, "memoryPressureGc"));
   exports.Set("conntrackDelete", Napi::Function::New(env, kpn::ConntrackDelete, "conntrackDelete"));
   exports.Set("conntrackList", Napi::Function::New(env, kpn::ConntrackList, "conntrackList"));
+  exports.Set("conntrackStats", Napi::Function::New(env, kpn::ConntrackStats, "conntrackStats"));
+  exports.Set("decodeConntrackStats", Napi::Function::New(env, kpn::DecodeConntrackStats, "decodeConntrackStats"));  // tests
   kpn::RtnlSocket::Init(env, exports);  // rtnetlink: links and addresses (IPVS mode)
   exports.Set("ipsetDestroy", Napi::Function::New(env, kpn::IpsetDestroy, "ipsetDestroy"));  // --cleanup
   return exports;

@@ -1,6 +1,6 @@
 // The addon's exports as the C++ side defines them (the contract in docs/wire-format.md).
 import type { IpvsTimeouts } from './ipvs-types';
-import type { ConntrackDeleteOptions, ConntrackDeleteResult, ConntrackFilter, ConntrackListQuery, DnatFlowList } from './conntrack-types';
+import type { ConntrackDeleteOptions, ConntrackDeleteResult, ConntrackFilter, ConntrackListQuery, ConntrackStats, DnatFlowList } from './conntrack-types';
 
 export interface RawChain { name: string; handle: number; hook?: number; priority?: number; type?: string; policy?: number }
 export interface RawRule { chain: string; handle: number; exprs: string[]; jumps: string[] }
@@ -87,6 +87,10 @@ export interface AddonModule {
   memoryPressureGc(): void;
   conntrackDelete(netnsPath: string | null, filters: ConntrackFilter[], options?: ConntrackDeleteOptions): Promise<ConntrackDeleteResult>;
   conntrackList(netnsPath: string | null, query: ConntrackListQuery): Promise<DnatFlowList>;
+  /** The namespace's conntrack statistics: the per-CPU dump and the global reply (no table walk). */
+  conntrackStats(netnsPath: string | null): Promise<ConntrackStats>;
+  /** conntrackStats' decoding over given reply bytes (whole datagrams), synchronously; throws as the read rejects (tests). */
+  decodeConntrackStats(cpuReply: Buffer, globalReply: Buffer): ConntrackStats;
   IpvsSocket: new (netnsPath?: string | null) => IpvsSocketHandle;
   /** Decodes an IPVS op buffer as apply() does: the op count, or a TypeError/RangeError naming the op and field. */
   validateIpvsOps(buf: Buffer): number;

@@ -1,12 +1,13 @@
 // Lists and deletes conntrack flows through the addon (ctnetlink, kernel-side filters). One call =
 // one netlink socket: a delete is a filtered dump per filter group, then all matching entries
-// deleted in batches; a list is one dump of the DNATed flows of one family and protocol.
+// deleted in batches; a list is one dump of the DNATed flows of one family and protocol; stats are
+// the per-CPU statistics dump and the global statistics (neither walks the table).
 import { loadAddon } from './addon-loader';
 import type { AddonModule } from './addon-types';
-import type { ConntrackDeleteOptions, ConntrackDeleteResult, ConntrackFilter, ConntrackListQuery, DnatFlowList } from './conntrack-types';
+import type { ConntrackDeleteOptions, ConntrackDeleteResult, ConntrackFilter, ConntrackListQuery, ConntrackStats, DnatFlowList } from './conntrack-types';
 
-/** The addon's two conntrack functions (a test of the wiring may pass its own). */
-export type ConntrackAddon = Pick<AddonModule, 'conntrackDelete' | 'conntrackList'>;
+/** The addon's conntrack functions (a test of the wiring may pass its own). */
+export type ConntrackAddon = Pick<AddonModule, 'conntrackDelete' | 'conntrackList' | 'conntrackStats'>;
 
 export interface ConntrackClientOptions {
   /** A network namespace path such as /run/netns/X; default: the process's own. */
@@ -45,5 +46,15 @@ export class ConntrackClient {
    */
   async listDnatFlows(query: ConntrackListQuery): Promise<DnatFlowList> {
     return this.addon.conntrackList(this.netns, { ...query });
+  }
+
+  /**
+   * The namespace's conntrack statistics: entries, nf_conntrack_max and the per-CPU counters
+   * summed. Cheap whatever the table holds (the kernel reads counters, not entries). Rejects
+   * (Error with errno and code) when the socket cannot be opened or the kernel refuses or garbles
+   * a reply.
+   */
+  async readStats(): Promise<ConntrackStats> {
+    return this.addon.conntrackStats(this.netns);
   }
 }

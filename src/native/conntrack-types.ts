@@ -79,3 +79,20 @@ export interface ConntrackDeleteOptions {
    */
   dumpCostEntries?: number;
 }
+
+/** The kernel's per-CPU conntrack counters (ctattr_stats_cpu), named as `conntrack -S` prints them. */
+export type ConntrackCounterName =
+  | 'found' | 'invalid' | 'insert' | 'insert_failed' | 'drop' | 'early_drop' | 'error'
+  | 'search_restart' | 'clash_resolve' | 'chain_toolong';
+
+/** What conntrackStats reads: the table's size and the per-CPU counters summed over the CPUs. */
+export interface ConntrackStats {
+  /** Entries in the namespace's table now (CTA_STATS_GLOBAL_ENTRIES). */
+  entries: number;
+  /** The table's limit, nf_conntrack_max (CTA_STATS_GLOBAL_MAX_ENTRIES). */
+  maxEntries: number;
+  /** Per-CPU messages the kernel sent (one per possible CPU). */
+  cpus: number;
+  /** Each counter summed over the CPUs; a counter this kernel does not send is absent. */
+  counters: Partial<Record<ConntrackCounterName, number>>;
+}

@@ -23,7 +23,7 @@ export type { FakeCommit, FakeFault, NftApi } from './fake-nft';
 export { ConntrackClient } from './conntrack-client';
 export type { ConntrackAddon, ConntrackClientOptions } from './conntrack-client';
 export type {
-  ConntrackDeleteOptions, ConntrackDeleteResult, ConntrackFilter, ConntrackListQuery, ConntrackProtocol, DnatFlow, DnatFlowList,
+  ConntrackCounterName, ConntrackDeleteOptions, ConntrackDeleteResult, ConntrackFilter, ConntrackListQuery, ConntrackProtocol, ConntrackStats, DnatFlow, DnatFlowList,
 } from './conntrack-types';
 export { RtnlSocket } from './rtnl';
 export type { RtnlSocketOptions } from './rtnl';
