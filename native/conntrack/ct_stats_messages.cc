@@ -100,7 +100,7 @@ void AppendStatsGlobalRequest(NlBuilder& b, uint32_t seq) {
 }
 
 StatsStep FeedCpuStats(uint16_t type, const uint8_t* body, size_t len, Stats* out, Failure* failure) {
-  if (type == NLMSG_DONE || type == NLMSG_ERROR) return KernelError(body, len, "conntrack per-CPU statistics", failure);
+  if (type == NLMSG_DONE || type == NLMSG_ERROR) return KernelError(body, len, "per-CPU conntrack statistics", failure);
   if (type != kStatsCpu) return StatsStep::kMore;
   if (!AddCpu(body, len, out)) return Failed(failure, "malformed per-CPU conntrack statistics in the kernel's reply", EPROTO);
   return StatsStep::kMore;
