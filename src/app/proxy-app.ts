@@ -19,7 +19,8 @@ import { loadKubeConfig, type ApiCredentials } from '../k8s/kubeconfig';
 import type { Log } from '../base/log';
 import { apiServerStatusObserver, createProxyMetrics, type ProxyMetrics } from '../metrics/proxy-metrics';
 import { startMetricsServer } from '../metrics/server';
-import { Nft } from '../native';
+import { registerConntrackMetrics } from '../metrics/conntrack-metrics';
+import { ConntrackClient, Nft } from '../native';
 import { servedFamilies } from './families';
 import { localDetectorNotice } from './local-detector-options';
 import { runConntrackSetup } from './conntrack-setup';
@@ -111,9 +112,12 @@ function buildModel(o: ProxyAppOptions, staleResources: () => readonly StaleReso
   const nodeName = nodeNameOf(o.config);
   const families = servedFamilies(o.config);
   const registry = o.registry ?? new Registry();
+  const metrics = createProxyMetrics(registry);
+  // The proxy's namespace's conntrack statistics, read on each scrape (docs/conntrack.md, "Metrics").
+  const conntrack = new ConntrackClient({ netns: o.netns ?? null });
+  registerConntrackMetrics(registry, { read: () => conntrack.readStats(), log: o.log });
   return {
-    nodeName, families, registry,
-    metrics: createProxyMetrics(registry),
+    nodeName, families, registry, metrics,
     health: new ProxyHealth(2 * o.config.syncPeriod, undefined, { staleResources }),
     state: new ProxyState({ nodeName, ipFamilies: families, log: o.log }),
   };
