@@ -9,8 +9,9 @@ import { isScaleChild, runScale, scaleChild } from './scale/run-scale';
 import { isMemoryChild, memoryChild, runProxierMemory } from './memory/run-memory';
 import { ipvsGuestChild, isIpvsGuestChild } from './ipvs/in-guest';
 import { runIpvs } from './ipvs/run-ipvs';
+import { runConntrackStatsCost } from './probe/conntrack-stats-cost';
 
-const USAGE = `usage: npm run bench -- [pipeline|shapes|probe|chains|monitor|connect|scale|proxier-memory|ipvs] [--quick] [--sizes N,N,...]
+const USAGE = `usage: npm run bench -- [pipeline|shapes|probe|chains|monitor|connect|scale|proxier-memory|ipvs|conntrack-stats] [--quick] [--sizes N,N,...]
                                      [--repeats R] [--distinct D,D,...] [--connections C] [--no-breakdown] [--kernel]
                                      [--churn-rounds K]
   pipeline (default)  synthetic clusters through model -> NftablesProxier -> addon -> kernel,
@@ -33,11 +34,13 @@ const USAGE = `usage: npm run bench -- [pipeline|shapes|probe|chains|monitor|con
   ipvs                the IPVS mode in the IPVS guest (one qemu boot): IpvsProxier's cold full sync, one-endpoint
                       partial syncs (--repeats, default 20) and unchanged full sync vs ipvsadm --restore of the
                       same services, at 1k, 5k, 10k Services x 4 endpoints (--sizes; --quick: 300, 1000)
+  conntrack-stats     what a scrape of the conntrack metrics costs with an empty table and with --sizes entries
+                      (default 100000 real UDP entries; --repeats, default 300), vs one table dump
   --quick             small sizes, finishes in under a minute
   --sizes             override the Service counts (pipeline, probe, scale, ipvs; chains: affinity ServicePorts)
   --repeats           repeats per sync kind (pipeline, ipvs), per mode (monitor) or per figure (chains)`;
 
-const COMMANDS = ['pipeline', 'shapes', 'probe', 'chains', 'monitor', 'connect', 'scale', 'proxier-memory', 'ipvs'] as const;
+const COMMANDS = ['pipeline', 'shapes', 'probe', 'chains', 'monitor', 'connect', 'scale', 'proxier-memory', 'ipvs', 'conntrack-stats'] as const;
 
 export interface CliOptions {
   command: (typeof COMMANDS)[number];
@@ -96,6 +99,7 @@ async function main(): Promise<void> {
   else if (opts.command === 'scale') await runScale(opts);
   else if (opts.command === 'proxier-memory') await runProxierMemory(opts);
   else if (opts.command === 'ipvs') await runIpvs(opts);
+  else if (opts.command === 'conntrack-stats') await runConntrackStatsCost(opts);
   else await runPipeline(opts);
 }
 
