@@ -11,8 +11,8 @@ mkdir -p "$out" "$seeds"
 cxx="$(command -v clang++-14 || command -v g++)"
 "$cxx" -std=c++17 -O1 -Wall -I.. -o "$out/capture_seeds" capture_seeds.cc ../netlink/builder.cc ../netlink/attr.cc \
   ../nft/batch.cc ../nft/data.cc ../nft/table.cc ../nft/chain.cc ../nft/rule.cc ../nft/set.cc ../nft/elements.cc \
-  ../nft/expr*.cc ../txn/element_list.cc ../txn/expr_decoder.cc ../txn/wire_reader.cc \
-  ../conntrack/ct_messages.cc ../netlink/attr_iter.cc
+  ../nft/expr*.cc ../txn/decoder.cc ../txn/element_list.cc ../txn/expr_decoder.cc ../txn/wire_reader.cc \
+  ../conntrack/ct_messages.cc ../conntrack/ct_stats_messages.cc ../netlink/attr_iter.cc
 
 ns="kpnseeds-$$"
 ip netns add "$ns"

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "conntrack/ct_messages.h"
+#include "conntrack/ct_stats_messages.h"
 #include "netlink/attr.h"
 #include "netlink/builder.h"
 #include "nft/batch.h"
@@ -170,6 +171,9 @@ void CaptureConntrack(const std::string& dir) {
   kpn::NlBuilder stats;
   stats.EndMsg(stats.BeginMsg((NFNL_SUBSYS_CTNETLINK << 8) | IPCTNL_MSG_CT_GET_STATS, NLM_F_REQUEST, seq++, AF_UNSPEC, 0));
   nl.Record(stats.data(), dir + "/stats");
+  kpn::NlBuilder statsCpu;
+  kpn::ct::AppendStatsCpuRequest(statsCpu, seq++);
+  nl.Record(statsCpu.data(), dir + "/stats-cpu");
   if (entries.empty()) {
     std::fprintf(stderr, "no conntrack entries to delete: was the namespace prepared?\n");
     _exit(1);

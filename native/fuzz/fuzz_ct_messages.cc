@@ -2,7 +2,8 @@
 // goes through every decoder (the callers pick by type, but each must survive any body): the
 // entry parser and the user-space matching of conntrackDelete (with and without collapsed
 // queries), re-encoding the entry's tuple into a DELETE, conntrackList's DNAT flow parser for
-// each family and protocol, the stats reply and the error code.
+// each family and protocol, the stats replies (the entry count; the per-CPU and global statistics
+// message by message, and the whole input split in two as the two replies) and the error code.
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <linux/netlink.h>
@@ -13,6 +14,7 @@
 
 #include "conntrack/ct_messages.h"
 #include "conntrack/ct_queries.h"
+#include "conntrack/ct_stats_messages.h"
 #include "netlink/attr.h"
 #include "netlink/builder.h"
 
@@ -52,6 +54,12 @@ const std::vector<Query>& Plan(bool collapsed) {
 void Decode(const uint8_t* p, size_t n) {
   int err = ReplyErrorCode(p, n);
   volatile int64_t sink = -err + ParseStatsEntries(p, n);  // the callers negate the error code
+  for (uint16_t type : {uint16_t(NLMSG_ERROR), uint16_t(NLMSG_DONE), uint16_t(0x104), uint16_t(0x105)}) {
+    Stats stats;
+    Failure failure;
+    sink = sink + int64_t(FeedCpuStats(type, p, n, &stats, &failure)) + int64_t(stats.counters[10]);
+    sink = sink + int64_t(FeedGlobalStats(type, p, n, &stats, &failure)) + stats.entries + stats.maxEntries;
+  }
   Entry e;
   if (ParseEntry(p, n, &e)) {
     for (bool collapsed : {false, true}) {
@@ -74,6 +82,11 @@ void Decode(const uint8_t* p, size_t n) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  Stats stats;
+  Failure failure;
+  size_t half = (size / 2) & ~size_t(3);
+  volatile bool ok = DecodeStatsReplies(data, half, data + half, size - half, &stats, &failure);
+  (void)ok;
   kpn::ForEachMsg(data, size, [](const nlmsghdr&, const uint8_t* p, size_t n) {
     Decode(p, n);
     return true;

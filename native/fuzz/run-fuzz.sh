@@ -21,7 +21,7 @@ declare -A SOURCES=(
   [notify]="fuzz_notify.cc ../nft/notify.cc ../nft/notify_commits.cc ../netlink/attr.cc"
   [nft_dump]="fuzz_nft_dump.cc ../nft/dump_parse.cc ../netlink/attr.cc"
   [nl_acks]="fuzz_nl_acks.cc ../netlink/request.cc ../netlink/socket.cc ../nft/commit_replies.cc $ENCODER"
-  [ct_messages]="fuzz_ct_messages.cc ../conntrack/ct_messages.cc ../netlink/attr_iter.cc ../conntrack/ct_queries.cc \
+  [ct_messages]="fuzz_ct_messages.cc ../conntrack/ct_messages.cc ../conntrack/ct_stats_messages.cc ../netlink/attr_iter.cc ../conntrack/ct_queries.cc \
     ../netlink/builder.cc ../netlink/attr.cc"
   [rtnl_replies]="fuzz_rtnl_replies.cc ../rtnl/rtnl_messages.cc ../rtnl/addr_replies.cc ../rtnl/addr_ops.cc \
     ../netlink/request.cc ../netlink/socket.cc ../netlink/builder.cc ../netlink/attr.cc"
