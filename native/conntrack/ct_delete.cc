@@ -3,6 +3,7 @@
 #include <linux/netfilter/nfnetlink.h>
 #include <linux/netfilter/nfnetlink_conntrack.h>
 #include <linux/netlink.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 
 #include <algorithm>
@@ -95,15 +96,22 @@ bool DumpOne(CtSocket& sock, const Query& query, uint32_t seq, Matched& out, Del
 }
 
 // Sends `count` deletes (seq firstSeq.., entries first..) as one datagram and counts their acks.
-bool DeleteChunk(CtSocket& sock, const NlBuilder& b, uint32_t firstSeq, uint32_t count, const uint32_t* filterOf,
-                 DeleteStats* stats, DeleteFailure* failure) {
+void CountDeleted(uint8_t proto, DeleteStats* stats) {
+  stats->deleted++;
+  if (proto == IPPROTO_UDP) stats->deletedUdp++;
+  if (proto == IPPROTO_TCP) stats->deletedTcp++;
+  if (proto == IPPROTO_SCTP) stats->deletedSctp++;
+}
+
+bool DeleteChunk(CtSocket& sock, const NlBuilder& b, uint32_t firstSeq, uint32_t count, const Entry* entries,
+                 const uint32_t* filterOf, DeleteStats* stats, DeleteFailure* failure) {
   if (!sock.Send(b.data())) return Fail(failure, sock.error(), sock.errnum());
   uint32_t acked = 0;
   bool ok = sock.Receive([&](uint16_t type, uint32_t s, const uint8_t* body, size_t blen) {
     if (type != NLMSG_ERROR || s - firstSeq >= count) return true;  // unsigned: wraps safely
     int e = ReplyErrorCode(body, blen);
     if (e == 0) {
-      stats->deleted++;
+      CountDeleted(entries[s - firstSeq].orig.proto, stats);
     } else if (e == -ENOENT) {
       stats->notFound++;
     } else {
@@ -129,7 +137,7 @@ bool DeleteAll(CtSocket& sock, const Matched& matched, DeleteStats* stats, Delet
     NlBuilder b;
     for (uint32_t k = 0; k < count; k++) AppendDelete(b, entries[i + k], first + k);
     if (!b.ok()) return Fail(failure, "conntrack delete message too large", EMSGSIZE);
-    if (!DeleteChunk(sock, b, first, count, matched.filterOf.data() + i, stats, failure)) return false;
+    if (!DeleteChunk(sock, b, first, count, entries.data() + i, matched.filterOf.data() + i, stats, failure)) return false;
     i = end;
   }
   return true;

@@ -51,6 +51,7 @@ struct DeleteStats {
   uint32_t received = 0;   // entries the kernel returned (its filter already applied)
   uint32_t matched = 0;    // distinct entries of those that match a filter
   uint32_t deleted = 0;    // DELETE acknowledged
+  uint32_t deletedUdp = 0, deletedTcp = 0, deletedSctp = 0;  // `deleted` by the entry's protocol
   uint32_t notFound = 0;   // DELETE answered ENOENT: the entry went away on its own meanwhile
   uint32_t failed = 0;     // DELETE answered with another error
   int firstFailErrno = 0;  // positive errno of the first failure, 0 when none

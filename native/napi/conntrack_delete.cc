@@ -25,6 +25,11 @@ class DeleteWorker : public ConntrackWorker {
   Napi::Value Result(Napi::Env env) override {
     Napi::Object r = Napi::Object::New(env);
     r.Set("deleted", Napi::Number::New(env, stats_.deleted));
+    Napi::Object byProto = Napi::Object::New(env);
+    byProto.Set("udp", Napi::Number::New(env, stats_.deletedUdp));
+    byProto.Set("tcp", Napi::Number::New(env, stats_.deletedTcp));
+    byProto.Set("sctp", Napi::Number::New(env, stats_.deletedSctp));
+    r.Set("deletedByProtocol", byProto);
     r.Set("notFound", Napi::Number::New(env, stats_.notFound));
     r.Set("failed", Napi::Number::New(env, stats_.failed));
     r.Set("received", Napi::Number::New(env, stats_.received));

@@ -1,5 +1,5 @@
 // conntrackDelete(netnsPath, filters, options?):
-//   Promise<{ deleted, notFound, failed, received, matched, dumps, tableEntries, firstFailErrno?,
+//   Promise<{ deleted, deletedByProtocol: { udp, tcp, sctp }, notFound, failed, received, matched, dumps, tableEntries, firstFailErrno?,
 //             failedFilters? }>
 // Arguments are validated synchronously (throws); the netlink work runs on a worker thread.
 #pragma once

@@ -6,6 +6,7 @@ import type { Log } from '../base/log';
 import type { ProxyState, TakenChanges } from '../core';
 import type { IPFamily, Proxier, SyncResult } from '../core/types';
 import type { StaleFlowCleanup } from '../conntrack';
+import type { ConntrackDeleteResult } from '../native';
 import type { StartupCleanupOptions, StartupFlowCleanup } from '../conntrack/startup-cleanup';
 import type { StartupSnapshot } from '../conntrack/startup-stale';
 import type { ProxyHealth } from '../health/proxy-health';
@@ -172,12 +173,20 @@ export class SyncLoop {
     if (c.filters === 0) return;
     this.d.metrics.conntrackReconcilerSyncDuration.observe({ ip_family: family }, c.durationSeconds);
     this.d.metrics.conntrackReconcilerDeletedEntriesTotal.inc({ ip_family: family }, c.result?.deleted ?? 0);
+    this.countByProtocol(c.result);
     if (c.error || c.pending) {
       this.d.log.warn({ family, err: c.error?.message, filters: c.filters, pending: c.pending, dropped: c.dropped },
         'Some stale conntrack entries could not be deleted; retrying after the next sync');
       return;
     }
     this.d.log.debug({ family, filters: c.filters, retried: c.retried, deleted: c.result?.deleted }, 'Deleted stale conntrack entries');
+  }
+
+  private countByProtocol(r: ConntrackDeleteResult | undefined): void {
+    // Labelled as a Service port's protocol is spelled (UDP, TCP, SCTP).
+    for (const [protocol, n] of Object.entries(r?.deletedByProtocol ?? {})) {
+      if (n > 0) this.d.metrics.conntrackStaleFlowsDeletedTotal.inc({ protocol: protocol.toUpperCase() }, n);
+    }
   }
 
   /** Flows DNATed to endpoints that went away while no proxy ran (a crash, an upgrade). */
@@ -189,6 +198,7 @@ export class SyncLoop {
     const s = await ct.atStartup(taken.snapshot, { families: [family] });
     const deleted = s.delete?.result?.deleted ?? 0;
     this.d.metrics.conntrackReconcilerDeletedEntriesTotal.inc({ ip_family: family }, deleted);
+    this.countByProtocol(s.delete?.result);
     const failed = s.lists.filter((l) => l.error).map((l) => `IPv${l.family}/${l.protocol}: ${l.error!.message}`);
     const fields = { family, ...s.report, deleted, seconds: Number(s.durationSeconds.toFixed(3)), ...(failed.length ? { listFailures: failed } : {}) };
     if (failed.length > 0 || s.delete?.error) this.d.log.warn({ ...fields, err: s.delete?.error?.message }, 'Start-up conntrack pass incomplete; remaining stale flows age out');

@@ -4,7 +4,7 @@
 // minutes. The filters of a failed call (only the failing ones when the addon says which) are kept
 // and merged into the next call. Kept filters are bounded: beyond maxPending the oldest are
 // dropped and counted, so a kernel that refuses forever cannot grow memory.
-import type { ConntrackDeleteResult, ConntrackFilter } from '../native';
+import type { ConntrackDeleteResult, ConntrackFilter, ConntrackProtocol } from '../native';
 import { filterKey } from './filter';
 import { dropCovered } from './stale-flows';
 
@@ -46,6 +46,10 @@ function sum(a: ConntrackDeleteResult | undefined, b: ConntrackDeleteResult): Co
     received: base.received + b.received, matched: base.matched + b.matched, dumps: base.dumps + b.dumps,
     tableEntries: Math.max(base.tableEntries, b.tableEntries),
   };
+  if (base.deletedByProtocol || b.deletedByProtocol) {
+    const p = (r: ConntrackDeleteResult, k: ConntrackProtocol): number => r.deletedByProtocol?.[k] ?? 0;
+    out.deletedByProtocol = { udp: p(base, 'udp') + p(b, 'udp'), tcp: p(base, 'tcp') + p(b, 'tcp'), sctp: p(base, 'sctp') + p(b, 'sctp') };
+  }
   const errno = base.firstFailErrno ?? b.firstFailErrno;
   return errno === undefined ? out : { ...out, firstFailErrno: errno };
 }

@@ -33,6 +33,8 @@ export interface ProxyMetrics {
   proxyLivezTotal: Counter<'code'>;
   conntrackReconcilerSyncDuration: Histogram<Fam>;
   conntrackReconcilerDeletedEntriesTotal: Counter<Fam>;
+  /** Ours: stale conntrack flows deleted (after syncs and at start-up), by the flow's protocol. */
+  conntrackStaleFlowsDeletedTotal: Counter<'protocol'>;
   /** Ours: 1 while the list/watch of `resource` is connected, else 0. */
   apiServerConnected: Gauge<'resource'>;
   /** Ours: list/watch failures (each one is retried with backoff). */
@@ -89,6 +91,12 @@ export function createProxyMetrics(register: Registry, opts: CreateMetricsOption
     proxyLivezTotal: codeCounter('proxy_livez_total', 'Cumulative proxy livez HTTP status'),
     conntrackReconcilerSyncDuration: hist('conntrack_reconciler_sync_duration_seconds', 'ReconcileConntrackFlowsLatency latency in seconds', SYNC_BUCKETS),
     conntrackReconcilerDeletedEntriesTotal: famCounter('conntrack_reconciler_deleted_entries_total', 'Cumulative conntrack flows deleted by conntrack reconciler'),
+    conntrackStaleFlowsDeletedTotal: new Counter<'protocol'>({
+      name: 'kubeproxy_native_conntrack_stale_flows_deleted_total',
+      help: 'Stale conntrack flows deleted (after syncs and by the start-up pass), by the flow\'s protocol',
+      labelNames: ['protocol'],
+      registers,
+    }),
     apiServerConnected: new Gauge<'resource'>({
       name: 'kubeproxy_native_apiserver_connected',
       help: 'Whether the list/watch of this resource is connected to the API server (1) or retrying (0)',

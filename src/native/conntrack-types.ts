@@ -28,6 +28,8 @@ export interface ConntrackFilter {
 export interface ConntrackDeleteResult {
   /** DELETEs the kernel acknowledged. */
   deleted: number;
+  /** `deleted` by the entry's protocol (the addon always sets it; scripted deleters in tests may not). */
+  deletedByProtocol?: Record<ConntrackProtocol, number>;
   /** DELETEs answered ENOENT: the entry expired or was replaced between the dump and the delete. */
   notFound: number;
   /** DELETEs answered with another error (firstFailErrno says which). */

@@ -33,7 +33,10 @@ class FakeFlows {
   readonly calls: (4 | 6)[][] = [];
   async deleteFlows(filters: readonly ConntrackFilter[]) {
     this.calls.push([...new Set(filters.map((f) => f.family))]);
-    return { deleted: filters.length, notFound: 0, failed: 0, received: filters.length, matched: filters.length, dumps: 1, tableEntries: -1 };
+    return {
+      deleted: filters.length, deletedByProtocol: { udp: filters.length, tcp: 0, sctp: 0 }, notFound: 0, failed: 0,
+      received: filters.length, matched: filters.length, dumps: 1, tableEntries: -1,
+    };
   }
   async listDnatFlows() {
     return { flows: [], truncated: false, received: 0 };
@@ -127,6 +130,10 @@ async function ipv6OnlyChangeMovesIpv6Series(w: ReturnType<typeof world>): Promi
     SHARED[2], 'kubeproxy_sync_proxy_rules_no_local_endpoints_total', SHARED[3],
   ].sort());
   assert.deepEqual(w.flows.calls, [[6]], 'one conntrack pass, of IPv6 flows only');
+  const reconciled = (m: Map<string, number>): number => (m.get('kubeproxy_conntrack_reconciler_deleted_entries_total{ip_family=IPv4}') ?? 0) + (m.get('kubeproxy_conntrack_reconciler_deleted_entries_total{ip_family=IPv6}') ?? 0);
+  const byProtocol = (await w.registry.getSingleMetric('kubeproxy_native_conntrack_stale_flows_deleted_total')!.get()).values;
+  assert.ok(reconciled(after) > 0);
+  assert.deepEqual(byProtocol.map((v) => [v.labels.protocol, v.value]), [['UDP', reconciled(after)]], 'the same deletions, by protocol');
   assert.equal(after.get('kubeproxy_sync_proxy_rules_endpoint_changes_total{ip_family=IPv6}')! - before.get('kubeproxy_sync_proxy_rules_endpoint_changes_total{ip_family=IPv6}')!, 2);
   assert.equal(after.get('kubeproxy_network_programming_duration_seconds_count{ip_family=IPv6}'), 1);
   assert.equal(after.get('kubeproxy_network_programming_duration_seconds_sum{ip_family=IPv6}'), 2);

@@ -92,6 +92,7 @@ for (const c of cases) {
       const expectedGone = before.filter(c.gone);
       assert.deepEqual(keys(listFlows(ns, 'udp')), keys(before.filter((f) => !c.gone(f))));
       assert.equal(r.deleted, expectedGone.length);
+      assert.deepEqual(r.deletedByProtocol, { udp: expectedGone.length, tcp: 0, sctp: 0 });
       assert.equal(r.dumps, 1);
       // The kernel applied the filter: it sent back only the matching entries, not all 12.
       assert.equal(r.received, expectedGone.length);
@@ -189,6 +190,7 @@ test('conntrackDelete: SCTP ports are honoured (the kernel filter ignores them; 
       { family: 4, protocol: 'sctp', origDst: '10.96.0.30', origDstPort: 9000, replySrc: '10.0.3.3', replySrcPort: 9000 },
     ]);
     assert.equal(r.deleted, 1);
+    assert.deepEqual(r.deletedByProtocol, { udp: 0, tcp: 0, sctp: 1 });
     assert.ok(r.received >= r.matched);
     assert.deepEqual(listFlows(ns, 'sctp').map((f) => f.dport), [9001]);
   }, 'kpnct');
