@@ -42,7 +42,7 @@ bool AddCpu(const uint8_t* body, size_t len, Stats* out) {
   Attr a;
   uint32_t v;
   while (it.Next(&a)) {
-    if (a.type == CTA_STATS_UNSPEC || a.type >= kStatsCounterSlots) continue;
+    if (a.type == CTA_STATS_UNSPEC || a.type > CTA_STATS_MAX) continue;  // unknown: skipped, any length
     if (!ReadBe32(a, &v)) return false;
     one.counters[a.type] += v;
     one.present[a.type] = true;

@@ -47,13 +47,16 @@ export function registerConntrackMetrics(register: Registry, o: ConntrackMetrics
     async collect() { await reading(); },
   });
   let inflight: Promise<ConntrackStatsReading | undefined> | undefined;
+  let failing = false;  // logged once per run of failed reads, not on every scrape
   const reading = (): Promise<ConntrackStatsReading | undefined> => {
     inflight ??= o.read().then((r) => {
+      failing = false;
       warning.check(r.entries, r.maxEntries);
       return r;
     }, (e: unknown) => {
       errors.inc();
-      o.log.warn({ err: e instanceof Error ? e.message : String(e) }, 'Could not read the kernel conntrack statistics');
+      if (!failing) o.log.warn({ err: e instanceof Error ? e.message : String(e) }, 'Could not read the kernel conntrack statistics (logged again only after a successful read)');
+      failing = true;
       return undefined;
     }).finally(() => { inflight = undefined; });
     return inflight;

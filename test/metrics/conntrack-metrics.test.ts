@@ -84,10 +84,15 @@ test('conntrack metrics: a failed read leaves the figures out, counts the error 
   assert.equal(sample(s, 'kubeproxy_native_conntrack_max_entries'), undefined);
   assert.equal(sample(s, 'kubeproxy_native_conntrack_stats_read_errors_total'), 1);
   assert.deepEqual(log.lines.map((l) => [l.level, l.obj.err]), [['warn', 'conntrack stats: open: Permission denied']]);
+  await scrapeOver(registry);
+  assert.equal(log.lines.length, 1, 'a second failure in a row is counted, not logged again');
   fail = false;
   const ok = await scrapeOver(registry);
   assert.equal(sample(ok, 'kubeproxy_native_conntrack_entries'), 1);
-  assert.equal(sample(ok, 'kubeproxy_native_conntrack_stats_read_errors_total'), 1);
+  assert.equal(sample(ok, 'kubeproxy_native_conntrack_stats_read_errors_total'), 2);
+  fail = true;
+  await scrapeOver(registry);
+  assert.equal(log.lines.length, 2, 'a failure after a success is logged again');
 });
 
 test('conntrack full warning: over 80% only, at most once per 10 minutes, with the figures', () => {
