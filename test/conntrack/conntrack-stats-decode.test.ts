@@ -53,7 +53,8 @@ test('decodeConntrackStats: sums past 2^32 (per-CPU u32 counters near their limi
 
 test('decodeConntrackStats: unknown attributes and message types are skipped; absent counters stay absent', () => {
   const odd = attr(200, Buffer.from([1, 2, 3]));           // a future attribute with any length
-  const r = decode(Buffer.concat([cpuMsg(0, [odd, be32(A.INSERT_FAILED, 7)]), msg(0x999, Buffer.alloc(8)), done()]),
+  const next = attr(16, Buffer.alloc(6));                   // the next counter a kernel might add, any length
+  const r = decode(Buffer.concat([cpuMsg(0, [odd, next, be32(A.INSERT_FAILED, 7)]), msg(0x999, Buffer.alloc(8)), done()]),
     globalMsg([attr(9, Buffer.alloc(1)), be32(G.ENTRIES, 1), be32(G.MAX, 2)]));
   assert.deepEqual(r, { entries: 1, maxEntries: 2, cpus: 1, counters: { insert_failed: 7 } });
 });
