@@ -28,6 +28,8 @@ export interface IpvsPartsInputs {
   netns?: string;
   families: IPFamily[];
   metrics: ProxyMetrics;
+  /** nf_conntrack_tcp_be_liberal is set (src/app/tcp-be-liberal.ts): no INVALID drop rule. */
+  conntrackTCPLiberal?: boolean;
 }
 
 /**
@@ -95,6 +97,7 @@ export function ipvsParts(i: IpvsPartsInputs, kernel: IpvsKernel): () => ModePar
       masqueradeAll: i.config.linux.masqueradeAll,
       localDetector: localDetectorFrom(i.config),
       families: i.families.map(nftFamily),
+      conntrackTCPLiberal: i.conntrackTCPLiberal ?? false,
     });
     const proxier = new IpvsProxier({
       ipvs: kernel.ipvs, rtnl: kernel.rtnl, helperTable, families: i.families,

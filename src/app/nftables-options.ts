@@ -9,7 +9,7 @@ import { nftFamily } from './families';
 export function nftablesOptionsFrom(
   config: KubeProxyConfiguration,
   families: IPFamily[],
-  rest: Pick<NftablesProxierOptions, 'nft' | 'log' | 'metrics' | 'beforeElementsCopied' | 'whileStaging'>,
+  rest: Pick<NftablesProxierOptions, 'nft' | 'log' | 'metrics' | 'beforeElementsCopied' | 'whileStaging' | 'conntrackTCPLiberal'>,
 ): NftablesProxierOptions {
   return {
     ...rest,

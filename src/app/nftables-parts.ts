@@ -21,6 +21,8 @@ export interface NftablesPartsInputs {
   families: IPFamily[];
   metrics: ProxyMetrics;
   nft: Nft;
+  /** nf_conntrack_tcp_be_liberal is set (src/app/tcp-be-liberal.ts): no INVALID drop rule. */
+  conntrackTCPLiberal?: boolean;
 }
 
 export function nftablesParts(i: NftablesPartsInputs): (runSoon: () => void) => ModeParts & { proxier: NftablesProxier; guard: RulesetGuard } {
@@ -41,6 +43,7 @@ function nftablesProxier(i: NftablesPartsInputs, commit: (tx: Transaction) => Pr
   const whileStaging = gcWhileStaging(() => releaseMemoryLogged(i.log, 'while staging a cold start'));
   return new NftablesProxier(nftablesOptionsFrom(i.config, i.families, {
     nft, log: i.log, metrics: nftablesProxierMetrics(i.metrics, i.families), beforeElementsCopied, whileStaging,
+    conntrackTCPLiberal: i.conntrackTCPLiberal ?? false,
   }));
 }
 

@@ -24,6 +24,7 @@ import { ConntrackClient, Nft } from '../native';
 import { servedFamilies } from './families';
 import { localDetectorNotice } from './local-detector-options';
 import { runConntrackSetup } from './conntrack-setup';
+import { readTcpBeLiberal } from './tcp-be-liberal';
 import type { ReadOnlySysFSEvent } from '../conntrack/sysctls';
 import { nodePortNotice } from './node-port-notice';
 import { modelSink } from './model-sink';
@@ -174,12 +175,14 @@ async function openAndStart(o: ProxyAppOptions, mode: BuiltMode, model: Model, o
 
 /** The mode's kernel sockets, recorded in `opened` as soon as they exist, and its parts. */
 async function modeParts(o: ProxyAppOptions, mode: BuiltMode, model: Model, opened: Opened): Promise<(runSoon: () => void) => ModeParts> {
+  const conntrackTCPLiberal = readTcpBeLiberal({ netns: o.netns });
+  if (conntrackTCPLiberal) o.log.info({}, 'nf_conntrack_tcp_be_liberal set, not installing DROP rules for INVALID packets');
   if (mode === 'ipvs') {
     const kernel = (opened.nft = await openIpvsKernel(o));
-    return ipvsParts({ ...o, ...model }, kernel);
+    return ipvsParts({ ...o, ...model, conntrackTCPLiberal }, kernel);
   }
   const nft = (opened.nft = Nft.open(o.netns ? { netns: o.netns } : undefined));
-  return nftablesParts({ ...o, ...model, nft });
+  return nftablesParts({ ...o, ...model, nft, conntrackTCPLiberal });
 }
 
 function clusterWatcher(o: ProxyAppOptions, model: Model, sync: SyncParts, kubeConfig: ApiCredentials): ClusterWatcher {

@@ -20,6 +20,8 @@ export interface HelperTableOptions {
   localDetector?: LocalDetectorOptions;
   /** The families to keep a table for; default both. */
   families?: readonly HelperFamily[];
+  /** nf_conntrack_tcp_be_liberal was non-zero at start-up: no INVALID drop rule (as upstream). Default false. */
+  conntrackTCPLiberal?: boolean;
 }
 
 export interface ResolvedOptions {
@@ -28,6 +30,7 @@ export interface ResolvedOptions {
   masqueradeAll: boolean;
   localDetector: LocalDetectorOptions;
   families: readonly HelperFamily[];
+  dropInvalid: boolean;
 }
 
 export function resolveOptions(o: HelperTableOptions): ResolvedOptions {
@@ -36,12 +39,14 @@ export function resolveOptions(o: HelperTableOptions): ResolvedOptions {
   if (!Number.isInteger(bit) || bit < 0 || bit > 31) throw new RangeError(`masqueradeBit: must be an integer in 0..31, got ${bit}`);
   const families = o.families ?? HELPER_FAMILIES;
   for (const f of families) if (!HELPER_FAMILIES.includes(f)) throw new RangeError(`families: unknown family '${String(f)}'`);
+  if (o.conntrackTCPLiberal !== undefined && typeof o.conntrackTCPLiberal !== 'boolean') throw new TypeError('conntrackTCPLiberal: expected a boolean');
   return {
     nft: o.nft,
     mark: (2 ** bit) >>> 0,
     masqueradeAll: o.masqueradeAll ?? false,
     localDetector: o.localDetector ?? { mode: 'None' },
     families: [...new Set(families)],
+    dropInvalid: o.conntrackTCPLiberal !== true,
   };
 }
 
@@ -50,6 +55,8 @@ export interface FamilyContext {
   family: HelperFamily;
   mark: number;
   masqueradeAll: boolean;
+  /** Drop forwarded packets conntrack finds INVALID (upstream's KUBE-FORWARD rule). */
+  dropInvalid: boolean;
   detector: ResolvedDetector;
   /** The node's own IPs of this family (loadBalancerSourceRanges that contain one let the node in). */
   nodeIPs: readonly string[];
@@ -72,6 +79,7 @@ export function familyContext(o: ResolvedOptions, family: HelperFamily, snapshot
     family,
     mark: o.mark,
     masqueradeAll: o.masqueradeAll,
+    dropInvalid: o.dropInvalid,
     detector: resolveDetector(o.localDetector, family, snapshot.node.podCIDRs),
     nodeIPs,
     nodePortIPs: ports,
@@ -81,5 +89,5 @@ export function familyContext(o: ResolvedOptions, family: HelperFamily, snapshot
 
 /** Equal keys: the same rules and the same elements for the same ServicePorts. */
 export function contextKey(c: FamilyContext): string {
-  return JSON.stringify([c.family, c.mark, c.masqueradeAll, c.detector, c.nodeIPs, c.nodePortIPs]);
+  return JSON.stringify([c.family, c.mark, c.masqueradeAll, c.dropInvalid, c.detector, c.nodeIPs, c.nodePortIPs]);
 }

@@ -66,6 +66,8 @@ export function helperChains(ctx: FamilyContext): ChainRules[] {
       rules: [
         newJump(CHAIN.firewallCheck),
         newJump(CHAIN.endpointsCheck),
+        // Upstream's KUBE-FORWARD `ctstate INVALID -j DROP` unless nf_conntrack_tcp_be_liberal (kubernetes#74839).
+        ...(ctx.dropInvalid ? [r().ctState(['invalid']).verdict({ kind: 'drop' }).build()] : []),
         r().markAnd(ctx.mark, ctx.mark).verdict({ kind: 'accept' }).comment('kubernetes forwarding rules').build(),
         r().ctState(['established', 'related']).verdict({ kind: 'accept' }).comment('kubernetes forwarding conntrack rule').build(),
       ],

@@ -27,7 +27,7 @@ function filterChains(ctx: FamilyContext): ChainDef[] {
     { name: CHAIN.filterInput, base: { type: 'filter', hook: 'input', priority: DSTNAT - 10 },
       rules: [newJump(CHAIN.nodePortEndpointsCheck), newJump(CHAIN.serviceEndpointsCheck)] },
     { name: CHAIN.filterForward, base: { type: 'filter', hook: 'forward', priority: DSTNAT - 10 },
-      rules: [newJump(CHAIN.serviceEndpointsCheck), newJump(CHAIN.clusterIPsCheck)] },
+      rules: [newJump(CHAIN.serviceEndpointsCheck), newJump(CHAIN.clusterIPsCheck), ...invalidDrop(ctx)] },
     { name: CHAIN.filterOutput, base: { type: 'filter', hook: 'output', priority: DSTNAT - 10 },
       rules: [newJump(CHAIN.serviceEndpointsCheck), newJump(CHAIN.firewallCheck)] },
     { name: CHAIN.filterOutputPostDnat, base: { type: 'filter', hook: 'output', priority: DSTNAT + 10 },
@@ -47,6 +47,16 @@ function filterChains(ctx: FamilyContext): ChainDef[] {
     { name: CHAIN.clusterIPsCheck, rules: clusterIPsCheck },
     { name: CHAIN.firewallCheck, rules: [r().vmap(DADDR_PROTO_PORT, SET.firewallIPs).build()] },
   ];
+}
+
+/**
+ * Upstream's `ct state invalid drop` (kubernetes#74839): a reply conntrack finds INVALID (out of
+ * the TCP window) is not un-DNATed; forwarded as it is, the client answers the pod's address with a
+ * RST that kills the real connection. nf_conntrack_tcp_be_liberal makes only out-of-window RSTs
+ * INVALID, so with it set upstream installs no rule (asymmetric routing needs the packets).
+ */
+function invalidDrop(ctx: FamilyContext): Rule[] {
+  return ctx.dropInvalid ? [rule(ctx.family).ctState(['invalid']).verdict({ kind: 'drop' }).build()] : [];
 }
 
 function natChains(ctx: FamilyContext): ChainDef[] {

@@ -19,6 +19,8 @@ export interface FamilyContext {
   serviceCIDRs: string[];
   /** The most entries the shared session-affinity set holds (see docs/nftables-ruleset.md). */
   affinitySetSize: number;
+  /** Drop forwarded packets conntrack finds INVALID (upstream does unless nf_conntrack_tcp_be_liberal is set). */
+  dropInvalid: boolean;
 }
 
 export interface ContextInputs {
@@ -29,6 +31,8 @@ export interface ContextInputs {
   nodeIPs: string[];
   serviceCIDRs: string[];
   affinitySetSize?: number;
+  /** nf_conntrack_tcp_be_liberal was set when the proxy started: no INVALID drop rule. */
+  conntrackTCPLiberal?: boolean;
 }
 
 /**
@@ -89,6 +93,7 @@ export function buildContext(inputs: ContextInputs, family: NftFamily, node: Con
     // From the API server (ServiceCIDR objects): anything unparsable is left out, not programmed.
     serviceCIDRs: [...new Set(inputs.serviceCIDRs.map((c) => normalizeCidr(c)).filter((c): c is string => c !== null && cidrFamily(c) === family))],
     affinitySetSize: inputs.affinitySetSize ?? DEFAULT_AFFINITY_SET_SIZE,
+    dropInvalid: inputs.conntrackTCPLiberal !== true,
   };
 }
 

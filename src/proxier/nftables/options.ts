@@ -44,6 +44,11 @@ export interface NftablesProxierOptions {
   serviceCIDRs?: string[];
   /** Entries the shared session-affinity set may hold; default DEFAULT_AFFINITY_SET_SIZE. */
   affinitySetSize?: number;
+  /**
+   * The kernel's nf_conntrack_tcp_be_liberal was non-zero at start-up (upstream reads the sysctl in
+   * NewProxier): then no `ct state invalid drop` rule. Default false: the rule is installed.
+   */
+  conntrackTCPLiberal?: boolean;
   log: ProxierLog;
   metrics?: NftablesMetrics;
   /**
@@ -108,6 +113,7 @@ export function checkOptions(o: NftablesProxierOptions): void {
   checkCidrList(o.nodePortAddresses, 'nodePortAddresses', true);
   if (!Array.isArray(o.nodeIPs)) fail('nodeIPs', 'expected an array of IPs');
   o.nodeIPs.forEach((ip, i) => { if (!ipFamilyOf(ip)) fail(`nodeIPs[${i}]`, `${JSON.stringify(ip)} is not an IP`); });
+  if (o.conntrackTCPLiberal !== undefined && typeof o.conntrackTCPLiberal !== 'boolean') fail('conntrackTCPLiberal', 'expected a boolean');
   if (o.serviceCIDRs !== undefined) checkCidrList(o.serviceCIDRs, 'serviceCIDRs', false);
   if (o.affinitySetSize !== undefined && (!Number.isInteger(o.affinitySetSize) || o.affinitySetSize < 1 || o.affinitySetSize > 0xffffffff)) {
     fail('affinitySetSize', `${o.affinitySetSize} is not an element count in 1..${0xffffffff}`);

@@ -72,9 +72,9 @@ export class NftablesProxier implements Proxier {
   constructor(opts: NftablesProxierOptions) {
     checkOptions(opts);
     this.opts = { ...opts, families: [...opts.families] };
-    const { masqueradeBit, masqueradeAll, localDetector, nodePortAddresses, nodeIPs, affinitySetSize } = opts;
+    const { masqueradeBit, masqueradeAll, localDetector, nodePortAddresses, nodeIPs, affinitySetSize, conntrackTCPLiberal } = opts;
     this.contexts = new ContextCache({ masqueradeBit, masqueradeAll, localDetector, nodePortAddresses, nodeIPs,
-      serviceCIDRs: opts.serviceCIDRs ?? [], affinitySetSize }, opts.families);
+      serviceCIDRs: opts.serviceCIDRs ?? [], affinitySetSize, conntrackTCPLiberal }, opts.families);
   }
 
   /** ServicePorts currently left out, with the reason. */

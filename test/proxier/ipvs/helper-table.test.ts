@@ -39,6 +39,7 @@ test('full sync: both tables with the fixed chains, hooks and rules', async () =
   ]);
   assert.deepEqual(rules('filter-input'), ['ct state new jump firewall-check', 'ct state new jump endpoints-check', 'ct state new jump ipvs-filter']);
   assert.deepEqual(rules('filter-forward').slice(2), [
+    'ct state invalid drop',
     'meta mark & 0x4000 == 0x4000 accept comment "kubernetes forwarding rules"',
     'ct state established,related accept comment "kubernetes forwarding conntrack rule"',
   ]);
@@ -68,8 +69,21 @@ test('masquerade choices: masqueradeAll, no detector (the VIP as source, as upst
   assert.equal(bridge.rules('services')[1], 'iifname != "cbr0" ip daddr . meta l4proto . th dport @cluster-ips jump mark-for-masquerade');
 });
 
+test('nf_conntrack_tcp_be_liberal set: no INVALID drop rule in either family, as upstream\'s KUBE-FORWARD', async () => {
+  const liberal = setup({ conntrackTCPLiberal: true });
+  await liberal.table.sync(fullInput([]));
+  for (const f of ['ip', 'ip6'] as const) {
+    assert.ok(!liberal.rules('filter-forward', f).some((r) => r.includes('invalid')), f);
+    assert.equal(liberal.rules('filter-forward', f).length, 4, f);
+  }
+  const strict = setup({ conntrackTCPLiberal: false });
+  await strict.table.sync(fullInput([]));
+  assert.equal(strict.rules('filter-forward', 'ip6').filter((r) => r === 'ct state invalid drop').length, 1);
+});
+
 test('options are checked', () => {
   const nft = new FakeKernel().open();
+  assert.throws(() => new IpvsHelperTable({ nft, conntrackTCPLiberal: 1 as unknown as boolean }), /conntrackTCPLiberal: expected a boolean/);
   assert.throws(() => new IpvsHelperTable({ nft, masqueradeBit: 32 }), /masqueradeBit: must be an integer in 0..31, got 32/);
   assert.throws(() => new IpvsHelperTable({ nft, families: ['inet' as 'ip'] }), /families: unknown family 'inet'/);
   assert.throws(() => new IpvsHelperTable({} as HelperTableOptions), /nft: expected a handle/);

@@ -6,7 +6,7 @@ import { compileService } from '../../../src/proxier/nftables/compile-service';
 import { hashAndTruncate, serviceChainNames } from '../../../src/proxier/nftables/names';
 import { renderDesiredScript } from '../../../src/proxier/nftables/render-script';
 import { ctx, ep, selected, sp } from './fixtures';
-import type { ContextInputs } from '../../../src/proxier/nftables/context';
+import { contextKey, type ContextInputs } from '../../../src/proxier/nftables/context';
 import type { Endpoint, ServicePort } from '../../../src/core/types';
 
 function script(s: ServicePort, eps: Endpoint[], over: Partial<ContextInputs> = {}, family: 'ip' | 'ip6' = 'ip'): string {
@@ -262,6 +262,17 @@ test('serviceCIDRs: drop traffic to unallocated ClusterIPs', () => {
   assert.equal(t.split('\n').filter((l) => l.includes('Drop traffic to unallocated ClusterIPs')).length, 1, 'duplicates and garbage left out');
   has(t, 'add rule ip kube-proxy cluster-ips-check ip daddr 172.30.0.0/16 drop comment "Drop traffic to unallocated ClusterIPs"');
   lacks(t, 'fd00:30::');
+});
+
+test("INVALID packets dropped in filter-forward unless nf_conntrack_tcp_be_liberal is set (upstream's kubernetes#74839 rule)", () => {
+  for (const family of ['ip', 'ip6'] as const) {
+    const strict = renderDesiredScript(compileBase(ctx({}, family)), []);
+    has(strict, `add rule ${family} kube-proxy filter-forward ct state invalid drop`);
+    assert.equal(strict.split('\n').filter((l) => l.includes('ct state invalid')).length, 1, 'forward path only');
+    const liberal = ctx({ conntrackTCPLiberal: true }, family);
+    lacks(renderDesiredScript(compileBase(liberal), []), 'ct state invalid');
+    assert.notEqual(contextKey(liberal), contextKey(ctx({}, family)), 'a different context key: a full sync');
+  }
 });
 
 test('bad input names the field', () => {

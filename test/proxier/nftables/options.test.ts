@@ -31,6 +31,7 @@ test('each bad field is named', () => {
     [{ log: {} }, /options\.log/],
     [{ stageBytes: -1 }, /options\.stageBytes: -1 is not a byte count/],
     [{ stageBytes: 1.5 }, /options\.stageBytes/],
+    [{ conntrackTCPLiberal: 'no' }, /options\.conntrackTCPLiberal: expected a boolean/],
   ];
   for (const [over, re] of cases) {
     assert.throws(() => new NftablesProxier({ ...good, ...over } as NftablesProxierOptions), re, JSON.stringify(over));
