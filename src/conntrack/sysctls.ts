@@ -1,8 +1,9 @@
 // Conntrack sysctls from KubeProxyConfiguration.conntrack, as upstream kube-proxy applies them
 // (cmd/kube-proxy/app/server_linux.go setupConntrack, conntrack.go realConntracker):
 // - nf_conntrack_max = max(min, maxPerCore x CPUs) when maxPerCore > 0, written only when the kernel's
-//   value is smaller: upstream's newest rule (kubernetes#142035, in 1.36 and 1.37 patch releases), so a
-//   node tuned higher by hand, or a read-only /proc/sys already set high enough, does not stop start-up.
+//   value is smaller: upstream's newest rule (kubernetes#142035, merged September 2026, cherry-picks to
+//   1.36 and 1.37 proposed), so a node tuned higher by hand, or a read-only /proc/sys already set high
+//   enough, does not stop start-up.
 //   Then the hash table (/sys/module/nf_conntrack/parameters/hashsize) is raised to max/4 if smaller.
 // - TCP established / close-wait timeouts, UDP timeouts (when > 0) and tcp_be_liberal (when true),
 //   each written whenever it differs.
