@@ -3,7 +3,7 @@ export * from './types';
 export { ProxyState, type ProxyStateOptions, type TakenChanges, type PendingCounts } from './proxy-state';
 export type { EventKind } from './service-change-tracker';
 export type { TriggerTime } from './endpoints-change-tracker';
-export { familyOfKey } from './pending-families';
+export { familyOfKey } from './keys';
 export { servicePortKey, serviceName, endpointKey } from './keys';
 export {
   selectEndpoints,

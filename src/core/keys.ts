@@ -27,6 +27,11 @@ export function servicePortKey(
   return [namespace, '/', name, ':', portName, '/', protocol, '/', family].join('');
 }
 
+/** The family a servicePortKey names (its last part). */
+export function familyOfKey(key: string): IPFamily {
+  return key.endsWith('/IPv6') ? 'IPv6' : 'IPv4';
+}
+
 /** `ip:port` (IPv6 in brackets): identity of an endpoint within one ServicePort. */
 export function endpointKey(ip: string, port: number): string {
   return ip.includes(':') ? `[${ip}]:${port}` : `${ip}:${port}`;

@@ -2,14 +2,10 @@
 // per-family pending gauges (upstream keeps one change tracker per family) then cost nothing per
 // event, although the whole cluster is pending between the first list and the first sync.
 import { sameAsApplied } from './equality';
+import { familyOfKey } from './keys';
 import type { IPFamily } from './types';
 
 const BIT: Record<IPFamily, number> = { IPv4: 1, IPv6: 2 };
-
-/** The family a ServicePort key names (keys.ts servicePortKey ends with it). */
-export function familyOfKey(key: string): IPFamily {
-  return key.endsWith('/IPv6') ? 'IPv6' : 'IPv4';
-}
 
 /** The families whose part of `wanted` differs from what `keys` name in `applied`. */
 export function differingFamilies<V>(
