@@ -19,7 +19,7 @@ import type { ClusterEventSink } from '../../src/k8s/sink';
 import { createLogger, type Logger } from '../../src/log';
 import { createProxyMetrics } from '../../src/metrics/proxy-metrics';
 import { ProxyHealth } from '../../src/health/proxy-health';
-import { Nft } from '../../src/native';
+import { ConntrackClient, Nft } from '../../src/native';
 import { servedFamilies } from '../../src/app/families';
 import { nftablesParts } from '../../src/app/nftables-parts';
 import { syncParts } from '../../src/app/sync-parts';
@@ -112,7 +112,7 @@ export async function runBreakdown(o: BreakdownOptions): Promise<BreakdownResult
   host.api.compact();
   steps.push(reading('+ model (ProxyState fed, changes pending)'));
 
-  const inputs = { config, log, families, metrics: createProxyMetrics(new Registry()), health: new ProxyHealth(2 * config.syncPeriod), state };
+  const inputs = { config, log, families, metrics: createProxyMetrics(new Registry()), health: new ProxyHealth(2 * config.syncPeriod), state, conntrack: new ConntrackClient() };
   const parts = syncParts(inputs, nftablesParts({ ...inputs, nft: Nft.open() }));
   parts.guard?.start();
   if (!(await parts.loop.run('requested'))) problems.push('the first sync failed');

@@ -75,6 +75,8 @@ interface Model {
   metrics: ProxyMetrics;
   health: ProxyHealth;
   state: ProxyState;
+  /** The namespace's conntrack: statistics for the metrics, stale-flow deletes for the sync loop. */
+  conntrack: ConntrackClient;
 }
 
 /** What start-up has opened so far; the watcher is also asked for its staleness. */
@@ -118,7 +120,7 @@ function buildModel(o: ProxyAppOptions, staleResources: () => readonly StaleReso
   const conntrack = new ConntrackClient({ netns: o.netns ?? null });
   registerConntrackMetrics(registry, { read: () => conntrack.readStats(), log: o.log });
   return {
-    nodeName, families, registry, metrics,
+    nodeName, families, registry, metrics, conntrack,
     health: new ProxyHealth(2 * o.config.syncPeriod, undefined, { staleResources }),
     state: new ProxyState({ nodeName, ipFamilies: families, log: o.log }),
   };

@@ -13,7 +13,7 @@ import { healthCheckAddresses } from '../health/health-check-addresses';
 import { ServiceHealthServer } from '../health/service-health';
 import type { Log } from '../base/log';
 import type { ProxyMetrics } from '../metrics/proxy-metrics';
-import { ConntrackClient } from '../native';
+import type { ConntrackClient } from '../native';
 import { BoundedFrequencyRunner } from '../runner/bounded-frequency-runner';
 import { systemClock } from '../base/clock';
 import { GrowthWatch } from './memory-growth';
@@ -35,6 +35,8 @@ export interface SyncInputs {
   metrics: ProxyMetrics;
   health: ProxyHealth;
   state: ProxyState;
+  /** The namespace's conntrack (the stale-flow clean-up deletes through it). */
+  conntrack: ConntrackClient;
 }
 
 /** What a proxy mode brings: its proxier, and a guard when it watches its rules for tampering. */
@@ -60,7 +62,7 @@ export function syncParts(i: SyncInputs, mode: (runSoon: () => void) => ModePart
   });
   const loop = new SyncLoop({
     state: i.state, proxier, families: i.families, metrics: i.metrics, health: i.health, serviceHealth, log: i.log,
-    conntrack: new ConntrackCleanup(new ConntrackClient({ netns: i.netns ?? null })),
+    conntrack: new ConntrackCleanup(i.conntrack),
     releaseMemory: (when) => releaseMemoryLogged(i.log, when),
     growth: new GrowthWatch({
       readBytes: () => process.memoryUsage.rss(), nowMs: () => performance.now(),
