@@ -4,15 +4,9 @@
 // sysctl was set by hand counts too. An unreadable value counts as unset (the rule is installed).
 import { execFileSync } from 'node:child_process';
 import * as path from 'node:path';
-import { readInt } from '../base/sysctl';
+import { parseSysctlInt, readInt } from '../base/sysctl';
 
 export const TCP_BE_LIBERAL = 'net/netfilter/nf_conntrack_tcp_be_liberal';
-
-/** Parses the sysctl's text; undefined when it is not an integer. Pure. */
-export function parseSysctlInt(text: string): number | undefined {
-  const t = text.trim();
-  return /^-?\d+$/.test(t) ? Number.parseInt(t, 10) : undefined;
-}
 
 /**
  * /proc/sys/net is the reading process's namespace's. Against another namespace (`netns`, a test and

@@ -31,11 +31,16 @@ export interface SysctlRoots {
   sysRoot?: string;
 }
 
+/** A sysctl's text as one integer; undefined when it is anything else. Pure. */
+export function parseSysctlInt(text: string): number | undefined {
+  const t = text.trim();
+  return /^-?\d+$/.test(t) ? Number.parseInt(t, 10) : undefined;
+}
+
 /** A file holding one integer (a sysctl, a module parameter); undefined when unreadable or not a number. */
 export function readInt(file: string): number | undefined {
   try {
-    const n = Number.parseInt(fs.readFileSync(file, 'utf8').trim(), 10);
-    return Number.isFinite(n) ? n : undefined;
+    return parseSysctlInt(fs.readFileSync(file, 'utf8'));
   } catch {
     return undefined;
   }

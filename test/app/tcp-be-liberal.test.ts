@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { parseSysctlInt, readTcpBeLiberal, TCP_BE_LIBERAL } from '../../src/app/tcp-be-liberal';
+import { parseSysctlInt } from '../../src/base/sysctl';
+import { readTcpBeLiberal, TCP_BE_LIBERAL } from '../../src/app/tcp-be-liberal';
 import { withNetns } from '../helpers/netns';
 
 function procRootWith(text: string | null): string {
