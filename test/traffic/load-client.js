@@ -21,7 +21,6 @@ const net = require('node:net');
 
 const DEFAULTS = { paths: [], shortPerSecond: 40, keepAliveConnections: 3, keepAliveIntervalMs: 40, slowPerSecond: 5, slowMs: 2000, timeoutMs: 5000, warmupMs: 15000, maxSeconds: 120 };
 const opts = { ...DEFAULTS, ...JSON.parse(process.argv[2]) };
-const t0 = Date.now();
 const request = (target) => `GET ${target} HTTP/1.1\r\nHost: roll\r\nUser-Agent: load-client\r\n\r\n`;
 const QUICK = request('/');
 const SLOW = request(`/slow?ms=${opts.slowMs}`);
@@ -92,7 +91,7 @@ function record(stats, r) {
   }
   stats.failed++;
   stats.errors[r.error] = (stats.errors[r.error] ?? 0) + 1;
-  if (stats.failures.length < 20) stats.failures.push({ atMs: Date.now() - t0, error: r.error });
+  if (stats.failures.length < 20) stats.failures.push({ at: Date.now(), error: r.error });
 }
 
 // What a reused connection closed by the server shows before any byte of the answer.

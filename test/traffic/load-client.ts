@@ -39,8 +39,8 @@ export interface TrafficStats {
   errors: Record<string, number>;
   /** Answers per pod name. */
   pods: Record<string, number>;
-  /** The first 20 failures, with the time since the client started. */
-  failures: { atMs: number; error: string }[];
+  /** The first 20 failures, with when they happened (Date.now()). */
+  failures: { at: number; error: string }[];
 }
 
 export interface LoadReport {

@@ -74,11 +74,11 @@ describe('a rolling update under load through the whole proxy', () => {
     const report = await load.stop();
     load = undefined;
     const tcp = counterDelta(tcpBefore, tcpCounters(c.topo.client));
-    return { report, replaced, tcp, lateSyns: first.map((srv) => srv.synsNotAccepted()), events: rollout.events };
+    return { report, replaced, tcp, lateSyns: first.map((srv) => srv.synsNotAccepted()), events: rollout.events, startedAt: rollout.startedAt };
   }
 
   function check(t: TestContext, s: ServicePair, run: Awaited<ReturnType<typeof rollUnderLoad>>, remotePods: string[] = []): void {
-    const { report, replaced, tcp, lateSyns, events } = run;
+    const { report, replaced, tcp, lateSyns, events, startedAt } = run;
     t.diagnostic(`load ran ${report.seconds.toFixed(1)} s; client TCP: ${JSON.stringify(tcp)}`);
     for (const line of summary(report)) t.diagnostic(line);
     for (const r of replaced) t.diagnostic(`${r.old} -> ${r.next}: ${JSON.stringify(r.counts)}`);
@@ -90,7 +90,7 @@ describe('a rolling update under load through the whole proxy', () => {
       for (const [kind, stats] of Object.entries(kinds)) {
         // A retry would hide a connection closed by something else than the draining server (which
         // never closes a connection a client may still reuse): it counts as a failure here.
-        assert.equal(stats.failed + stats.retried, 0, `${p.name} ${kind}: ${stats.failed} failed, ${stats.retried} retried: ${JSON.stringify(stats.failures)}; steps: ${events.join('; ')}`);
+        assert.equal(stats.failed + stats.retried, 0, `${p.name} ${kind}: ${stats.failed} failed, ${stats.retried} retried: ${stats.failures.map((f) => `${f.at - startedAt}ms ${f.error}`).join(', ')}; steps: ${events.join('; ')}`);
       }
       // Seconds of each kind of traffic (a replacement takes a few).
       assert.ok(kinds.short.ok >= 80 && kinds.keepAlive.ok >= 80 && kinds.slow.ok >= 10, `${p.name}: too few answers: ${summary(report).join('; ')}`);
@@ -111,6 +111,8 @@ describe('a rolling update under load through the whole proxy', () => {
 
   it('replaces three pods, each new one ready before the old one terminates, with no failed request on any path', async (t) => {
     const s: ServicePair = { name: 'roll', clusterIP: '100.100.6.10', localClusterIP: '100.100.6.11', nodePort: 30580, localNodePort: 30581 };
+    // The old pod's last new connection comes before its terminating state is applied: drain + grace
+    // (2.5 s) outlasts a slow request (2 s).
     const run = await rollUnderLoad(s, [0, 1, 2], [3, 4, 5], { order: 'surge-first', surgeMs: 300, drainMs: 1000, graceMs: 1500 });
     check(t, s, run);
   });
@@ -119,7 +121,9 @@ describe('a rolling update under load through the whole proxy', () => {
     // While pod6 terminates, the Cluster paths go to pod8 (ready, on node-b) and the Local path falls
     // back to pod6 (serving, terminating, local): Rollout waits until the node's maps show exactly that.
     const s: ServicePair = { name: 'solo', clusterIP: '100.100.6.20', localClusterIP: '100.100.6.21', nodePort: 30590, localNodePort: 30591 };
-    const run = await rollUnderLoad(s, [6], [7], { order: 'terminate-first', surgeMs: 300, drainMs: 1500, graceMs: 1500 }, [8]);
+    // pod6's last new connection comes before pod7's readiness is applied: surge + grace (2.8 s)
+    // outlasts a slow request (2 s).
+    const run = await rollUnderLoad(s, [6], [7], { order: 'terminate-first', surgeMs: 300, drainMs: 1500, graceMs: 2500 }, [8]);
     check(t, s, run, ['pod8']);
   });
 });

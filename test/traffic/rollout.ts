@@ -22,7 +22,12 @@ export interface RolloutTiming {
   surgeMs: number;
   /** How long the old endpoint stays in the slice as terminating. */
   drainMs: number;
-  /** How long the old pod keeps serving after it left the slice. */
+  /**
+   * How long the old pod keeps serving after it left the slice. The last request the old pod can get
+   * comes just before the step that deselects it (terminating, or the new pod ready in terminate-first
+   * order) is applied; what follows that step until the stop must outlast the slowest request, as a
+   * real pod's grace period must.
+   */
   graceMs: number;
 }
 
@@ -74,7 +79,8 @@ export class Rollout {
   private written = false;
   /** What happened when, in ms since the rollout began: to place a failure's time. */
   readonly events: string[] = [];
-  private readonly t0 = Date.now();
+  /** When the rollout began (Date.now()); `events` count from here. */
+  readonly startedAt = Date.now();
 
   /** `servers` are this node's pods, `remote` ones (never replaced) are listed on another node. */
   constructor(
@@ -140,6 +146,6 @@ export class Rollout {
   }
 
   private note(what: string): void {
-    this.events.push(`${Date.now() - this.t0}ms ${what}`);
+    this.events.push(`${Date.now() - this.startedAt}ms ${what}`);
   }
 }
