@@ -75,9 +75,11 @@ export class DrainingServer {
   }
 }
 
-/** The nftables table that counts SYNs to `port` in a pod's namespace. */
+/** The nftables table that counts SYNs to `port` in a pod's namespace (replacing one a previous server left). */
 export function synCounterTable(port: number): string {
   return [
+    `add table inet ${TABLE}`,
+    `delete table inet ${TABLE}`,
     `table inet ${TABLE} {`,
     '  counter syns {}',
     '  chain input {',

@@ -1,6 +1,6 @@
 'use strict';
 // Runs inside the client namespace: steady HTTP load on several paths (address:port pairs) at once,
-// until stdin closes (or MAX_SECONDS pass); then prints one JSON report and exits.
+// until stdin closes (or maxSeconds pass); then prints one JSON report and exits.
 // Per path it runs three kinds of traffic:
 //   short       a new connection every 1000/shortPerSecond ms: connect, one request, the answer, close
 //               (the client closes first, as a one-shot client does).

@@ -32,8 +32,9 @@ describe('a rolling update under load through the whole proxy', () => {
   let c: Cluster;
   const servers: DrainingServer[] = [];
   let load: LoadClient | undefined;
-  // Pods 0-2 serve first and 3-5 replace them; pod 6 is replaced by pod 7 next to pod 8 (another node's).
-  before(async () => { c = await startCluster({ pods: 9, prefix: 'kpr' }); });
+  // Pods 0-2 serve first and 3-5 replace them; then (their servers stopped) pod 0 is replaced by pod 1
+  // next to pod 2 (another node's), for other Services.
+  before(async () => { c = await startCluster({ pods: 6, prefix: 'kpr' }); });
   after(async () => {
     load?.kill();
     for (const s of servers) s.kill();
@@ -60,6 +61,7 @@ describe('a rolling update under load through the whole proxy', () => {
     await rollout.publish();
 
     const tcpBefore = tcpCounters(c.topo.client);
+    load?.kill(); // an earlier test's, if it failed before stopping it
     load = await LoadClient.start(c.topo.client, { paths: pathsOf(s), ...LOAD });
     // Half a second of load on the old pods alone first.
     await new Promise((r) => setTimeout(r, 500));
@@ -118,13 +120,13 @@ describe('a rolling update under load through the whole proxy', () => {
   });
 
   it('replaces the only local pod, terminating before its replacement is ready, with no failed request on any path', async (t) => {
-    // While pod6 terminates, the Cluster paths go to pod8 (ready, on node-b) and the Local path falls
-    // back to pod6 (serving, terminating, local): Rollout waits until the node's maps show exactly that.
+    // While pod0 terminates, the Cluster paths go to pod2 (ready, on node-b) and the Local path falls
+    // back to pod0 (serving, terminating, local): Rollout waits until the node's maps show exactly that.
     const s: ServicePair = { name: 'solo', clusterIP: '100.100.6.20', localClusterIP: '100.100.6.21', nodePort: 30590, localNodePort: 30591 };
-    // pod6's last new connection comes before pod7's readiness is applied: surge + grace (2.8 s)
+    // pod0's last new connection comes before pod1's readiness is applied: surge + grace (2.8 s)
     // outlasts a slow request (2 s).
-    const run = await rollUnderLoad(s, [6], [7], { order: 'terminate-first', surgeMs: 300, drainMs: 1500, graceMs: 2500 }, [8]);
-    check(t, s, run, ['pod8']);
+    const run = await rollUnderLoad(s, [0], [1], { order: 'terminate-first', surgeMs: 300, drainMs: 1500, graceMs: 2500 }, [2]);
+    check(t, s, run, ['pod2']);
   });
 });
 
