@@ -92,8 +92,10 @@ describe('a UDP flow from one source port, without black holes', () => {
       const log = await s.stop();
       assertStoppedReaching(t, log, 'pod0', updatedAt, 'the EndpointSlice update');
       const after = sentBetween(log, updatedAt + BOUND_MS, Infinity);
-      const counts = outcomeCounts(after);
-      assert.ok(Object.keys(counts).length === 1 && (counts.pod1 ?? counts.pod2) === after.length, `after the bound every datagram goes to one new endpoint: ${JSON.stringify(counts)}`);
+      // One flow, one endpoint: the new one, or with two endpoints either current one (a new flow picks at random).
+      const [target] = Object.keys(outcomeCounts(after));
+      assert.ok((replaced === 1 ? ['pod1'] : ['pod1', 'pod2']).includes(target), `the flow went to ${target}`);
+      assert.deepEqual(outcomeCounts(after), { [target]: after.length }, 'datagrams sent from 1 s after the update');
       t.diagnostic(`datagrams in the second after the update: ${JSON.stringify(outcomeCounts(sentBetween(log, updatedAt, updatedAt + BOUND_MS)))}`);
     });
   }
@@ -139,7 +141,7 @@ describe('a UDP flow from one source port, without black holes', () => {
     const log = await s.stop();
 
     assert.equal(afterRestart.id, before.id, 'the flow\'s conntrack entry was replaced');
-    assert.ok(afterRestart.packets > before.packets + 40, `the entry did not count on: ${before.packets} then ${afterRestart.packets} packets`);
+    assert.ok(afterRestart.packets >= before.packets + 40, `the entry did not count on: ${before.packets} then ${afterRestart.packets} packets`);
     assert.deepEqual(outcomeCounts(log.datagrams), { pod0: log.datagrams.length }, 'every datagram answered by pod0');
     t.diagnostic(`${log.datagrams.length} datagrams, ${sentBetween(log, downFrom, downTo).length} while no proxy ran, all answered by pod0; entry id ${before.id}, ${before.packets} -> ${afterRestart.packets} packets`);
   });
