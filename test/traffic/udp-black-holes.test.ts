@@ -10,7 +10,7 @@ import { endpointSlice, service, type PortSpec } from './fixtures';
 import type { Pod } from '../helpers/topology';
 import { firstAnswerFrom, lastAnswerFrom, outcome, outcomeCounts, sentBetween, type Datagram, type DatagramLog } from './datagram-log';
 import { UdpStream } from './udp-stream';
-import { conntrackFlow, lastSyncTime, pinnedPort } from './udp-flow';
+import { conntrackFlow, lastSyncTime, pinnedPort, programmed } from './udp-flow';
 
 const BOUND_MS = 1000;
 const ports: PortSpec[] = [{ port: 53, targetPort: 8080, protocol: 'UDP' }];
@@ -38,6 +38,7 @@ describe('a UDP flow from one source port, without black holes', () => {
   async function udpService(name: string, ip: string, pods: Pod[]): Promise<void> {
     c.api.create('services', service(name, { clusterIP: ip, ports }));
     c.api.create('endpointslices', slice(name, pods));
+    await programmed(c, ip);
     await waitForAnswer(c, 'udp', ip, 53);
   }
 
@@ -134,6 +135,7 @@ describe('a UDP flow from one source port, without black holes', () => {
       downTo = Date.now();
     });
     await c.proxy.nextSync();
+    const firstSync = await lastSyncTime(c);
     await applied(c);
     const syncedAt = Date.now();
     await s.until((l) => sentSince(l, syncedAt) >= 20, '20 datagrams after the new proxy synced');
@@ -142,7 +144,10 @@ describe('a UDP flow from one source port, without black holes', () => {
 
     assert.equal(afterRestart.id, before.id, 'the flow\'s conntrack entry was replaced');
     assert.ok(afterRestart.packets >= before.packets + 40, `the entry did not count on: ${before.packets} then ${afterRestart.packets} packets`);
-    assert.deepEqual(outcomeCounts(log.datagrams), { pod0: log.datagrams.length }, 'every datagram answered by pod0');
+    // When the ones not answered by pod0 were sent, relative to the old proxy's stop.
+    const odd = log.datagrams.filter((d) => d.answeredBy !== 'pod0').map((d) => `${d.seq} ${outcome(d)} at +${d.sentAt - downFrom} ms`);
+    const timeline = `proxy stopped at +0, the new one started at +${downTo - downFrom} ms, its first sync ended at +${firstSync - downFrom} ms`;
+    assert.deepEqual(outcomeCounts(log.datagrams), { pod0: log.datagrams.length }, `every datagram answered by pod0; not: ${odd.join(', ')}; ${timeline}`);
     t.diagnostic(`${log.datagrams.length} datagrams, ${sentBetween(log, downFrom, downTo).length} while no proxy ran, all answered by pod0; entry id ${before.id}, ${before.packets} -> ${afterRestart.packets} packets`);
   });
 

@@ -1,7 +1,27 @@
 // The conntrack side of a UDP flow in a traffic test: which source port the kernel sends to a given
-// pod, the flow's entry as `conntrack -L` shows it, and when the running proxy first synced.
+// pod, the flow's entry as `conntrack -L` shows it, when the running proxy first synced, and when
+// a Service is in the node's rules.
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import type { TestNetns } from '../helpers/netns';
 import type { Cluster } from './harness';
+
+const run = promisify(execFile);
+
+/**
+ * Resolves once the node's IPv4 ruleset names `ip`. Polled without blocking this process, where
+ * the proxy runs: the harness's probes block it for up to their timeout each, which on a busy
+ * machine can starve the proxy's first syncs past waitForAnswer's 10 s.
+ */
+export async function programmed(c: Cluster, ip: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { stdout } = await run('ip', ['netns', 'exec', c.topo.node.name, 'nft', 'list', 'ruleset', 'ip'], { maxBuffer: 1 << 26 });
+    if (stdout.includes(ip)) return;
+    if (Date.now() > deadline) throw new Error(`${ip} is not in the node's ruleset after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
 
 /**
  * A client source port whose flow to ip:53 the kernel DNATed to `pod`, found by probing from
