@@ -8,7 +8,8 @@
 //                        for the last datagram sent (connected sockets report it on the next read)
 //   F <seq> <code> <t>   sending <seq> failed (a pending ICMP error is returned by the next send)
 // After stdin closes it stops sending, waits until the last datagram sent has an outcome (at most
-// WAIT_MS, so a slow machine's late answer is not taken for a lost datagram), prints "END" and exits.
+// WAIT_MS, so a slow machine's late answer is not taken for a lost datagram), prints "END settled"
+// (or "END gave-up" when the wait ran out) and exits.
 // Usage: node udp-stream-client.js HOST PORT SOURCE_PORT INTERVAL_MS [WAIT_MS]
 const dgram = require('node:dgram');
 const net = require('node:net');
@@ -63,7 +64,8 @@ process.stdin.on('end', () => {
   const deadline = Date.now() + Number(waitStr);
   setInterval(() => {
     if ((inFlight === 0 && settled >= lastSent) || Date.now() > deadline) {
-      process.stdout.write('END\n');
+      // Whether the last datagram had its outcome, or the wait ran out.
+      process.stdout.write(`END ${settled >= lastSent ? 'settled' : 'gave-up'}\n`);
       process.exit(0);
     }
   }, 10);

@@ -5,12 +5,14 @@ import { firstAnswerFrom, lastAnswerFrom, outcome, outcomeCounts, parseDatagramL
 
 describe('parseDatagramLog', () => {
   it('pairs answers with their datagrams by sequence number, whatever order the lines came in', () => {
-    const log = parseDatagramLog(['READY', 'R 0 pod0 1005', 'S 0 1000', 'S 1 1015', 'R 1 pod1 1020', 'END']);
+    const log = parseDatagramLog(['READY', 'R 0 pod0 1005', 'S 0 1000', 'S 1 1015', 'R 1 pod1 1020']);
     assert.deepEqual(log.datagrams, [
       { seq: 0, sentAt: 1000, answeredBy: 'pod0', answeredAt: 1005 },
       { seq: 1, sentAt: 1015, answeredBy: 'pod1', answeredAt: 1020 },
     ]);
     assert.deepEqual(log.otherErrors, []);
+    assert.equal(log.end, undefined, 'END is not a datagram line; absent when the client did not print it');
+    assert.equal(parseDatagramLog(['S 0 1000', 'END gave-up']).end, 'gave-up');
   });
 
   it('blames an ECONNREFUSED on the latest datagram sent before it that has no outcome', () => {

@@ -16,6 +16,8 @@ export interface DatagramLog {
   datagrams: Datagram[];
   /** Socket errors other than ECONNREFUSED, and ECONNREFUSED with no datagram to blame. */
   otherErrors: string[];
+  /** How the client ended: the last datagram had its outcome, or it stopped waiting (late answers are missing). */
+  end?: 'settled' | 'gave-up';
 }
 
 interface Event { kind: 'S' | 'R' | 'E' | 'F'; seq: number; pod: string; code: string; at: number }
@@ -74,7 +76,8 @@ export function parseDatagramLog(lines: readonly string[]): DatagramLog {
     if (d) Object.assign(d, { answeredBy: r.pod, answeredAt: r.at });
     else otherErrors.push(`answer from ${r.pod} for unknown datagram ${r.seq}`);
   }
-  return { datagrams, otherErrors };
+  const end = lines.find((l) => l.startsWith('END '))?.slice(4);
+  return { datagrams, otherErrors, ...(end === 'settled' || end === 'gave-up' ? { end } : {}) };
 }
 
 /** The last answer `pod` gave, or undefined if it gave none. */

@@ -146,7 +146,7 @@ describe('a UDP flow from one source port, without black holes', () => {
     assert.ok(afterRestart.packets >= before.packets + 40, `the entry did not count on: ${before.packets} then ${afterRestart.packets} packets`);
     // When the ones not answered by pod0 were sent, relative to the old proxy's stop.
     const odd = log.datagrams.filter((d) => d.answeredBy !== 'pod0').map((d) => `${d.seq} ${outcome(d)} at +${d.sentAt - downFrom} ms`);
-    const timeline = `proxy stopped at +0, the new one started at +${downTo - downFrom} ms, its first sync ended at +${firstSync - downFrom} ms`;
+    const timeline = `proxy stopped at +0, the new one started at +${downTo - downFrom} ms, its first sync ended at +${firstSync - downFrom} ms; the client's end: ${log.end}`;
     assert.deepEqual(outcomeCounts(log.datagrams), { pod0: log.datagrams.length }, `every datagram answered by pod0; not: ${odd.join(', ')}; ${timeline}`);
     t.diagnostic(`${log.datagrams.length} datagrams, ${sentBetween(log, downFrom, downTo).length} while no proxy ran, all answered by pod0; entry id ${before.id}, ${before.packets} -> ${afterRestart.packets} packets`);
   });
