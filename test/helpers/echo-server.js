@@ -9,7 +9,12 @@ const [name, ...ports] = process.argv.slice(2);
 for (const port of ports.map(Number)) {
   for (const family of ['udp4', 'udp6']) {
     const sock = dgram.createSocket({ type: family, ipv6Only: family === 'udp6' });
-    sock.on('message', (_msg, rinfo) => sock.send(`${name} ${rinfo.address}`, rinfo.port, rinfo.address));
+    // A datagram "seq N" (udp-stream-client.js) gets its payload back, so its sender can tell which
+    // datagram each answer is for.
+    sock.on('message', (msg, rinfo) => {
+      const text = String(msg);
+      sock.send(text.startsWith('seq ') ? `${name} ${rinfo.address} ${text}` : `${name} ${rinfo.address}`, rinfo.port, rinfo.address);
+    });
     sock.on('error', () => sock.close());
     sock.bind(port, family === 'udp4' ? '0.0.0.0' : '::');
   }
