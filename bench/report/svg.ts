@@ -6,8 +6,10 @@ export interface Chart {
   xLabel: string;
   yLabel: string;
   series: Series[];
-  /** What y is in: seconds (default; ticks read "5 ms", "2 s") or MiB. */
-  yUnit?: 's' | 'MiB';
+  /** What y is in: seconds (default; ticks read "5 ms", "2 s"), MiB or µs. */
+  yUnit?: 's' | 'MiB' | 'µs';
+  /** What x is called in a point's tooltip (default N). */
+  xName?: string;
 }
 
 const W = 860;
@@ -26,7 +28,7 @@ function decades(values: number[]): [number, number] {
 }
 
 function yLabelOf(v: number, unit: Chart['yUnit']): string {
-  if (unit === 'MiB') return `${Number(v.toPrecision(3))} MiB`;
+  if (unit === 'MiB' || unit === 'µs') return `${Number(v.toPrecision(3))} ${unit}`;
   return `${label(Number(v.toPrecision(3)))}${v >= 1 ? ' s' : ''}`;
 }
 
@@ -75,7 +77,7 @@ export function lineChartSvg(c: Chart): string {
     const d = p.map((q, j) => `${j ? 'L' : 'M'}${sx(q.x).toFixed(1)},${sy(q.y).toFixed(1)}`).join(' ');
     if (d) out.push(`<path d="${d}" fill="none" stroke="${color}" stroke-width="2"${s.dashed ? ' stroke-dasharray="6 4"' : ''}/>`);
     for (const q of p) {
-      out.push(`<circle cx="${sx(q.x).toFixed(1)}" cy="${sy(q.y).toFixed(1)}" r="3.5" fill="${color}"><title>${esc(s.name)}: N=${q.x}, ${q.y.toPrecision(3)} ${c.yUnit ?? 's'}</title></circle>`);
+      out.push(`<circle cx="${sx(q.x).toFixed(1)}" cy="${sy(q.y).toFixed(1)}" r="3.5" fill="${color}"><title>${esc(s.name)}: ${c.xName ?? 'N'}=${q.x}, ${q.y.toPrecision(3)} ${c.yUnit ?? 's'}</title></circle>`);
     }
     const ly = M.top + 10 + i * 22;
     const lx = M.left + pw + 16;

@@ -1,0 +1,105 @@
+// One (N, D) point of the datapath bench: our ruleset and upstream's shape, each in its own fresh
+// namespace, the same connections timed in both by the connect bench's method (bench/lib/connect-timing.ts).
+// A third namespace holds no ruleset; case by case the three are timed in turn (bare, ours, upstream),
+// so that the machine's load, which drifts, weighs on a case's three figures alike.
+import { perConnectionUs, type ConnectTarget } from '../lib/connect-timing';
+import { benchNetns, teardown, type TestNetns } from '../lib/netns';
+import { ModelDriver } from '../pipeline/model-driver';
+import { makeParts, type PipelineParts } from '../pipeline/parts';
+import { progress } from '../report/table';
+import { datapathCluster, ENDPOINT_PORT, NODE_IP, SERVICE_CIDR, TIMED, upstreamOptions, type DatapathCluster } from './layout';
+import { loadUpstream } from './load-upstream';
+
+export const CASES = ['first', 'last', 'miss', 'nodeport', 'affinity'] as const;
+export type CaseName = (typeof CASES)[number];
+
+type PerCase = Record<CaseName, number>;
+
+export interface DatapathRow {
+  services: number;
+  distinct: number;
+  endpoints: number;
+  /** Our first full sync (model -> SyncLoop -> proxier -> addon), seconds. */
+  oursSyncS: number;
+  /** upstream's table through `nft -f`, seconds. */
+  upstreamLoadS: number;
+  /** µs per connection per case: in the namespace without a ruleset (timed just before the other two), ours, upstream's. */
+  bare: PerCase;
+  ours: PerCase;
+  upstream: PerCase;
+}
+
+/** Own server ports for the connections that reach no Service, so no tuple clashes with a DNATed one or an earlier case's. */
+const MISS_PORT = 18081;
+const BARE_PORT = 18090;
+
+/** Every timed connection is answered by a server on any address (the endpoints are 127.x addresses). */
+function targets(c: DatapathCluster): Record<CaseName, ConnectTarget> {
+  const svc = (host: string, port: number): ConnectTarget => ({ host, port, listen: ['0.0.0.0'], listenPort: ENDPOINT_PORT });
+  const last = c.cluster[TIMED.last];
+  return {
+    first: svc(c.cluster[TIMED.first].clusterIP, c.cluster[TIMED.first].port),
+    last: svc(last.clusterIP, last.port),
+    miss: { host: '127.0.0.1', port: MISS_PORT, listen: ['0.0.0.0'], listenPort: MISS_PORT },
+    nodeport: svc(NODE_IP, last.nodePort),
+    affinity: svc(c.affinity.clusterIP, c.affinity.port),
+  };
+}
+
+/** ClusterIPs routed to lo (connections from the namespace itself, DNAT in the output hook); a node address for NodePorts. */
+function prepare(ns: TestNetns): void {
+  ns.exec('ip', ['route', 'add', SERVICE_CIDR, 'dev', 'lo']);
+  // On lo (this kernel has no dummy links): local, not loopback, so a NodePort address in both rulesets.
+  ns.exec('ip', ['addr', 'add', `${NODE_IP}/32`, 'dev', 'lo']);
+}
+
+async function programOurs(ns: TestNetns, c: DatapathCluster): Promise<{ parts: PipelineParts; seconds: number }> {
+  const driver = new ModelDriver();
+  for (const s of c.cluster) driver.upsert(s);
+  if (driver.warnings.length) throw new Error(`the model refused objects: ${driver.warnings.join('; ')}`);
+  const parts = await makeParts(ns.path, c.services, driver.state);
+  const t0 = performance.now();
+  if (!(await parts.sync(true))) {
+    parts.close();
+    throw new Error(`our full sync failed: ${parts.errors.join('; ')}`);
+  }
+  return { parts, seconds: (performance.now() - t0) / 1000 };
+}
+
+/** How the connections are timed: `connections` in a row, best of `batches`. */
+export interface Timing { connections: number; batches: number }
+
+export async function measurePair(services: number, distinct: number, timing: Timing): Promise<DatapathRow> {
+  const c = datapathCluster(services, distinct);
+  const tg = targets(c);
+  const time = (ns: TestNetns, t: ConnectTarget) => perConnectionUs(ns, timing.connections, t, timing.batches);
+  let bare: TestNetns | undefined;
+  let ours: TestNetns | undefined;
+  let theirs: TestNetns | undefined;
+  let parts: PipelineParts | undefined;
+  try {
+    bare = benchNetns();
+    ours = benchNetns();
+    theirs = benchNetns();
+    for (const ns of [bare, ours, theirs]) prepare(ns);
+    progress(`  ours: full sync of ${services} Services, ${c.endpoints} endpoints`);
+    const programmed = await programOurs(ours, c);
+    parts = programmed.parts;
+    const upstreamLoadS = await loadUpstream(theirs, upstreamOptions(c));
+    progress(`  ours ${programmed.seconds.toFixed(2)} s, upstream nft -f ${upstreamLoadS.toFixed(1)} s; timing ${CASES.length} cases`);
+    const row: DatapathRow = {
+      services, distinct, endpoints: c.endpoints, oursSyncS: programmed.seconds, upstreamLoadS,
+      bare: {} as PerCase, ours: {} as PerCase, upstream: {} as PerCase,
+    };
+    CASES.forEach((k, i) => {
+      const port = BARE_PORT + i;
+      row.bare[k] = time(bare!, { host: '127.0.0.1', port, listen: ['0.0.0.0'], listenPort: port });
+      row.ours[k] = time(ours!, tg[k]);
+      row.upstream[k] = time(theirs!, tg[k]);
+    });
+    return row;
+  } finally {
+    parts?.close();
+    for (const ns of [bare, ours, theirs]) teardown(ns);
+  }
+}
