@@ -110,7 +110,10 @@ async function main(): Promise<void> {
   else await runPipeline(opts);
 }
 
-main().catch((e: Error) => {
-  process.stderr.write(`bench failed: ${e.message}\n`);
-  process.exitCode = 1;
-});
+// Imported (tests read parseArgs), it runs nothing.
+if (require.main === module) {
+  main().catch((e: Error) => {
+    process.stderr.write(`bench failed: ${e.message}\n`);
+    process.exitCode = 1;
+  });
+}

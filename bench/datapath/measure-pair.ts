@@ -1,8 +1,8 @@
 // One (N, D) point of the datapath bench: our ruleset and upstream's shape, each in its own fresh
 // namespace, the same connections timed in both by the connect bench's method (bench/lib/connect-timing.ts).
-// A third namespace holds no ruleset; case by case the three are timed in turn (bare, ours, upstream),
-// so that the machine's load, which drifts, weighs on a case's three figures alike.
-import { perConnectionUs, type ConnectTarget } from '../lib/connect-timing';
+// A third namespace holds no ruleset; case by case the three are timed batch by batch in turn (bare,
+// ours, upstream, bare, ...), so that the machine's load, which drifts, weighs on a case's three figures alike.
+import { interleavedUs, type ConnectTarget } from '../lib/connect-timing';
 import { benchNetns, teardown, type TestNetns } from '../lib/netns';
 import { ModelDriver } from '../pipeline/model-driver';
 import { makeParts, type PipelineParts } from '../pipeline/parts';
@@ -72,7 +72,6 @@ export interface Timing { connections: number; batches: number }
 export async function measurePair(services: number, distinct: number, timing: Timing): Promise<DatapathRow> {
   const c = datapathCluster(services, distinct);
   const tg = targets(c);
-  const time = (ns: TestNetns, t: ConnectTarget) => perConnectionUs(ns, timing.connections, t, timing.batches);
   let bare: TestNetns | undefined;
   let ours: TestNetns | undefined;
   let theirs: TestNetns | undefined;
@@ -93,9 +92,11 @@ export async function measurePair(services: number, distinct: number, timing: Ti
     };
     CASES.forEach((k, i) => {
       const port = BARE_PORT + i;
-      row.bare[k] = time(bare!, { host: '127.0.0.1', port, listen: ['0.0.0.0'], listenPort: port });
-      row.ours[k] = time(ours!, tg[k]);
-      row.upstream[k] = time(theirs!, tg[k]);
+      [row.bare[k], row.ours[k], row.upstream[k]] = interleavedUs([
+        { ns: bare!, target: { host: '127.0.0.1', port, listen: ['0.0.0.0'], listenPort: port } },
+        { ns: ours!, target: tg[k] },
+        { ns: theirs!, target: tg[k] },
+      ], timing.connections, timing.batches);
     });
     return row;
   } finally {

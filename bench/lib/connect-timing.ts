@@ -16,15 +16,29 @@ export interface ConnectTarget { host: string; port: number; listen: string[]; l
 
 export const BATCHES = 5;
 
-/** The best of `batches` batches of n sequential connections: scheduling noise only ever adds time. A failed connection fails the bench. */
-export function perConnectionUs(ns: TestNetns, n: number, t: ConnectTarget, batches = BATCHES): number {
+/** One batch: µs per connection over n sequential connections. A failed connection fails the bench (a refused one would look fast). */
+function batchUs(ns: TestNetns, n: number, t: ConnectTarget): number {
   const args = ['-e', CLIENT, String(n), t.host, String(t.port), t.listen.join(','), String(t.listenPort)];
-  const batch = (): number => {
-    const [us, failed] = ns.exec(process.execPath, args).trim().split(' ').map(Number);
-    if (failed > 0) throw new Error(`${failed} of ${n} connections to ${t.host}:${t.port} failed`);
-    return us;
-  };
-  return Math.min(...Array.from({ length: batches }, batch));
+  const [us, failed] = ns.exec(process.execPath, args).trim().split(' ').map(Number);
+  if (failed > 0) throw new Error(`${failed} of ${n} connections to ${t.host}:${t.port} failed`);
+  return us;
+}
+
+/** The best of `batches` batches of n sequential connections: scheduling noise only ever adds time. */
+export function perConnectionUs(ns: TestNetns, n: number, t: ConnectTarget, batches = BATCHES): number {
+  return Math.min(...Array.from({ length: batches }, () => batchUs(ns, n, t)));
+}
+
+/**
+ * The same for several (namespace, target) pairs, their batches taken in turn (a, b, c, a, b, c, ...):
+ * a burst of load on a shared machine then weighs on every pair's batches alike. The best per pair.
+ */
+export function interleavedUs(runs: { ns: TestNetns; target: ConnectTarget }[], n: number, batches = BATCHES): number[] {
+  const best = runs.map(() => Infinity);
+  for (let b = 0; b < batches; b++) {
+    runs.forEach((r, i) => { best[i] = Math.min(best[i], batchUs(r.ns, n, r.target)); });
+  }
+  return best;
 }
 
 export const signedUs = (us: number): string => `${us >= 0 ? '+' : ''}${us.toFixed(1)}`;
