@@ -41,7 +41,7 @@ function targets(c: DatapathCluster): Record<CaseName, ConnectTarget> {
     first: svc(c.cluster[TIMED.first].clusterIP, c.cluster[TIMED.first].port),
     last: svc(last.clusterIP, last.port),
     miss: { host: '127.0.0.1', port: MISS_PORT, listen: ['0.0.0.0'], listenPort: MISS_PORT },
-    nodeport: svc(NODE_IP, last.nodePort),
+    nodeport: svc(NODE_IP, c.cluster[TIMED.nodePort].nodePort),
     affinity: svc(c.affinity.clusterIP, c.affinity.port),
   };
 }

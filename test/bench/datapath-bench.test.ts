@@ -3,7 +3,7 @@
 // local address as the kernel takes it and as a connection goes through it, and the report.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { AFFINITY_ENDPOINTS, datapathCluster, endpointCount, loopbacks, NODE_IP, TIMED, upstreamOptions } from '../../bench/datapath/layout';
+import { AFFINITY_ENDPOINTS, datapathCluster, endpointCount, loopbacks, NODE_IP, TIMED, TIMED_NODE_PORT, upstreamOptions } from '../../bench/datapath/layout';
 import { CASES, type DatapathRow } from '../../bench/datapath/measure-pair';
 import { datapathTable, extraUs } from '../../bench/datapath/report';
 import { parseArgs } from '../../bench/run';
@@ -25,21 +25,27 @@ describe('the datapath bench layout', () => {
     assert.equal(endpointCount(600, 500), 1 + (600 % 4));
   });
 
-  it('puts the timed Services on distinct loopback endpoints and gives only the last one a NodePort', () => {
+  it('puts each timed case on loopback endpoints of its own, the NodePort on a Service with D endpoints', () => {
     const c = datapathCluster(1000, 500);
     const eps = c.cluster[TIMED.last].endpoints.map((e) => e.ip);
     assert.equal(new Set(eps).size, 500);
-    assert.ok(eps.every((ip) => ip.startsWith('127.')));
-    assert.equal(eps[255], '127.0.1.0');
-    assert.deepEqual(loopbacks(2), ['127.0.0.1', '127.0.0.2']);
-    assert.ok(c.cluster[TIMED.last].nodePort > 0);
+    assert.ok(eps.every((ip) => ip.startsWith('127.1.')));
+    assert.equal(eps[255], '127.1.1.0');
+    assert.deepEqual(loopbacks(2, 2), ['127.2.0.1', '127.2.0.2']);
+    const timed = [c.cluster[TIMED.last], c.cluster[TIMED.first], c.cluster[TIMED.nodePort], c.affinity].flatMap((s) => s.endpoints.map((e) => e.ip));
+    assert.equal(new Set(timed).size, 500 + 1 + 500 + AFFINITY_ENDPOINTS, 'no endpoint shared between cases');
+    assert.equal(c.cluster[TIMED.nodePort].endpoints.length, 500);
+    assert.equal(c.cluster[TIMED.nodePort].nodePort, TIMED_NODE_PORT);
+    const nodePorts = c.cluster.filter((s) => s.nodePort).map((s) => s.nodePort);
+    assert.equal(new Set(nodePorts).size, nodePorts.length);
     assert.equal(c.affinity.affinity, true);
     assert.equal(c.affinity.nodePort, 0);
     assert.equal(c.affinity.endpoints.length, AFFINITY_ENDPOINTS);
   });
 
   it('refuses a D the Service count cannot hold', () => {
-    assert.throws(() => datapathCluster(10, 9), /at least 11 Services/);
+    assert.throws(() => datapathCluster(10, 10), /at least 11 Services/);
+    assert.throws(() => datapathCluster(3, 1), /at least 4 Services/);
     assert.throws(() => datapathCluster(10, 0), /positive integer/);
   });
 
@@ -58,7 +64,7 @@ describe("upstream's table for the datapath bench", () => {
     const o = upstreamOptions(c);
     const text = upstreamSyncScript(o);
     const a = o.services.find((s) => s.affinitySeconds !== undefined)!;
-    const set = upstreamAffinitySet(a, '127.0.0.1');
+    const set = upstreamAffinitySet(a, a.endpoints[0]);
     assert.match(text, new RegExp(`add set ip kube-proxy ${set} \\{ type ipv4_addr ; flags dynamic,timeout ; timeout 10800s ; \\}`));
     const lines = text.split('\n');
     const lookup = lines.findIndex((l) => l.endsWith(`ip saddr @${set} goto ${set.replace('affinity-', 'endpoint-')}`));
@@ -79,7 +85,7 @@ describe("upstream's table for the datapath bench", () => {
       const client = `const net=require('net');const s=net.createServer((c)=>c.destroy()).listen(8080,'0.0.0.0',async()=>{
         for(const [h,p] of JSON.parse(process.argv[1]))await new Promise((ok,ko)=>{const c=net.connect(p,h,()=>{c.destroy();ok();});c.on('error',ko);});
         s.close();});`;
-      const targets = [[c.cluster[TIMED.last].clusterIP, 80], [NODE_IP, c.cluster[TIMED.last].nodePort], [c.affinity.clusterIP, 80]];
+      const targets = [[c.cluster[TIMED.last].clusterIP, 80], [NODE_IP, TIMED_NODE_PORT], [c.affinity.clusterIP, 80]];
       ns.exec(process.execPath, ['-e', client, JSON.stringify(targets)]);
       const o = upstreamOptions(c);
       const a = o.services.find((s) => s.affinitySeconds !== undefined)!;
