@@ -34,14 +34,16 @@ function bareRange(r: DatapathRow): string {
   return `${Math.min(...v).toFixed(1)}-${Math.max(...v).toFixed(1)}`;
 }
 
-const CHARTED: CaseName[] = ['last', 'first', 'nodeport'];
+/** The charted cases and their colours (a case's two rulesets share one; upstream's line is dashed). */
+const CHARTED: [CaseName, string][] = [['last', '#d62728'], ['first', '#1f77b4'], ['nodeport', '#2ca02c']];
 
 /** One panel per N: extra µs per connection against D, ours solid, upstream dashed (points at or below 0 are left out: log axes). */
 export function datapathChart(rows: DatapathRow[], subtitle: string): string {
   const sizes = [...new Set(rows.map((r) => r.services))];
   const panels = sizes.map((n) => {
     const at = rows.filter((r) => r.services === n);
-    const series: Series[] = CHARTED.flatMap((k) => (['ours', 'upstream'] as const).map((side) => ({
+    const series: Series[] = CHARTED.flatMap(([k, color]) => (['ours', 'upstream'] as const).map((side) => ({
+      color,
       name: `${side === 'ours' ? 'ours' : 'upstream'}: ${CASE_TITLES[k]}`,
       dashed: side === 'upstream',
       points: at.map((r) => ({ x: r.distinct, y: extraUs(r, side, k) })),

@@ -1,5 +1,5 @@
 // A small log-log line chart as standalone SVG (no dependencies), for sync time or memory vs cluster size.
-export interface Series { name: string; points: { x: number; y: number }[]; dashed?: boolean }
+export interface Series { name: string; points: { x: number; y: number }[]; dashed?: boolean; /** Default: the palette's next. */ color?: string }
 export interface Chart {
   title: string;
   subtitle?: string;
@@ -72,7 +72,7 @@ export function lineChartSvg(c: Chart): string {
   out.push(`<text x="${M.left + pw / 2}" y="${H - 16}" text-anchor="middle">${esc(c.xLabel)}</text>`);
   out.push(`<text transform="translate(20 ${M.top + ph / 2}) rotate(-90)" text-anchor="middle">${esc(c.yLabel)}</text>`);
   c.series.forEach((s, i) => {
-    const color = COLORS[i % COLORS.length];
+    const color = s.color ?? COLORS[i % COLORS.length];
     const p = s.points.filter((q) => q.x > 0 && q.y > 0).sort((a, b) => a.x - b.x);
     const d = p.map((q, j) => `${j ? 'L' : 'M'}${sx(q.x).toFixed(1)},${sy(q.y).toFixed(1)}`).join(' ');
     if (d) out.push(`<path d="${d}" fill="none" stroke="${color}" stroke-width="2"${s.dashed ? ' stroke-dasharray="6 4"' : ''}/>`);
