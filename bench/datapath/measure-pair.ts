@@ -2,7 +2,7 @@
 // namespace, the same connections timed in both by the connect bench's method (bench/lib/connect-timing.ts).
 // A third namespace holds no ruleset; case by case the three are timed batch by batch in turn (bare,
 // ours, upstream, bare, ...), so that the machine's load, which drifts, weighs on a case's three figures alike.
-import { interleavedUs, type ConnectTarget } from '../lib/connect-timing';
+import { interleavedUs, type ConnectTarget, type Scheduling } from '../lib/connect-timing';
 import { benchNetns, teardown, type TestNetns } from '../lib/netns';
 import { ModelDriver } from '../pipeline/model-driver';
 import { makeParts, type PipelineParts } from '../pipeline/parts';
@@ -66,8 +66,8 @@ async function programOurs(ns: TestNetns, c: DatapathCluster): Promise<{ parts: 
   return { parts, seconds: (performance.now() - t0) / 1000 };
 }
 
-/** How the connections are timed: `connections` in a row, best of `batches`. */
-export interface Timing { connections: number; batches: number }
+/** How the connections are timed: `connections` in a row, best of `batches`, the client scheduled so. */
+export interface Timing { connections: number; batches: number; scheduling: Scheduling }
 
 export async function measurePair(services: number, distinct: number, timing: Timing): Promise<DatapathRow> {
   const c = datapathCluster(services, distinct);
@@ -96,7 +96,7 @@ export async function measurePair(services: number, distinct: number, timing: Ti
         { ns: bare!, target: { host: '127.0.0.1', port, listen: ['0.0.0.0'], listenPort: port } },
         { ns: ours!, target: tg[k] },
         { ns: theirs!, target: tg[k] },
-      ], timing.connections, timing.batches);
+      ], timing.connections, timing.batches, timing.scheduling);
     });
     return row;
   } finally {
