@@ -69,38 +69,40 @@ async function programOurs(ns: TestNetns, c: DatapathCluster): Promise<{ parts: 
 /** How the connections are timed: `connections` in a row, best of `batches`, the client scheduled so. */
 export interface Timing { connections: number; batches: number; scheduling: Scheduling }
 
+type Spaces = { bare: TestNetns; ours: TestNetns; theirs: TestNetns };
+
+/** Every case, batch by batch in turn across the three namespaces; the no-ruleset one on a port of the case's own. */
+function timeCases(ns: Spaces, tg: Record<CaseName, ConnectTarget>, timing: Timing): Pick<DatapathRow, 'bare' | 'ours' | 'upstream'> {
+  const out = { bare: {} as PerCase, ours: {} as PerCase, upstream: {} as PerCase };
+  CASES.forEach((k, i) => {
+    const port = BARE_PORT + i;
+    [out.bare[k], out.ours[k], out.upstream[k]] = interleavedUs([
+      { ns: ns.bare, target: { host: '127.0.0.1', port, listen: ['0.0.0.0'], listenPort: port } },
+      { ns: ns.ours, target: tg[k] },
+      { ns: ns.theirs, target: tg[k] },
+    ], timing.connections, timing.batches, timing.scheduling);
+  });
+  return out;
+}
+
 export async function measurePair(services: number, distinct: number, timing: Timing): Promise<DatapathRow> {
   const c = datapathCluster(services, distinct);
-  const tg = targets(c);
-  let bare: TestNetns | undefined;
-  let ours: TestNetns | undefined;
-  let theirs: TestNetns | undefined;
+  const made: TestNetns[] = [];
+  const fresh = () => { const ns = benchNetns(); made.push(ns); prepare(ns); return ns; };
   let parts: PipelineParts | undefined;
   try {
-    bare = benchNetns();
-    ours = benchNetns();
-    theirs = benchNetns();
-    for (const ns of [bare, ours, theirs]) prepare(ns);
+    const ns: Spaces = { bare: fresh(), ours: fresh(), theirs: fresh() };
     progress(`  ours: full sync of ${services} Services, ${c.endpoints} endpoints`);
-    const programmed = await programOurs(ours, c);
+    const programmed = await programOurs(ns.ours, c);
     parts = programmed.parts;
-    const upstreamLoadS = await loadUpstream(theirs, upstreamOptions(c));
+    const upstreamLoadS = await loadUpstream(ns.theirs, upstreamOptions(c));
     progress(`  ours ${programmed.seconds.toFixed(2)} s, upstream nft -f ${upstreamLoadS.toFixed(1)} s; timing ${CASES.length} cases`);
-    const row: DatapathRow = {
+    return {
       services, distinct, endpoints: c.endpoints, oursSyncS: programmed.seconds, upstreamLoadS,
-      bare: {} as PerCase, ours: {} as PerCase, upstream: {} as PerCase,
+      ...timeCases(ns, targets(c), timing),
     };
-    CASES.forEach((k, i) => {
-      const port = BARE_PORT + i;
-      [row.bare[k], row.ours[k], row.upstream[k]] = interleavedUs([
-        { ns: bare!, target: { host: '127.0.0.1', port, listen: ['0.0.0.0'], listenPort: port } },
-        { ns: ours!, target: tg[k] },
-        { ns: theirs!, target: tg[k] },
-      ], timing.connections, timing.batches, timing.scheduling);
-    });
-    return row;
   } finally {
     parts?.close();
-    for (const ns of [bare, ours, theirs]) teardown(ns);
+    for (const ns of made) teardown(ns);
   }
 }

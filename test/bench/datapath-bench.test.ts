@@ -9,6 +9,7 @@ import { datapathTable, extraUs } from '../../bench/datapath/report';
 import { parseArgs } from '../../bench/run';
 import { upstreamAffinitySet, upstreamSyncScript } from '../traffic/upstream-nftables';
 import { withNetns } from '../helpers/netns';
+import { interleavedUs } from '../../bench/lib/connect-timing';
 
 describe('the datapath bench layout', () => {
   it('gives the Services exactly D distinct endpoint counts, the largest to Service 0 and 1 to Service 1', () => {
@@ -93,6 +94,24 @@ describe("upstream's table for the datapath bench", () => {
         .filter((text) => /elements = \{ 192\.0\.2\.1 /.test(text));
       // The client's address: the namespace's one global address (127.0.0.1 is host scope, the route's is link).
       assert.equal(records.length, 1, 'exactly one endpoint remembers the client');
+    });
+  });
+});
+
+describe('the shared connect timing', () => {
+  it('times each run best-of, in turn, at either scheduling, and fails on a refused connection', async () => {
+    await withNetns(async (ns) => {
+      const ok = { host: '127.0.0.1', port: 19001, listen: ['127.0.0.1'], listenPort: 19001 };
+      const ok2 = { ...ok, port: 19002, listenPort: 19002 };
+      for (const scheduling of ['normal', 'realtime'] as const) {
+        const [a, b] = interleavedUs([{ ns, target: ok }, { ns, target: ok2 }], 50, 2, scheduling);
+        assert.ok(a > 0 && b > 0 && Number.isFinite(a) && Number.isFinite(b), `${scheduling}: ${a} ${b}`);
+        ok.port = ok.listenPort = ok.port + 10;
+        ok2.port = ok2.listenPort = ok2.port + 10;
+      }
+      // Nothing listens where it connects: refused connections must not pass for fast ones.
+      const refused = { host: '127.0.0.1', port: 19100, listen: ['127.0.0.1'], listenPort: 19101 };
+      assert.throws(() => interleavedUs([{ ns, target: refused }], 5, 1), /5 of 5 connections to 127\.0\.0\.1:19100 failed/);
     });
   });
 });
