@@ -10,9 +10,10 @@ import { isMemoryChild, memoryChild, runProxierMemory } from './memory/run-memor
 import { ipvsGuestChild, isIpvsGuestChild } from './ipvs/in-guest';
 import { runIpvs } from './ipvs/run-ipvs';
 import { runConntrackStatsCost } from './probe/conntrack-stats-cost';
+import { runDatapath } from './datapath/run-datapath';
 
-const USAGE = `usage: npm run bench -- [pipeline|shapes|probe|chains|monitor|connect|scale|proxier-memory|ipvs|conntrack-stats] [--quick] [--sizes N,N,...]
-                                     [--repeats R] [--distinct D,D,...] [--connections C] [--no-breakdown] [--kernel]
+const USAGE = `usage: npm run bench -- [pipeline|shapes|probe|chains|monitor|connect|datapath|scale|proxier-memory|ipvs|conntrack-stats] [--quick] [--sizes N,N,...]
+                                     [--repeats R] [--distinct|--counts D,D,...] [--connections C] [--no-breakdown] [--kernel]
                                      [--churn-rounds K]
   pipeline (default)  synthetic clusters through model -> NftablesProxier -> addon -> kernel,
                       full and partial sync times from sync_proxy_rules_duration_seconds, vs nft -f
@@ -24,6 +25,10 @@ const USAGE = `usage: npm run bench -- [pipeline|shapes|probe|chains|monitor|con
   monitor             what an open NftMonitor costs our own big commits (best of --repeats, default 3)
   connect             what the nat chains add to each new connection, 1,000 Services whose endpoint
                       counts take D distinct values (--distinct, default 1,10,50; --connections per figure, default 3000)
+  datapath            the same kind of timing for our ruleset and upstream's shape (nft -f into another namespace),
+                      side by side: a Service whose lookup comes first, last, not a Service, a NodePort, session
+                      affinity; at --sizes (default 1000,10000) Services and --counts D (default 1,50,200,500)
+                      distinct endpoint counts (--connections per figure, default 2000; --quick: 200 x D = 1,10)
   scale               the real kube-proxy-native process against a test API server holding 1k, 10k, 44k Services:
                       start to first sync, sync times, RSS and JS heap before and after churn, then a heap
                       breakdown per size (caches, model, proxier; --no-breakdown skips it); --churn-rounds K
@@ -37,10 +42,11 @@ const USAGE = `usage: npm run bench -- [pipeline|shapes|probe|chains|monitor|con
   conntrack-stats     what a scrape of the conntrack metrics costs with an empty table and with --sizes entries
                       (default 100000 real UDP entries; --repeats, default 300), vs one table dump
   --quick             small sizes, finishes in under a minute
-  --sizes             override the Service counts (pipeline, probe, scale, ipvs; chains: affinity ServicePorts)
+  --sizes             override the Service counts (pipeline, probe, scale, ipvs, datapath; chains: affinity ServicePorts)
+  --counts            the distinct endpoint counts D (datapath; the same as --distinct)
   --repeats           repeats per sync kind (pipeline, ipvs), per mode (monitor) or per figure (chains)`;
 
-const COMMANDS = ['pipeline', 'shapes', 'probe', 'chains', 'monitor', 'connect', 'scale', 'proxier-memory', 'ipvs', 'conntrack-stats'] as const;
+const COMMANDS = ['pipeline', 'shapes', 'probe', 'chains', 'monitor', 'connect', 'datapath', 'scale', 'proxier-memory', 'ipvs', 'conntrack-stats'] as const;
 
 export interface CliOptions {
   command: (typeof COMMANDS)[number];
@@ -66,7 +72,7 @@ export function parseArgs(argv: string[]): CliOptions {
     else if (a === '--kernel') opts.kernel = true;
     else if (a === '--sizes') opts.sizes = positiveInts('--sizes', argv[++i]);
     else if (a === '--repeats') opts.repeats = positiveInts('--repeats', argv[++i])[0];
-    else if (a === '--distinct') opts.distinct = positiveInts('--distinct', argv[++i]);
+    else if (a === '--distinct' || a === '--counts') opts.distinct = positiveInts(a, argv[++i]);
     else if (a === '--connections') opts.connections = positiveInts('--connections', argv[++i])[0];
     else if (a === '--no-breakdown') opts.breakdown = false;
     else if (a === '--churn-rounds') opts.churnRounds = positiveInts('--churn-rounds', argv[++i])[0];
@@ -96,6 +102,7 @@ async function main(): Promise<void> {
   else if (opts.command === 'chains') await runChainWalk(opts);
   else if (opts.command === 'monitor') await runMonitorCost(opts);
   else if (opts.command === 'connect') await runConnectCost(opts);
+  else if (opts.command === 'datapath') await runDatapath(opts);
   else if (opts.command === 'scale') await runScale(opts);
   else if (opts.command === 'proxier-memory') await runProxierMemory(opts);
   else if (opts.command === 'ipvs') await runIpvs(opts);
@@ -103,7 +110,10 @@ async function main(): Promise<void> {
   else await runPipeline(opts);
 }
 
-main().catch((e: Error) => {
-  process.stderr.write(`bench failed: ${e.message}\n`);
-  process.exitCode = 1;
-});
+// Imported (tests read parseArgs), it runs nothing.
+if (require.main === module) {
+  main().catch((e: Error) => {
+    process.stderr.write(`bench failed: ${e.message}\n`);
+    process.exitCode = 1;
+  });
+}

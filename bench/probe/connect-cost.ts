@@ -8,39 +8,18 @@
 // each against the same connection in the same namespace before any ruleset.
 import { benchEnv, envLine } from '../lib/env';
 import { syntheticCluster } from '../lib/cluster';
-import { benchNetns, teardown, type TestNetns } from '../lib/netns';
+import { benchNetns, teardown } from '../lib/netns';
 import { timestamp, writeResult } from '../lib/results';
 import { ModelDriver } from '../pipeline/model-driver';
 import { makeParts } from '../pipeline/parts';
 import { markdownTable, progress, type Cell } from '../report/table';
+import { perConnectionUs, signedUs as signed, type ConnectTarget as Target } from '../lib/connect-timing';
 
 const SERVICES = 1000;
 /** Each measurement gets its own server port, so no connection's tuple can clash with an earlier one's. */
 const PORTS = { bare: 18080, bareHit: 18090, miss: 18081 };
 /** The synthetic cluster's endpoint port (bench/lib/cluster.ts). */
 const ENDPOINT_PORT = 8080;
-
-/**
- * node -e: listen on every address:listenPort, connect n times in a row to host:port, print µs per
- * connection and how many connections failed.
- */
-const CLIENT = `const net=require('net');const [n,host,port,addrs,listen]=[+process.argv[1],process.argv[2],+process.argv[3],process.argv[4].split(','),+process.argv[5]];
-let up=0;for(const a of addrs)net.createServer((s)=>s.destroy()).listen(listen,a,async()=>{if(++up<addrs.length)return;
-let failed=0;const t=process.hrtime.bigint();for(let i=0;i<n;i++){await new Promise((r)=>{const c=net.connect(port,host,()=>{c.destroy();r();});c.on('error',()=>{failed++;r();});});}
-console.log(Number(process.hrtime.bigint()-t)/1e3/n,failed);process.exit(0);});`;
-
-interface Target { host: string; port: number; listen: string[]; listenPort: number }
-
-/** The best of five batches: scheduling noise only ever adds time. A failed connection fails the bench. */
-function perConnectionUs(ns: TestNetns, n: number, t: Target): number {
-  const args = ['-e', CLIENT, String(n), t.host, String(t.port), t.listen.join(','), String(t.listenPort)];
-  const batch = (): number => {
-    const [us, failed] = ns.exec(process.execPath, args).trim().split(' ').map(Number);
-    if (failed > 0) throw new Error(`${failed} of ${n} connections to ${t.host}:${t.port} failed`);
-    return us;
-  };
-  return Math.min(...[0, 1, 2, 3, 4].map(batch));
-}
 
 interface Row { distinct: number; bareUs: number; missUs: number; bareHitUs: number; hitUs: number }
 
@@ -74,8 +53,6 @@ async function measure(distinct: number, connections: number): Promise<Row> {
     teardown(ns);
   }
 }
-
-const signed = (us: number): string => `${us >= 0 ? '+' : ''}${us.toFixed(1)}`;
 
 export async function runConnectCost(opts: { quick: boolean; distinct?: number[]; connections?: number }): Promise<void> {
   const distinct = opts.distinct ?? (opts.quick ? [1, 10] : [1, 10, 50]);

@@ -1,13 +1,15 @@
 // A small log-log line chart as standalone SVG (no dependencies), for sync time or memory vs cluster size.
-export interface Series { name: string; points: { x: number; y: number }[]; dashed?: boolean }
+export interface Series { name: string; points: { x: number; y: number }[]; dashed?: boolean; /** Default: the palette's next. */ color?: string }
 export interface Chart {
   title: string;
   subtitle?: string;
   xLabel: string;
   yLabel: string;
   series: Series[];
-  /** What y is in: seconds (default; ticks read "5 ms", "2 s") or MiB. */
-  yUnit?: 's' | 'MiB';
+  /** What y is in: seconds (default; ticks read "5 ms", "2 s"), MiB or µs. */
+  yUnit?: 's' | 'MiB' | 'µs';
+  /** What x is called in a point's tooltip (default N). */
+  xName?: string;
 }
 
 const W = 860;
@@ -26,7 +28,7 @@ function decades(values: number[]): [number, number] {
 }
 
 function yLabelOf(v: number, unit: Chart['yUnit']): string {
-  if (unit === 'MiB') return `${Number(v.toPrecision(3))} MiB`;
+  if (unit === 'MiB' || unit === 'µs') return `${Number(v.toPrecision(3))} ${unit}`;
   return `${label(Number(v.toPrecision(3)))}${v >= 1 ? ' s' : ''}`;
 }
 
@@ -70,12 +72,12 @@ export function lineChartSvg(c: Chart): string {
   out.push(`<text x="${M.left + pw / 2}" y="${H - 16}" text-anchor="middle">${esc(c.xLabel)}</text>`);
   out.push(`<text transform="translate(20 ${M.top + ph / 2}) rotate(-90)" text-anchor="middle">${esc(c.yLabel)}</text>`);
   c.series.forEach((s, i) => {
-    const color = COLORS[i % COLORS.length];
+    const color = s.color ?? COLORS[i % COLORS.length];
     const p = s.points.filter((q) => q.x > 0 && q.y > 0).sort((a, b) => a.x - b.x);
     const d = p.map((q, j) => `${j ? 'L' : 'M'}${sx(q.x).toFixed(1)},${sy(q.y).toFixed(1)}`).join(' ');
     if (d) out.push(`<path d="${d}" fill="none" stroke="${color}" stroke-width="2"${s.dashed ? ' stroke-dasharray="6 4"' : ''}/>`);
     for (const q of p) {
-      out.push(`<circle cx="${sx(q.x).toFixed(1)}" cy="${sy(q.y).toFixed(1)}" r="3.5" fill="${color}"><title>${esc(s.name)}: N=${q.x}, ${q.y.toPrecision(3)} ${c.yUnit ?? 's'}</title></circle>`);
+      out.push(`<circle cx="${sx(q.x).toFixed(1)}" cy="${sy(q.y).toFixed(1)}" r="3.5" fill="${color}"><title>${esc(s.name)}: ${c.xName ?? 'N'}=${q.x}, ${q.y.toPrecision(3)} ${c.yUnit ?? 's'}</title></circle>`);
     }
     const ly = M.top + 10 + i * 22;
     const lx = M.left + pw + 16;

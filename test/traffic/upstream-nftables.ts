@@ -1,7 +1,8 @@
 // Upstream kube-proxy's nftables mode, as the `nft -f` script of one of its full syncs, for the
-// migration tests: the objects and rules of pkg/proxy/nftables/proxier.go (setupNFTables and
-// syncProxyRules, v1.35: base chains filter-prerouting-pre-dnat / filter-output-pre-dnat at -110,
-// filter-input/forward/output at 0), for ClusterIP and NodePort Services under the Cluster policy.
+// migration tests and the datapath bench: the objects and rules of pkg/proxy/nftables/proxier.go
+// (setupNFTables and syncProxyRules, v1.35: base chains filter-prerouting-pre-dnat /
+// filter-output-pre-dnat at -110, filter-input/forward/output at 0), for ClusterIP and NodePort
+// Services under the Cluster policy, with or without ClientIP session affinity.
 // Written from upstream's behaviour, not copied; chain names use upstream's hashAndTruncate (ours is
 // the same function) so the table looks exactly as upstream's would.
 import { hashAndTruncate } from '../../src/proxier/nftables/names';
@@ -16,14 +17,19 @@ export interface UpstreamService {
   /** Endpoint IPs, all on targetPort. */
   endpoints: string[];
   targetPort: number;
+  /** ClientIP session affinity's timeout: a dynamic set per endpoint, as upstream. */
+  affinitySeconds?: number;
 }
 
 export interface UpstreamOptions {
   family: 'ip' | 'ip6';
   clusterCIDR: string;
   serviceCIDR: string;
-  /** Addresses in upstream's nodeport-ips set (nodePortAddresses given). */
-  nodePortIPs: string[];
+  /**
+   * Addresses in upstream's nodeport-ips set (nodePortAddresses given), or 'all' for upstream's
+   * default (nodePortAddresses unset): every local address but loopback, by `fib daddr type local`.
+   */
+  nodePortIPs: string[] | 'all';
   services: UpstreamService[];
 }
 
@@ -65,9 +71,17 @@ export function upstreamExternalChain(s: UpstreamService): string {
   return `external-${hashAndTruncate(`${s.namespace}/${s.name}/tcp/${s.portName}`)}`;
 }
 
+function endpointBase(s: UpstreamService, ip: string): string {
+  return `${s.namespace}/${s.name}/tcp/${s.portName}__${ip.replaceAll(':', '.')}/${s.targetPort}`;
+}
+
 export function upstreamEndpointChain(s: UpstreamService, ip: string): string {
-  const host = ip.replaceAll(':', '.');
-  return `endpoint-${hashAndTruncate(`${s.namespace}/${s.name}/tcp/${s.portName}__${host}/${s.targetPort}`)}`;
+  return `endpoint-${hashAndTruncate(endpointBase(s, ip))}`;
+}
+
+/** The endpoint's affinity set (servicePortEndpointAffinityNamePrefix + the endpoint chain's hash). */
+export function upstreamAffinitySet(s: UpstreamService, ip: string): string {
+  return `affinity-${hashAndTruncate(endpointBase(s, ip))}`;
 }
 
 /**
@@ -96,18 +110,18 @@ export function upstreamSyncScript(o: UpstreamOptions): string {
     `add rule ${t} cluster-ips-check ${ipX} daddr { ${o.serviceCIDR} } drop comment "Drop traffic to unallocated ClusterIPs"`,
     `add set ${t} nodeport-ips { type ${addr} ; comment "IPs that accept NodePort traffic" ; }`,
     `flush set ${t} nodeport-ips`,
-    ...o.nodePortIPs.map((ip) => `add element ${t} nodeport-ips { ${ip} }`),
+    ...(o.nodePortIPs === 'all' ? [] : o.nodePortIPs).map((ip) => `add element ${t} nodeport-ips { ${ip} }`),
     `add map ${t} no-endpoint-services { type ${addr} . inet_proto . inet_service : verdict ; }`,
     `add map ${t} no-endpoint-nodeports { type inet_proto . inet_service : verdict ; }`,
     `add rule ${t} reject-chain reject`,
     `add rule ${t} service-endpoints-check ${ipX} daddr . meta l4proto . th dport vmap @no-endpoint-services`,
-    `add rule ${t} nodeport-endpoints-check ${ipX} daddr @nodeport-ips meta l4proto . th dport vmap @no-endpoint-nodeports`,
+    `add rule ${t} nodeport-endpoints-check ${nodePortMatch(o, false)} meta l4proto . th dport vmap @no-endpoint-nodeports`,
     `add map ${t} firewall-ips { type ${addr} . inet_proto . inet_service : verdict ; }`,
     `add rule ${t} firewall-check ${ipX} daddr . meta l4proto . th dport vmap @firewall-ips`,
     `add map ${t} service-ips { type ${addr} . inet_proto . inet_service : verdict ; }`,
     `add map ${t} service-nodeports { type inet_proto . inet_service : verdict ; }`,
     `add rule ${t} services ${ipX} daddr . meta l4proto . th dport vmap @service-ips`,
-    `add rule ${t} services ${ipX} daddr @nodeport-ips meta l4proto . th dport vmap @service-nodeports`,
+    `add rule ${t} services ${nodePortMatch(o, true)} meta l4proto . th dport vmap @service-nodeports`,
   );
   for (const set of ['cluster-ips', 'service-ips', 'firewall-ips', 'no-endpoint-services', 'no-endpoint-nodeports', 'service-nodeports']) {
     out.push(`flush ${set === 'cluster-ips' ? 'set' : 'map'} ${t} ${set}`);
@@ -116,16 +130,29 @@ export function upstreamSyncScript(o: UpstreamOptions): string {
   return out.join('\n') + '\n';
 }
 
+/** Which destinations are NodePort addresses: the set, or (nodePortAddresses unset) local non-loopback ones. */
+function nodePortMatch(o: UpstreamOptions, inServices: boolean): string {
+  if (o.nodePortIPs !== 'all') return `${o.family} daddr @nodeport-ips`;
+  const noLocalhost = o.family === 'ip' ? 'ip daddr != 127.0.0.0/8' : 'ip6 daddr != ::1';
+  return inServices ? `fib daddr type local ${noLocalhost}` : noLocalhost;
+}
+
 /** One ServicePort with endpoints under the Cluster policy (syncProxyRules, writeServiceToEndpointRules). */
 function serviceLines(t: string, ipX: string, clusterCIDR: string, s: UpstreamService): string[] {
   const svc = upstreamServiceChain(s);
-  const eps = s.endpoints.map((ip) => ({ ip, chain: upstreamEndpointChain(s, ip) }));
+  const eps = s.endpoints.map((ip) => ({ ip, chain: upstreamEndpointChain(s, ip), affinity: upstreamAffinitySet(s, ip) }));
+  const affinity = s.affinitySeconds !== undefined;
+  const addr = ipX === 'ip' ? 'ipv4_addr' : 'ipv6_addr';
   const out: string[] = [];
   for (const e of eps) out.push(`add chain ${t} ${e.chain}`, `flush chain ${t} ${e.chain}`);
+  if (affinity) {
+    for (const e of eps) out.push(`add set ${t} ${e.affinity} { type ${addr} ; flags dynamic,timeout ; timeout ${s.affinitySeconds}s ; }`);
+  }
   out.push(`add chain ${t} ${svc}`, `flush chain ${t} ${svc}`);
   out.push(`add element ${t} cluster-ips { ${s.clusterIP} }`);
   out.push(`add element ${t} service-ips { ${s.clusterIP} . tcp . ${s.port} : goto ${svc} }`);
   out.push(`add rule ${t} ${svc} ${ipX} daddr ${s.clusterIP} ${ipX} saddr != ${clusterCIDR} jump mark-for-masquerade`);
+  if (affinity) for (const e of eps) out.push(`add rule ${t} ${svc} ${ipX} saddr @${e.affinity} goto ${e.chain}`);
   out.push(`add rule ${t} ${svc} numgen random mod ${eps.length} vmap { ${eps.map((e, i) => `${i} : goto ${e.chain}`).join(' , ')} }`);
   if (s.nodePort) {
     const ext = upstreamExternalChain(s);
@@ -135,8 +162,9 @@ function serviceLines(t: string, ipX: string, clusterCIDR: string, s: UpstreamSe
   }
   for (const e of eps) {
     const target = ipX === 'ip6' ? `[${e.ip}]:${s.targetPort}` : `${e.ip}:${s.targetPort}`;
-    out.push(`add rule ${t} ${e.chain} ${ipX} saddr ${e.ip} jump mark-for-masquerade`,
-      `add rule ${t} ${e.chain} meta l4proto tcp dnat to ${target}`);
+    out.push(`add rule ${t} ${e.chain} ${ipX} saddr ${e.ip} jump mark-for-masquerade`);
+    if (affinity) out.push(`add rule ${t} ${e.chain} update @${e.affinity} { ${ipX} saddr }`);
+    out.push(`add rule ${t} ${e.chain} meta l4proto tcp dnat to ${target}`);
   }
   return out;
 }
