@@ -6,7 +6,7 @@ import { rule, type KeyExpr, type Rule, type RuleBuilder } from '../../native/ru
 import type { FamilyContext } from './context';
 import type { BaseObjects, ChainDef, ElementDef, NftType, ServiceObjects, SetDef } from './desired';
 import { localMatch } from '../../native/local-detector';
-import { CHAIN, ENDPOINT_MAPS, SET, parseEndpointMapName, type EndpointMapFamily } from './names';
+import { CHAIN, ENDPOINT_MAPS, SELECT_RULES_MAX, SET, parseEndpointMapName, selectChainName, type EndpointMapFamily } from './names';
 
 const DSTNAT = -100;
 const SRCNAT = 100;
@@ -126,16 +126,34 @@ function trafficChains(ctx: FamilyContext): ChainDef[] {
   ];
 }
 
+interface EndpointMap { fam: EndpointMapFamily; count: number; name: string }
+
 function mapKeyParts(fam: EndpointMapFamily, count: number): KeyExpr[] {
   return ENDPOINT_MAPS[fam].nodePort ? ['l4proto', 'dport', { numgen: count }] : ['daddr', 'l4proto', 'dport', { numgen: count }];
 }
 
-/** One rule per endpoint map of the family, fewest endpoints first: each Service is in one map. */
-function selectChains(ctx: FamilyContext, maps: readonly { fam: EndpointMapFamily; count: number; name: string }[]): ChainDef[] {
-  return (Object.keys(ENDPOINT_MAPS) as EndpointMapFamily[]).map((fam) => ({
-    name: ENDPOINT_MAPS[fam].select,
-    rules: maps.filter((m) => m.fam === fam).map((m) => rule(ctx.family).dnatMap(mapKeyParts(fam, m.count), m.name).build()),
-  }));
+function destinationKey(fam: EndpointMapFamily): KeyExpr[] {
+  return ENDPOINT_MAPS[fam].nodePort ? PROTO_PORT : DADDR_PROTO_PORT;
+}
+
+const countRule = (ctx: FamilyContext, m: EndpointMap): Rule => rule(ctx.family).dnatMap(mapKeyParts(m.fam, m.count), m.name).build();
+
+/**
+ * Per family: the select chain holds one rule per endpoint map of at most SELECT_RULES_MAX endpoints,
+ * fewest first (each destination is in one map), then the lookup of the destination in the verdict
+ * map that sends larger counts to their own chains; and one chain per larger count in use, with
+ * that count's rule. A connection passes at most SELECT_RULES_MAX rules whatever the counts in use.
+ */
+function selectChains(ctx: FamilyContext, maps: readonly EndpointMap[]): ChainDef[] {
+  const chains: ChainDef[] = [];
+  for (const fam of Object.keys(ENDPOINT_MAPS) as EndpointMapFamily[]) {
+    const own = maps.filter((m) => m.fam === fam);
+    const byRule = own.filter((m) => m.count <= SELECT_RULES_MAX).map((m) => countRule(ctx, m));
+    const toCount = rule(ctx.family).vmap(destinationKey(fam), ENDPOINT_MAPS[fam].chains).build();
+    chains.push({ name: ENDPOINT_MAPS[fam].select, rules: [...byRule, toCount] });
+    for (const m of own) if (m.count > SELECT_RULES_MAX) chains.push({ name: selectChainName(fam, m.count), rules: [countRule(ctx, m)] });
+  }
+  return chains;
 }
 
 /** Adds "addressed to a NodePort address": every local address but loopback, or our CIDR set. */
@@ -170,6 +188,11 @@ function fixedSets(ctx: FamilyContext): SetDef[] {
     { name: SET.nodePortsLocal, key: PORT_KEY, comment: 'NodePort traffic, Local policy' },
     { name: SET.hairpin, key: [addr, addr], comment: 'endpoint IP . endpoint IP: traffic an endpoint sent to itself' },
   ];
+  // A destination with more endpoints than the select rules serve -> the chain of its count.
+  for (const fam of Object.keys(ENDPOINT_MAPS) as EndpointMapFamily[]) {
+    sets.push({ name: ENDPOINT_MAPS[fam].chains, key: ENDPOINT_MAPS[fam].nodePort ? PORT_KEY : vipKey(ctx), map: 'verdict',
+      comment: `destinations with more than ${SELECT_RULES_MAX} endpoints: the chain of their count` });
+  }
   if (ctx.nodePorts.kind === 'cidrs') sets.push({ name: SET.nodePortIPs, key: [addr], interval: true, comment: 'IPs that accept NodePort traffic' });
   return sets;
 }
@@ -188,8 +211,12 @@ function endpointMapSet(ctx: FamilyContext, fam: EndpointMapFamily, count: numbe
 
 /** `endpointMaps`: names of the endpoint maps some ServicePort has elements in. */
 export function compileBase(ctx: FamilyContext, endpointMaps: Iterable<string> = []): BaseObjects {
-  const maps = [...new Set(endpointMaps)].map((name) => ({ name, ...parseEndpointMapName(name)! }))
-    .filter((m) => m.fam !== undefined).sort((a, b) => a.count - b.count);
+  const maps: EndpointMap[] = [];
+  for (const name of new Set(endpointMaps)) {
+    const m = parseEndpointMapName(name);
+    if (m) maps.push({ name, ...m });
+  }
+  maps.sort((a, b) => a.count - b.count);
   const chains = [...filterChains(ctx), ...natChains(ctx), ...trafficChains(ctx), ...selectChains(ctx, maps)];
   const sets = [...fixedSets(ctx), ...maps.map((m) => endpointMapSet(ctx, m.fam, m.count, m.name))].map(frozen);
   return { family: ctx.family, chains, sets, elements: baseElements(ctx) };

@@ -9,7 +9,9 @@ import type { FamilyContext } from './context';
 import type { ChainDef, ElementDef, KeyPart, ServiceObjects } from './desired';
 import { cidrContains, ipFamilyOf, normalizeCidr, parseCidr } from './ip-util';
 import { localMatch } from '../../native/local-detector';
-import { CHAIN, SET, endpointMapName, serviceChainNames, type EndpointMapFamily, type ServiceChainNames } from './names';
+import {
+  CHAIN, ENDPOINT_MAPS, SELECT_RULES_MAX, SET, endpointMapName, selectChainName, serviceChainNames, type EndpointMapFamily, type ServiceChainNames,
+} from './names';
 
 function sortedUnique(eps: readonly Endpoint[]): Endpoint[] {
   const seen = new Map<string, Endpoint>();
@@ -166,10 +168,17 @@ function chainDispatchElements(p: Plan, ctx: FamilyContext, names: ServiceChainN
   return out;
 }
 
-/** Endpoint i of the list is picked when `numgen random mod E` gives i. */
+/**
+ * Endpoint i of the list is picked when `numgen random mod E` gives i. Past SELECT_RULES_MAX
+ * endpoints, the destination's element in the family's verdict map sends it to its count's chain.
+ */
 function endpointElements(fam: EndpointMapFamily, key: KeyPart[], eps: readonly Endpoint[]): ElementDef[] {
   const set = endpointMapName(fam, eps.length);
-  return eps.map((ep, i) => ({ set, key: [...key, i], data: [ep.ip, ep.port] }));
+  const out: ElementDef[] = eps.map((ep, i) => ({ set, key: [...key, i], data: [ep.ip, ep.port] }));
+  if (eps.length > SELECT_RULES_MAX) {
+    out.push({ set: ENDPOINT_MAPS[fam].chains, key, verdict: { kind: 'goto', chain: selectChainName(fam, eps.length) } });
+  }
+  return out;
 }
 
 /** Everything else: elements only, in the shared sets and endpoint maps; no chain of its own. */

@@ -54,18 +54,41 @@ export const SET = {
 /**
  * Endpoint maps come in families, one map per endpoint count E (`endpoints-4`): a rule
  * `... numgen random mod E map @endpoints-4` picks among E endpoints, and the modulus is a
- * constant of the rule. `select` is the chain holding that family's rules.
+ * constant of the rule. `select` is the chain a family's connections enter; it holds one such rule
+ * per count up to SELECT_RULES_MAX, then a lookup of the destination in the verdict map `chains`,
+ * whose element sends a destination with more endpoints to the chain of its count
+ * (selectChainName: `select-endpoint-6`), which holds that count's one rule.
  */
 export const ENDPOINT_MAPS = {
-  cluster: { prefix: 'endpoints-', select: 'select-endpoint', nodePort: false },
-  local: { prefix: 'local-endpoints-', select: 'select-local-endpoint', nodePort: false },
-  nodePort: { prefix: 'nodeport-endpoints-', select: 'select-nodeport-endpoint', nodePort: true },
-  nodePortLocal: { prefix: 'nodeport-local-endpoints-', select: 'select-nodeport-local-endpoint', nodePort: true },
+  cluster: { prefix: 'endpoints-', select: 'select-endpoint', chains: 'endpoint-chains', nodePort: false },
+  local: { prefix: 'local-endpoints-', select: 'select-local-endpoint', chains: 'local-endpoint-chains', nodePort: false },
+  nodePort: { prefix: 'nodeport-endpoints-', select: 'select-nodeport-endpoint', chains: 'nodeport-endpoint-chains', nodePort: true },
+  nodePortLocal: {
+    prefix: 'nodeport-local-endpoints-', select: 'select-nodeport-local-endpoint', chains: 'nodeport-local-endpoint-chains', nodePort: true,
+  },
 } as const;
 export type EndpointMapFamily = keyof typeof ENDPOINT_MAPS;
 
+/**
+ * K, the largest endpoint count served by a rule of its own in a select chain. A new connection
+ * tries those rules in turn (a hash lookup each, ~0.25 µs a miss: docs/nftables-ruleset.md), so a
+ * destination with more endpoints pays at most K misses, then one verdict-map lookup and one map
+ * lookup, whatever the number of distinct counts in the cluster. Larger counts go through the
+ * verdict map because its elements jump: every transaction that adds a jump (an element of it, a
+ * new count's chain, an affinity Service's rules) makes the kernel walk every element of every
+ * verdict map, so only destinations with more than K endpoints, usually a minority (most Services
+ * have a few pods), are in it. 4 bounds the misses at about 1 µs and keeps Services of 1 to 4 pods
+ * out of the walk.
+ */
+export const SELECT_RULES_MAX = 4;
+
 export function endpointMapName(fam: EndpointMapFamily, count: number): string {
   return `${ENDPOINT_MAPS[fam].prefix}${count}`;
+}
+
+/** The chain that serves a count above SELECT_RULES_MAX: `select-endpoint-6`. */
+export function selectChainName(fam: EndpointMapFamily, count: number): string {
+  return `${ENDPOINT_MAPS[fam].select}-${count}`;
 }
 
 const MAP_RE = /^(nodeport-local-endpoints-|nodeport-endpoints-|local-endpoints-|endpoints-)([1-9]\d*)$/;

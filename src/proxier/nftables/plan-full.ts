@@ -10,7 +10,8 @@ import { compileService } from './compile-service';
 import type { FamilyContext } from './context';
 import type { BaseObjects, ChainDef, ElementDef, NftFamily, ServiceObjects, SetDef } from './desired';
 import { ElementIndex, claimAll } from './element-index';
-import { ElementSink, everySet } from './element-sink';
+import { ElementSink } from './element-sink';
+import { ENDPOINT_MAPS } from './names';
 import { BASE_OWNER, TxWriter, nativeSetSpec } from './tx-writer';
 import { chainFingerprint, setFingerprint, setsInUse, type FamilyMirror, type FamilyState, type ServiceSource } from './state';
 
@@ -151,6 +152,9 @@ function* planSteps(w: TxWriter, input: FullFamilyInput, elementOpPerOwner: bool
   if (staged) yield staged.take(sink, mirror, true);
   const base = compileBase(ctx, setsInUse(index.counts()));
   writeSets(w, input, base.sets.filter((s) => isEndpointMap(s.name)), mirror, isEndpointMap, !staged);
+  // The chains of the larger endpoint counts in use (select-endpoint-6): their rules name the maps just added.
+  const fixedChains = new Set(fixed.chains.map((c) => c.name));
+  for (const def of base.chains) if (!fixedChains.has(def.name)) w.addChain(f, def, BASE_OWNER);
   for (const def of base.chains) addRules(w, f, def, BASE_OWNER, mirror);
   for (const key of withChains) writeRulesAgain(w, ctx, key, services.get(key)!, mirror);
   withChains.length = 0;
@@ -204,7 +208,9 @@ class StagedObjects {
     for (const { def, owner } of this.chains) w.addChain(f, def, owner);
     for (const { def, owner } of this.chains) addRules(w, f, def, owner, mirror);
     this.chains = [];
-    const which = last ? everySet : notVerdictMap;
+    // The verdict maps' elements go last, but those naming a count's chain wait for the sync's
+    // own transaction, which adds those chains.
+    const which = last ? notCountChains : notVerdictMap;
     for (const name of sink.setNames(which)) if (!this.sets.has(name)) this.addSet(setDefFor(this.ctx, name));
     sink.writeTo(w, f, which);
     this.writer = new TxWriter();
@@ -219,6 +225,8 @@ class StagedObjects {
 }
 
 const notVerdictMap = (set: SetDef): boolean => set.map !== 'verdict';
+const COUNT_CHAIN_MAPS: ReadonlySet<string> = new Set(Object.values(ENDPOINT_MAPS).map((m) => m.chains));
+const notCountChains = (set: SetDef): boolean => !COUNT_CHAIN_MAPS.has(set.name);
 
 /**
  * The known sets `ours` picks out deleted when not wanted or of another type, then `sets` added

@@ -54,7 +54,7 @@ export function planPartialFamily(w: TxWriter, state: FamilyState, changes: Part
   const sameMaps = !index.usageChanges().some(isEndpointMap);
   const base = sameMaps ? state.base : compileBase(state.ctx, setsInUse(index.countsAfter()));
   const sets = sameMaps ? new Map<string, string | null>() : writeBaseSets(w, state, base);
-  if (!sameMaps) writeBaseChains(w, state, base, chains);
+  const goneBaseChains = sameMaps ? [] : writeBaseChains(w, state, base, chains);
   const fill: { def: ChainDef; owner: string }[] = [];
   for (const [name, want] of wanted) {
     const have = state.mirror.chains.get(name);
@@ -77,6 +77,11 @@ export function planPartialFamily(w: TxWriter, state: FamilyState, changes: Part
     w.deleteChain(f, name, droppedBy.get(name)!);
     chains.set(name, null);
   }
+  // A count's chain goes once the verdict-map elements that sent destinations to it are gone.
+  for (const name of goneBaseChains) {
+    w.deleteChain(f, name, BASE_OWNER);
+    chains.set(name, null);
+  }
   for (const [name, fp] of sets) if (fp === null) w.deleteSet(f, name);
   return { state, base, sets, chains, services, index };
 }
@@ -95,16 +100,25 @@ function writeBaseSets(w: TxWriter, state: FamilyState, base: BaseObjects): Map<
   return out;
 }
 
-/** Rewrites the base chains whose rules changed (the select chains, when endpoint counts come and go). */
-function writeBaseChains(w: TxWriter, state: FamilyState, base: BaseObjects, chains: Map<string, string | null>): void {
+/**
+ * Rewrites the base chains whose rules changed (the select chains, when endpoint counts come and
+ * go), adds the chains of larger counts that appear, and empties those of counts that disappear,
+ * returned to be deleted once nothing refers to them.
+ */
+function writeBaseChains(w: TxWriter, state: FamilyState, base: BaseObjects, chains: Map<string, string | null>): string[] {
   const f = state.family;
   for (const c of base.chains) {
     const fp = chainFingerprint(c);
-    if (state.mirror.chains.get(c.name) === fp) continue;
-    w.flushChain(f, c.name, BASE_OWNER);
+    const have = state.mirror.chains.get(c.name);
+    if (have === fp) continue;
+    if (have === undefined) w.addChain(f, c, BASE_OWNER); else w.flushChain(f, c.name, BASE_OWNER);
     w.addRules(f, c, BASE_OWNER);
     chains.set(c.name, fp);
   }
+  const wanted = new Set(base.chains.map((c) => c.name));
+  const gone = state.base.chains.filter((c) => !wanted.has(c.name)).map((c) => c.name);
+  for (const name of gone) w.flushChain(f, name, BASE_OWNER);
+  return gone;
 }
 
 /** Whether two elements have the same key and value (verdict, data, or none in a plain set). */

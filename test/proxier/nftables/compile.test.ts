@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { compileBase, setNamesOf } from '../../../src/proxier/nftables/compile-base';
 import { compileService } from '../../../src/proxier/nftables/compile-service';
-import { hashAndTruncate, serviceChainNames } from '../../../src/proxier/nftables/names';
+import { SELECT_RULES_MAX, hashAndTruncate, serviceChainNames } from '../../../src/proxier/nftables/names';
 import { renderDesiredScript } from '../../../src/proxier/nftables/render-script';
 import { ctx, ep, selected, sp } from './fixtures';
 import { contextKey, type ContextInputs } from '../../../src/proxier/nftables/context';
@@ -53,7 +53,14 @@ test('base chains, hooks and the shared dispatch maps', () => {
   has(t, 'add rule ip kube-proxy external-local-traffic goto select-local-endpoint');
   has(t, 'add rule ip kube-proxy nodeport-local-traffic goto select-nodeport-local-endpoint');
   has(t, 'add chain ip kube-proxy select-endpoint');
-  lacks(t, 'add rule ip kube-proxy select-');
+  // No endpoint count in use: each select chain holds only its lookup of the larger counts' chains.
+  has(t, 'add rule ip kube-proxy select-endpoint ip daddr . meta l4proto . th dport vmap @endpoint-chains');
+  has(t, 'add rule ip kube-proxy select-local-endpoint ip daddr . meta l4proto . th dport vmap @local-endpoint-chains');
+  has(t, 'add rule ip kube-proxy select-nodeport-endpoint meta l4proto . th dport vmap @nodeport-endpoint-chains');
+  has(t, 'add rule ip kube-proxy select-nodeport-local-endpoint meta l4proto . th dport vmap @nodeport-local-endpoint-chains');
+  assert.equal(t.split('\n').filter((l) => l.startsWith('add rule ip kube-proxy select-')).length, 4);
+  has(t, 'add map ip kube-proxy endpoint-chains { type ipv4_addr . inet_proto . inet_service : verdict; comment "destinations with more than 4 endpoints: the chain of their count"; }');
+  has(t, 'add map ip kube-proxy nodeport-local-endpoint-chains { type inet_proto . inet_service : verdict; comment "destinations with more than 4 endpoints: the chain of their count"; }');
   lacks(t, 'add map ip kube-proxy endpoints-');
   has(t, 'add rule ip kube-proxy mark-for-masquerade meta mark set meta mark or 0x4000');
   has(t, 'add rule ip kube-proxy masquerading meta mark & 0x4000 == 0x0 return');
@@ -91,9 +98,47 @@ test('endpoint maps follow the counts in use, fewest endpoints first', () => {
   ];
   const t = renderDesiredScript(compileBase(c, setNamesOf(objs)), objs);
   const select = t.split('\n').filter((l) => l.startsWith('add rule ip kube-proxy select-endpoint '));
-  assert.deepEqual(select.map((l) => l.split('@')[1]), ['endpoints-1', 'endpoints-3']);
+  assert.deepEqual(select.map((l) => l.split('@')[1]), ['endpoints-1', 'endpoints-3', 'endpoint-chains']);
   const base = compileBase(c, ['endpoints-7', 'cluster-ips', 'nodeport-local-endpoints-2']);
   assert.deepEqual(base.sets.filter((s) => /endpoints-/.test(s.name)).map((s) => s.name), ['nodeport-local-endpoints-2', 'endpoints-7']);
+});
+
+test('more than SELECT_RULES_MAX endpoints: a verdict-map element to the chain of the count, whatever the counts in use', () => {
+  assert.equal(SELECT_RULES_MAX, 4);
+  const c = ctx();
+  const eps = (n: number, third: number) => Array.from({ length: n }, (_, i) => ep(`10.${third}.0.${i + 1}`));
+  const objs = [1, 2, 3, 4, 5, 6, 9].map((n) => compileService(sp(`s${n}`, { clusterIP: `172.30.0.${n}`, nodePort: 30000 + n }), selected(eps(n, n)), c));
+  const t = renderDesiredScript(compileBase(c, setNamesOf(objs)), objs);
+  const rules = (chain: string) => t.split('\n').filter((l) => l.startsWith(`add rule ip kube-proxy ${chain} `)).map((l) => l.slice(`add rule ip kube-proxy ${chain} `.length));
+  assert.deepEqual(rules('select-endpoint'), [1, 2, 3, 4].map((n) => `dnat ip to ip daddr . meta l4proto . th dport . numgen random mod ${n} map @endpoints-${n}`)
+    .concat('ip daddr . meta l4proto . th dport vmap @endpoint-chains'));
+  assert.deepEqual(rules('select-endpoint-5'), ['dnat ip to ip daddr . meta l4proto . th dport . numgen random mod 5 map @endpoints-5']);
+  assert.deepEqual(rules('select-endpoint-9'), ['dnat ip to ip daddr . meta l4proto . th dport . numgen random mod 9 map @endpoints-9']);
+  assert.deepEqual(rules('select-nodeport-endpoint-6'), ['dnat ip to meta l4proto . th dport . numgen random mod 6 map @nodeport-endpoints-6']);
+  assert.equal(rules('select-nodeport-endpoint').length, 5);
+  has(t, 'add chain ip kube-proxy select-endpoint-6');
+  lacks(t, 'select-endpoint-4');
+  lacks(t, 'select-endpoint-1');
+  // One element per destination with more than 4 endpoints; its slots stay in the count's map.
+  has(t, 'add element ip kube-proxy endpoint-chains { 172.30.0.5 . tcp . 80 : goto select-endpoint-5 }');
+  has(t, 'add element ip kube-proxy endpoint-chains { 172.30.0.9 . tcp . 80 : goto select-endpoint-9 }');
+  has(t, 'add element ip kube-proxy nodeport-endpoint-chains { tcp . 30006 : goto select-nodeport-endpoint-6 }');
+  has(t, 'add element ip kube-proxy endpoints-9 { 172.30.0.9 . tcp . 80 . 8 : 10.9.0.9 . 80 }');
+  lacks(t, 'endpoint-chains { 172.30.0.4 ');
+  assert.equal(t.split('\n').filter((l) => l.startsWith('add element ip kube-proxy endpoint-chains ')).length, 3);
+});
+
+test('more than SELECT_RULES_MAX endpoints, Local policy and IPv6: the local families have their own verdict maps and chains', () => {
+  const c = ctx({}, 'ip6');
+  const local = Array.from({ length: 5 }, (_, i) => ep(`fd00::1:${i + 1}`, 80, { isLocal: true }));
+  const s = sp('svc6', { family: 'IPv6', clusterIP: 'fd00::30', externalIPs: ['fd00::99'], nodePort: 30100, externalPolicyLocal: true });
+  const objs = [compileService(s, selected(local), c)];
+  const t = renderDesiredScript(compileBase(c, setNamesOf(objs)), objs);
+  has(t, 'add element ip6 kube-proxy local-endpoint-chains { fd00::99 . tcp . 80 : goto select-local-endpoint-5 }');
+  has(t, 'add element ip6 kube-proxy nodeport-local-endpoint-chains { tcp . 30100 : goto select-nodeport-local-endpoint-5 }');
+  has(t, 'add element ip6 kube-proxy endpoint-chains { fd00::30 . tcp . 80 : goto select-endpoint-5 }');
+  has(t, 'add rule ip6 kube-proxy select-local-endpoint-5 dnat ip6 to ip6 daddr . meta l4proto . th dport . numgen random mod 5 map @local-endpoints-5');
+  has(t, 'add rule ip6 kube-proxy select-local-endpoint ip6 daddr . meta l4proto . th dport vmap @local-endpoint-chains');
 });
 
 test('NodePort, Cluster policy: nodeports set and nodeport endpoint map; the chain masquerades', () => {

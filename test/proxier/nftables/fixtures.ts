@@ -53,12 +53,14 @@ export function fourServices() {
   return { svc1, svc2, svc3, svc6, entries };
 }
 
-/** fourServices and 60 more, some with affinity (chains of their own) and NodePorts. */
+/** fourServices and 60 more, some with affinity (chains of their own), NodePorts, or more than 4 endpoints. */
 export function manyServices(): [ServicePort, Endpoint[]][] {
   const out = [...fourServices().entries];
   for (let i = 0; i < 60; i++) {
     const s = sp(`many${i}`, { clusterIP: `172.30.2.${i + 1}`, ...(i % 7 === 0 ? { affinityTimeoutSeconds: 300 } : {}), ...(i % 5 === 0 ? { nodePort: 31000 + i } : {}) });
-    out.push([s, [ep(`10.180.2.${i + 1}`), ep(`10.180.3.${i + 1}`), ep(`10.180.4.${(i % 3) + 1}`)]]);
+    // Every sixth one has 5 to 7 endpoints: past SELECT_RULES_MAX, through endpoint-chains.
+    const more = i % 6 === 1 ? Array.from({ length: 2 + (i % 4) }, (_, j) => ep(`10.180.${5 + j}.${i + 1}`)) : [];
+    out.push([s, [ep(`10.180.2.${i + 1}`), ep(`10.180.3.${i + 1}`), ep(`10.180.4.${(i % 3) + 1}`), ...more]]);
   }
   return out;
 }

@@ -82,3 +82,32 @@ test('the rendered desired script is valid nft -f input (Services without affini
     assert.match(ns.nft('list', 'map', 'ip', 'kube-proxy', 'nodeport-local-endpoints-1'), /tcp \. 30081 \. 0 : 10\.180\.3\.1 \. 80/);
   });
 });
+
+test('counts above 4: nft lists the table (the verdict maps and the counts\' chains), and its listing is valid nft -f input', async () => {
+  const big = sp('big', { clusterIP: '172.30.0.46', nodePort: 30083 });
+  const big6 = sp('big6', { key: 'ns1/big6:p80/TCP', family: 'IPv6', clusterIP: 'fd00:30::46', externalIPs: ['fd00:99::1'], externalPolicyLocal: true });
+  const entries: [ServicePort, Endpoint[]][] = [
+    [svc1, [ep('10.180.0.1')]],
+    [big, Array.from({ length: 7 }, (_, i) => ep(`10.180.7.${i + 1}`))],
+    [big6, Array.from({ length: 10 }, (_, i) => ep(`fd00:10::7:${i + 1}`, 80, { isLocal: i < 5 }))],
+  ];
+  const listing = await withNetns(async (ns) => {
+    const { proxier, nft } = proxierIn(ns);
+    try {
+      assert.deepEqual(await proxier.sync(snapshot(entries), changed(), true), { full: true, ok: true });
+      // nft must never fail to list our table: an operator's `nft list ruleset` is how they look at it.
+      const text = ns.nft('list', 'ruleset');
+      assert.match(text, /ip daddr \. meta l4proto \. th dport vmap @endpoint-chains/);
+      assert.match(text, /172\.30\.0\.46 \. tcp \. 80 : goto select-endpoint-7/);
+      assert.match(text, /tcp \. 30083 : goto select-nodeport-endpoint-7/);
+      assert.match(text, /fd00:99::1 \. tcp \. 80 : goto select-local-endpoint-5/);
+      assert.match(text, /chain select-endpoint-10 \{\n\s+dnat ip6 to ip6 daddr \. meta l4proto \. th dport \. numgen random mod 10 map @endpoints-10/);
+      assert.match(ns.nft('get', 'element', 'ip', 'kube-proxy', 'endpoint-chains', '{ 172.30.0.46 . tcp . 80 }'), /goto select-endpoint-7/);
+      return { text, table: normalizedRuleset(ns) };
+    } finally { nft.close(); }
+  });
+  await withNetns((ns) => {
+    ns.exec('nft', ['-f', '-'], listing.text);
+    assert.deepEqual(normalizedRuleset(ns), listing.table);
+  });
+});

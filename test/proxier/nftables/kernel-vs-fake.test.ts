@@ -17,7 +17,14 @@ const T = 'kube-proxy';
 const { svc1, svc2, svc6, entries: base } = fourServices();
 const bad = sp('bad', { clusterIP: '172.30.0.50', affinityTimeoutSeconds: 60 });
 const good = sp('good', { clusterIP: '172.30.0.51', externalPolicyLocal: true, loadBalancerIPs: ['5.6.7.9'] });
-const grown: [ServicePort, Endpoint[]][] = base.map(([s, e]) => (s === svc2 ? [s, [...e, ep('10.180.1.2', 8080), ep('10.180.1.3', 8080)]] : [s, e]));
+// svc2 grows past SELECT_RULES_MAX: its ClusterIP and LB IP go through endpoint-chains.
+const six = (third: number, port = 80) => Array.from({ length: 6 }, (_, i) => ep(`10.180.${third}.${i + 1}`, port));
+const grown: [ServicePort, Endpoint[]][] = base.map(([s, e]) => (s === svc2 ? [s, six(1, 8080)] : [s, e]));
+// svc1 (a NodePort) and svc6 (IPv6) to larger counts, then back: elements replaced, counts' chains added and removed.
+const larger = (n1: number, n6: number): [ServicePort, Endpoint[]][] => grown.map(([s, e]) => {
+  if (s === svc1) return [s, Array.from({ length: n1 }, (_, i) => ep(`10.180.0.${i + 1}`))];
+  return s === svc6 ? [s, Array.from({ length: n6 }, (_, i) => ep(`fd00:10::${i + 1}`))] : [s, e];
+});
 const withBad: [ServicePort, Endpoint[]][] = [...grown, [bad, [ep('10.180.9.1')]], [good, [ep('10.180.9.2', 80, { isLocal: true })]]];
 const fewer = withBad.filter(([s]) => s !== svc2 && s !== svc6);
 const broken = fewer.map(([s, e]): [ServicePort, Endpoint[]] => (s === svc1 ? [{ ...s, clusterIP: 'fd00::41' }, e] : [s, e]));
@@ -31,6 +38,10 @@ type Step =
 const STEPS: Step[] = [
   { name: 'full sync', sync: [snapshot(base), changed(), true], expect: { ok: true, full: true } },
   { name: 'partial: endpoints change', sync: [snapshot(grown), changed(svc2.key), false], expect: { ok: true, full: false } },
+  { name: 'partial: counts cross SELECT_RULES_MAX', sync: [snapshot(larger(5, 7)), changed(svc1.key, svc6.key), false], expect: { ok: true, full: false } },
+  { name: 'partial: between larger counts', sync: [snapshot(larger(6, 9)), changed(svc1.key, svc6.key), false], expect: { ok: true, full: false } },
+  { name: 'full sync with larger counts', sync: [snapshot(larger(6, 9)), changed(), true], expect: { ok: true, full: true } },
+  { name: 'partial: counts back under SELECT_RULES_MAX', sync: [snapshot(grown), changed(svc1.key, svc6.key), false], expect: { ok: true, full: false } },
   { name: 'someone makes a base chain where a service chain goes',
     tamper: () => new Transaction().addChain('ip', T, { name: serviceChainNames(bad).cluster, base: { type: 'filter', hook: 'input', priority: 0 } }) },
   { name: 'partial: one Service refused, one programmed', sync: [snapshot(withBad), changed(bad.key, good.key), false],

@@ -54,6 +54,18 @@ test('elements grow linearly: per ClusterIP Service with E endpoints, E + 3 (Clu
   assert.equal(one, 4 + 3);
 });
 
+test('counts above 4: one chain and one rule per count in use, one verdict-map element per destination, nothing per Service', () => {
+  const fixed = cluster(1, () => 0, 0);
+  // Counts 1..12 for ClusterIPs, 8 of them above 4; NodePorts (every tenth Service) 1, 3, 5, 7, 9, 11.
+  const c = cluster(1000, (i) => 1 + (i % 12), 0);
+  assert.equal(c.baseChains, fixed.baseChains + 8 + 4, 'select-endpoint-5..12 and select-nodeport-endpoint-5, -7, -9, -11');
+  assert.equal(c.baseRules, fixed.baseRules + (4 + 8) + (2 + 4), 'a rule per count: counts up to 4 in the select chains, the others in their own');
+  assert.equal(c.chains + c.rules, 0);
+  assert.equal(cluster(5000, (i) => 1 + (i % 12), 0).baseChains, c.baseChains, 'independent of the number of Services');
+  // A ClusterIP Service of 6 endpoints: 6 map slots, its verdict-map element, ClusterIP, dispatch, hairpin per IP (one here).
+  assert.equal(cluster(2, () => 6, 0).elements - cluster(1, () => 6, 0).elements, 6 + 1 + 3);
+});
+
 test('session affinity: one chain and 3E+1 rules per Service, no chain per endpoint', () => {
   for (const e of [1, 4, 8]) {
     const aff = cluster(2, () => e, 10800);

@@ -49,3 +49,24 @@ test('the first endpoint replaced: every slot moves, still one op per set and di
   assert.deepEqual(await proxier.sync(snapshot(added), changed(svc1.key), false), { full: false, ok: true });
   assert.equal(ruleset(kernel), await freshFullSync(added), 'seven endpoints: a new map, the old one gone');
 });
+
+test('a count change between two counts above 4: the endpoint-chains element replaced, one op per set and direction', async () => {
+  const eps = (n: number, third: number) => Array.from({ length: n }, (_, i) => ep(`10.180.${third}.${i + 1}`));
+  const svc1 = sp('svc1');
+  const keep6 = sp('keep6', { clusterIP: '172.30.0.42' });
+  const keep7 = sp('keep7', { clusterIP: '172.30.0.43' });
+  const before: [ServicePort, Endpoint[]][] = [[svc1, eps(6, 0)], [keep6, eps(6, 1)], [keep7, eps(7, 2)]];
+  const after: [ServicePort, Endpoint[]][] = [[svc1, eps(7, 0)], [keep6, eps(6, 1)], [keep7, eps(7, 2)]];
+  const { proxier, nft, kernel } = proxierOnFake();
+  await proxier.sync(snapshot(before), changed(), true);
+  assert.deepEqual(await proxier.sync(snapshot(after), changed(svc1.key), false), { full: false, ok: true });
+  const slots = (n: number) => Array.from({ length: n }, (_, i) => `172.30.0.41 . tcp . 80 . ${i}`);
+  assert.deepEqual(lastCommit(nft).tx.toNftScript().trim().split('\n'), [
+    `delete element ip kube-proxy endpoints-6 { ${slots(6).join(', ')} }`,
+    'delete element ip kube-proxy endpoint-chains { 172.30.0.41 . tcp . 80 : goto select-endpoint-6 }',
+    'add element ip kube-proxy endpoint-chains { 172.30.0.41 . tcp . 80 : goto select-endpoint-7 }',
+    `add element ip kube-proxy endpoints-7 { ${slots(7).map((k, i) => `${k} : 10.180.0.${i + 1} . 80`).join(', ')} }`,
+    'add element ip kube-proxy hairpin { 10.180.0.7 . 10.180.0.7 }',
+  ]);
+  assert.equal(ruleset(kernel), await freshFullSync(after));
+});

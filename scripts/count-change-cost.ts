@@ -1,0 +1,120 @@
+// Issue 16's commit costs, through the bench's pipeline (model -> SyncLoop -> NftablesProxier ->
+// addon -> a fresh netns): at N Services, what one Service's change costs when its endpoint count
+// stays at most 4 (plain map slots), stays above 4, moves between two counts above 4 (the
+// endpoint-chains element replaced: the kernel validates the table), and when a count above 4 that
+// no Service had appears (a map, a chain, a rule and an element) or disappears. Two clusters: counts
+// 1..8 (half the destinations above 4) and every Service at 6 (all of them above 4: the validation
+// walk's worst case). Each figure: the median over R syncs of different Services; the commit's wall
+// time is measured around Nft.commit (the kernel's part), the sync's around SyncLoop.run.
+//   node --expose-gc dist/scripts/count-change-cost.js [N] [R] [mixed|all6]
+// On a loaded machine read the min column: other processes only ever add time.
+import { syntheticCluster, endpointIp, type SynthService } from '../bench/lib/cluster';
+import { benchNetns, teardown } from '../bench/lib/netns';
+import { loadNative } from '../bench/lib/native';
+import { ModelDriver } from '../bench/pipeline/model-driver';
+import { makeParts } from '../bench/pipeline/parts';
+
+const N = Number(process.argv[2] ?? 30000);
+const R = Number(process.argv[3] ?? 11);
+const PER = 8;
+
+let lastCommitMs = 0;
+function timeCommits(): void {
+  const proto = loadNative().Nft.prototype as { commit(tx: unknown): Promise<unknown> };
+  const commit = proto.commit;
+  proto.commit = async function (this: unknown, tx: unknown) {
+    const t = performance.now();
+    try { return await commit.call(this, tx); } finally { lastCommitMs = performance.now() - t; }
+  };
+}
+
+/** [Service index, endpoints before (set first, not timed; 0: the Service is new), endpoints after (timed), set back after (not timed)]. */
+type Step = [number, number, number, boolean?];
+
+interface Sample { wallMs: number; commitMs: number; ops: number }
+const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * q))];
+
+async function scenario(label: string, count: (i: number) => number, cases: [string, (n: number) => Step[]][]): Promise<void> {
+  // R more Services than the cluster's, added by the 'a new Service' cases.
+  const services = syntheticCluster({ services: N + R, endpointsPerService: PER, nodePortShare: 0.1, endpointCount: (i) => Math.min(PER, count(i)) });
+  const driver = new ModelDriver();
+  for (const s of services.slice(0, N)) driver.upsert(s);
+  const ns = benchNetns();
+  const parts = await makeParts(ns.path, N, driver.state);
+  try {
+    const t0 = performance.now();
+    if (!(await parts.sync(true))) throw new Error(`full sync failed: ${parts.errors.join('; ')}`);
+    const fullMs = performance.now() - t0;
+    const fullCommitMs = lastCommitMs;
+    // The first commits after a large one are slow (the kernel frees the old generation's objects): not timed.
+    for (let i = 0; i < 5; i++) {
+      driver.upsert({ ...services[N - 1 - i], endpoints: services[N - 1 - i].endpoints.map((e) => ({ ...e, port: 8081 })) });
+      if (!(await parts.sync(false))) throw new Error(`sync failed: ${parts.errors.join('; ')}`);
+    }
+    await new Promise((r) => setTimeout(r, 1000));
+    const gen = new Map<number, number>();
+    const withEndpoints = (s: SynthService, n: number): SynthService => {
+      const g = (gen.get(s.index) ?? 0) + 1;
+      gen.set(s.index, g);
+      return { ...s, endpoints: Array.from({ length: n }, (_, slot) => ({ ip: endpointIp(s.index, slot, PER, slot === 0 ? g % 2 : 0), port: 8080 })) };
+    };
+    process.stdout.write(`\n## ${label}: ${N} Services, 10% with a NodePort (first full sync ${fullMs.toFixed(0)} ms, its commit ${fullCommitMs.toFixed(0)} ms)\n\n| change | syncs | sync wall p50 ms | commit min ms | commit p50 ms | commit p90 ms | ops |\n|---|---|---|---|---|---|---|\n`);
+    for (const [name, steps] of cases) {
+      const samples: Sample[] = [];
+      for (const [index, from, to, restore] of steps(R)) {
+        const s = services[index];
+        if (from > 0 && s.endpoints.length !== from) {
+          driver.upsert(withEndpoints(s, from));
+          if (!(await parts.sync(false))) throw new Error(`sync failed: ${parts.errors.join('; ')}`);
+        }
+        (globalThis as { gc?: () => void }).gc?.();
+        const next = withEndpoints(s, to);
+        driver.upsert(next);
+        const t = performance.now();
+        if (!(await parts.sync(false))) throw new Error(`sync failed: ${parts.errors.join('; ')}`);
+        const wallMs = performance.now() - t;
+        samples.push({ wallMs, commitMs: lastCommitMs, ops: parts.commits.at(-1)!.ops });
+        services[index] = next;
+        if (restore) {
+          driver.upsert(services[index] = withEndpoints(next, from));
+          if (!(await parts.sync(false))) throw new Error(`sync failed: ${parts.errors.join('; ')}`);
+        }
+      }
+      const p = (k: keyof Sample, q = 0.5) => quantile(samples.map((x) => x[k]), q).toFixed(k === 'ops' ? 0 : 2);
+      process.stdout.write(`| ${name} | ${samples.length} | ${p('wallMs')} | ${p('commitMs', 0)} | ${p('commitMs')} | ${p('commitMs', 0.9)} | ${p('ops')} |\n`);
+    }
+  } finally {
+    parts.close();
+    teardown(ns);
+  }
+}
+
+/** R Service indexes whose index % 8 is `rest`, spread over the cluster (every 10th has a NodePort: index % 10 === 0). */
+const pick = (rest: number, r: number) => Array.from({ length: r }, (_, k) => rest + 8 * Math.floor((k * (N - 16)) / (8 * r)));
+
+async function main(): Promise<void> {
+  timeCommits();
+  const only = process.argv[4];
+  process.stdout.write(`count-change-cost: N=${N}, R=${R}, node ${process.version}\n`);
+  // Counts 1..8: Service i has 1 + i % 8 endpoints.
+  if (only !== 'all6') await scenario('counts 1..8', (i) => 1 + (i % 8), [
+    ['one endpoint replaced, E = 3', (r) => pick(2, r).map((i) => [i, 3, 3])],
+    ['a new Service, E = 3', (r) => Array.from({ length: r }, (_, k) => [N + k, 0, 3])],
+    ['one endpoint replaced, E = 7', (r) => pick(6, r).map((i) => [i, 7, 7])],
+    ['E 2 -> 3 (both in use)', (r) => pick(1, r).map((i) => [i, 2, 3])],
+    ['E 4 -> 5 (crosses 4)', (r) => pick(3, r).map((i) => [i, 4, 5])],
+    ['E 6 -> 7 (both in use, above 4)', (r) => pick(5, r).map((i) => [i, 6, 7])],
+    ['E 8 -> 9: count 9 appears', (r) => pick(7, r).map((i) => [i, 8, 9, true])],
+    ['E 9 -> 8: count 9 disappears', (r) => pick(7, r).map((i) => [i, 9, 8])],
+  ]);
+  // Every Service at 6, but Service 1 at 7.
+  if (only !== 'mixed') await scenario('every Service at 6 endpoints', (i) => (i === 1 ? 7 : 6), [
+    ['one endpoint replaced, E = 6', (r) => pick(2, r).map((i) => [i, 6, 6])],
+    ['a new Service, E = 6', (r) => Array.from({ length: r }, (_, k) => [N + k, 0, 6])],
+    ['E 6 -> 7 (both in use, above 4)', (r) => pick(3, r).map((i) => [i, 6, 7])],
+    ['E 6 -> 8: count 8 appears', (r) => pick(4, r).map((i) => [i, 6, 8, true])],
+    ['E 6 -> 3: count 3 appears', (r) => pick(5, r).map((i) => [i, 6, 3, true])],
+  ]);
+}
+
+main().catch((e) => { console.error(e); process.exit(1); });
