@@ -11,8 +11,9 @@ import { ipvsGuestChild, isIpvsGuestChild } from './ipvs/in-guest';
 import { runIpvs } from './ipvs/run-ipvs';
 import { runConntrackStatsCost } from './probe/conntrack-stats-cost';
 import { runDatapath } from './datapath/run-datapath';
+import { runCountChangeCost } from './pipeline/count-change-cost';
 
-const USAGE = `usage: npm run bench -- [pipeline|shapes|probe|chains|monitor|connect|datapath|scale|proxier-memory|ipvs|conntrack-stats] [--quick] [--sizes N,N,...]
+const USAGE = `usage: npm run bench -- [pipeline|shapes|probe|chains|monitor|connect|datapath|scale|proxier-memory|ipvs|conntrack-stats|count-change] [--quick] [--sizes N,N,...]
                                      [--repeats R] [--distinct|--counts D,D,...] [--connections C] [--no-breakdown] [--kernel]
                                      [--churn-rounds K]
   pipeline (default)  synthetic clusters through model -> NftablesProxier -> addon -> kernel,
@@ -41,12 +42,14 @@ const USAGE = `usage: npm run bench -- [pipeline|shapes|probe|chains|monitor|con
                       same services, at 1k, 5k, 10k Services x 4 endpoints (--sizes; --quick: 300, 1000)
   conntrack-stats     what a scrape of the conntrack metrics costs with an empty table and with --sizes entries
                       (default 100000 real UDP entries; --repeats, default 300), vs one table dump
+  count-change        what one Service's endpoint-count change costs the commit at --sizes Services (default 30000;
+                      --repeats syncs per figure): counts at most 4, above 4, a new count; two clusters
   --quick             small sizes, finishes in under a minute
-  --sizes             override the Service counts (pipeline, probe, scale, ipvs, datapath; chains: affinity ServicePorts)
+  --sizes             override the Service counts (pipeline, probe, scale, ipvs, datapath, count-change; chains: affinity ServicePorts)
   --counts            the distinct endpoint counts D (datapath; the same as --distinct)
-  --repeats           repeats per sync kind (pipeline, ipvs), per mode (monitor) or per figure (chains)`;
+  --repeats           repeats per sync kind (pipeline, ipvs), per mode (monitor) or per figure (chains, count-change)`;
 
-const COMMANDS = ['pipeline', 'shapes', 'probe', 'chains', 'monitor', 'connect', 'datapath', 'scale', 'proxier-memory', 'ipvs', 'conntrack-stats'] as const;
+const COMMANDS = ['pipeline', 'shapes', 'probe', 'chains', 'monitor', 'connect', 'datapath', 'scale', 'proxier-memory', 'ipvs', 'conntrack-stats', 'count-change'] as const;
 
 export interface CliOptions {
   command: (typeof COMMANDS)[number];
@@ -103,6 +106,7 @@ async function main(): Promise<void> {
   else if (opts.command === 'monitor') await runMonitorCost(opts);
   else if (opts.command === 'connect') await runConnectCost(opts);
   else if (opts.command === 'datapath') await runDatapath(opts);
+  else if (opts.command === 'count-change') await runCountChangeCost(opts);
   else if (opts.command === 'scale') await runScale(opts);
   else if (opts.command === 'proxier-memory') await runProxierMemory(opts);
   else if (opts.command === 'ipvs') await runIpvs(opts);

@@ -6,17 +6,21 @@
 // 1..8 (half the destinations above 4) and every Service at 6 (all of them above 4: the validation
 // walk's worst case). Each figure: the median over R syncs of different Services; the commit's wall
 // time is measured around Nft.commit (the kernel's part), the sync's around SyncLoop.run.
-//   node --expose-gc dist/scripts/count-change-cost.js [N] [R] [mixed|all6]
+//   npm run bench -- count-change [--sizes N] [--repeats R] [--quick]
 // On a loaded machine read the min column: other processes only ever add time.
-import { syntheticCluster, endpointIp, type SynthService } from '../bench/lib/cluster';
-import { benchNetns, teardown } from '../bench/lib/netns';
-import { loadNative } from '../bench/lib/native';
-import { ModelDriver } from '../bench/pipeline/model-driver';
-import { makeParts } from '../bench/pipeline/parts';
+import { syntheticCluster, endpointIp, type SynthService } from '../lib/cluster';
+import { benchEnv, envLine } from '../lib/env';
+import { benchNetns, teardown } from '../lib/netns';
+import { loadNative } from '../lib/native';
+import { timestamp, writeResult } from '../lib/results';
+import { ModelDriver } from './model-driver';
+import { makeParts } from './parts';
 
-const N = Number(process.argv[2] ?? 30000);
-const R = Number(process.argv[3] ?? 11);
+let N = 30000;
+let R = 11;
 const PER = 8;
+let out = '';
+const emit = (text: string) => { process.stdout.write(text); out += text; };
 
 let lastCommitMs = 0;
 function timeCommits(): void {
@@ -58,7 +62,7 @@ async function scenario(label: string, count: (i: number) => number, cases: [str
       gen.set(s.index, g);
       return { ...s, endpoints: Array.from({ length: n }, (_, slot) => ({ ip: endpointIp(s.index, slot, PER, slot === 0 ? g % 2 : 0), port: 8080 })) };
     };
-    process.stdout.write(`\n## ${label}: ${N} Services, 10% with a NodePort (first full sync ${fullMs.toFixed(0)} ms, its commit ${fullCommitMs.toFixed(0)} ms)\n\n| change | syncs | sync wall p50 ms | commit min ms | commit p50 ms | commit p90 ms | ops |\n|---|---|---|---|---|---|---|\n`);
+    emit(`\n## ${label}: ${N} Services, 10% with a NodePort (first full sync ${fullMs.toFixed(0)} ms, its commit ${fullCommitMs.toFixed(0)} ms)\n\n| change | syncs | sync wall p50 ms | commit min ms | commit p50 ms | commit p90 ms | ops |\n|---|---|---|---|---|---|---|\n`);
     for (const [name, steps] of cases) {
       const samples: Sample[] = [];
       for (const [index, from, to, restore] of steps(R)) {
@@ -81,7 +85,7 @@ async function scenario(label: string, count: (i: number) => number, cases: [str
         }
       }
       const p = (k: keyof Sample, q = 0.5) => quantile(samples.map((x) => x[k]), q).toFixed(k === 'ops' ? 0 : 2);
-      process.stdout.write(`| ${name} | ${samples.length} | ${p('wallMs')} | ${p('commitMs', 0)} | ${p('commitMs')} | ${p('commitMs', 0.9)} | ${p('ops')} |\n`);
+      emit(`| ${name} | ${samples.length} | ${p('wallMs')} | ${p('commitMs', 0)} | ${p('commitMs')} | ${p('commitMs', 0.9)} | ${p('ops')} |\n`);
     }
   } finally {
     parts.close();
@@ -92,12 +96,14 @@ async function scenario(label: string, count: (i: number) => number, cases: [str
 /** R Service indexes whose index % 8 is `rest`, spread over the cluster (every 10th has a NodePort: index % 10 === 0). */
 const pick = (rest: number, r: number) => Array.from({ length: r }, (_, k) => rest + 8 * Math.floor((k * (N - 16)) / (8 * r)));
 
-async function main(): Promise<void> {
+export async function runCountChangeCost(opts: { quick: boolean; sizes?: number[]; repeats?: number }): Promise<void> {
+  N = opts.sizes?.[0] ?? (opts.quick ? 2000 : 30000);
+  R = opts.repeats ?? (opts.quick ? 3 : 11);
   timeCommits();
-  const only = process.argv[4];
-  process.stdout.write(`count-change-cost: N=${N}, R=${R}, node ${process.version}\n`);
+  out = '';
+  emit(`# Commit cost of one Service's endpoint-count change at ${N} Services (median of ${R} syncs)\n\n${envLine(benchEnv())}\n`);
   // Counts 1..8: Service i has 1 + i % 8 endpoints.
-  if (only !== 'all6') await scenario('counts 1..8', (i) => 1 + (i % 8), [
+  await scenario('counts 1..8', (i) => 1 + (i % 8), [
     ['one endpoint replaced, E = 3', (r) => pick(2, r).map((i) => [i, 3, 3])],
     ['a new Service, E = 3', (r) => Array.from({ length: r }, (_, k) => [N + k, 0, 3])],
     ['one endpoint replaced, E = 7', (r) => pick(6, r).map((i) => [i, 7, 7])],
@@ -108,13 +114,12 @@ async function main(): Promise<void> {
     ['E 9 -> 8: count 9 disappears', (r) => pick(7, r).map((i) => [i, 9, 8])],
   ]);
   // Every Service at 6, but Service 1 at 7.
-  if (only !== 'mixed') await scenario('every Service at 6 endpoints', (i) => (i === 1 ? 7 : 6), [
+  await scenario('every Service at 6 endpoints', (i) => (i === 1 ? 7 : 6), [
     ['one endpoint replaced, E = 6', (r) => pick(2, r).map((i) => [i, 6, 6])],
     ['a new Service, E = 6', (r) => Array.from({ length: r }, (_, k) => [N + k, 0, 6])],
     ['E 6 -> 7 (both in use, above 4)', (r) => pick(3, r).map((i) => [i, 6, 7])],
     ['E 6 -> 8: count 8 appears', (r) => pick(4, r).map((i) => [i, 6, 8, true])],
     ['E 6 -> 3: count 3 appears', (r) => pick(5, r).map((i) => [i, 6, 3, true])],
   ]);
+  writeResult('count-change-', timestamp(), 'md', out);
 }
-
-main().catch((e) => { console.error(e); process.exit(1); });
