@@ -139,10 +139,11 @@ function destinationKey(fam: EndpointMapFamily): KeyExpr[] {
 const countRule = (ctx: FamilyContext, m: EndpointMap): Rule => rule(ctx.family).dnatMap(mapKeyParts(m.fam, m.count), m.name).build();
 
 /**
- * Per family: the select chain holds one rule per endpoint map of at most SELECT_RULES_MAX endpoints,
- * fewest first (each destination is in one map), then the lookup of the destination in the verdict
- * map that sends larger counts to their own chains; and one chain per larger count in use, with
- * that count's rule. A connection passes at most SELECT_RULES_MAX rules whatever the counts in use.
+ * Per family: the select chain first looks the destination up in the verdict map that sends larger
+ * counts to their own chains, then holds one rule per endpoint map of at most SELECT_RULES_MAX
+ * endpoints, fewest first (each destination is in one map); and one chain per larger count in use,
+ * with that count's rule. The lookup comes first so that the Services with the most endpoints (often
+ * the busiest) pay two lookups, and a small one at most 1 + SELECT_RULES_MAX, whatever the counts in use.
  */
 function selectChains(ctx: FamilyContext, maps: readonly EndpointMap[]): ChainDef[] {
   const chains: ChainDef[] = [];
@@ -150,7 +151,7 @@ function selectChains(ctx: FamilyContext, maps: readonly EndpointMap[]): ChainDe
     const own = maps.filter((m) => m.fam === fam);
     const byRule = own.filter((m) => m.count <= SELECT_RULES_MAX).map((m) => countRule(ctx, m));
     const toCount = rule(ctx.family).vmap(destinationKey(fam), ENDPOINT_MAPS[fam].chains).build();
-    chains.push({ name: ENDPOINT_MAPS[fam].select, rules: [...byRule, toCount] });
+    chains.push({ name: ENDPOINT_MAPS[fam].select, rules: [toCount, ...byRule] });
     for (const m of own) if (m.count > SELECT_RULES_MAX) chains.push({ name: selectChainName(fam, m.count), rules: [countRule(ctx, m)] });
   }
   return chains;

@@ -71,9 +71,9 @@ export type EndpointMapFamily = keyof typeof ENDPOINT_MAPS;
 
 /**
  * K, the largest endpoint count served by a rule of its own in a select chain. A new connection
- * tries those rules in turn (a hash lookup each, ~0.25 µs a miss: docs/nftables-ruleset.md), so a
- * destination with more endpoints pays at most K misses, then one verdict-map lookup and one map
- * lookup, whatever the number of distinct counts in the cluster. Larger counts go through the
+ * first looks its destination up in the verdict map of larger counts (two lookups in all when it is
+ * there), then tries those rules in turn (a hash lookup each, ~0.25 µs a miss:
+ * docs/nftables-ruleset.md): at most 1 + K lookups whatever the number of distinct counts in the cluster. Larger counts go through the
  * verdict map because its elements jump: every transaction that adds a jump (an element of it, a
  * new count's chain, an affinity Service's rules) makes the kernel walk every element of every
  * verdict map, so only destinations with more than K endpoints, usually a minority (most Services

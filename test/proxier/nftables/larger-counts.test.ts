@@ -22,8 +22,8 @@ test('a Service with 6 endpoints: its ClusterIP and NodePort go to the chains of
   assert.deepEqual(elementsOf(kernel, 'nodeport-endpoint-chains'), ['tcp . 30080 : goto select-nodeport-endpoint-6']);
   assert.deepEqual(rulesOf(kernel, 'select-endpoint-6'), ['dnat ip to ip daddr . meta l4proto . th dport . numgen random mod 6 map @endpoints-6']);
   assert.deepEqual(rulesOf(kernel, 'select-endpoint'), [
-    'dnat ip to ip daddr . meta l4proto . th dport . numgen random mod 2 map @endpoints-2',
     'ip daddr . meta l4proto . th dport vmap @endpoint-chains',
+    'dnat ip to ip daddr . meta l4proto . th dport . numgen random mod 2 map @endpoints-2',
   ]);
   assert.equal(elementsOf(kernel, 'endpoints-6').length, 6);
   assert.deepEqual(elementsOf(kernel, 'endpoint-chains', 'ip6'), []);
