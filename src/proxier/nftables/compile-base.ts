@@ -71,13 +71,11 @@ function natChains(ctx: FamilyContext): ChainDef[] {
         .comment('hairpin: an endpoint reached itself through a Service').build(),
       r().jump(CHAIN.masquerading).build(),
     ] },
-    // The Services without affinity (most) first: their destinations are never in service-ips, so a
-    // ClusterIP connection does one lookup here instead of two; an affinity Service's misses the three.
     { name: CHAIN.services, rules: [
+      r().vmap(DADDR_PROTO_PORT, SET.serviceIPs).build(),
       r().lookup(DADDR_PROTO_PORT, SET.clusterIPPorts).goto(CHAIN.clusterIPTraffic).build(),
       r().lookup(DADDR_PROTO_PORT, SET.externalPorts).goto(CHAIN.externalTraffic).build(),
       r().lookup(DADDR_PROTO_PORT, SET.externalLocalPorts).goto(CHAIN.externalLocalTraffic).build(),
-      r().vmap(DADDR_PROTO_PORT, SET.serviceIPs).build(),
       nodePortDestination(r(), ctx, true).vmap(PROTO_PORT, SET.serviceNodePorts).build(),
       toNodePort(SET.nodePorts, CHAIN.nodePortTraffic),
       toNodePort(SET.nodePortsLocal, CHAIN.nodePortLocalTraffic),
