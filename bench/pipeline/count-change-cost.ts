@@ -11,7 +11,6 @@
 import { syntheticCluster, endpointIp, type SynthService } from '../lib/cluster';
 import { benchEnv, envLine } from '../lib/env';
 import { benchNetns, teardown } from '../lib/netns';
-import { loadNative } from '../lib/native';
 import { timestamp, writeResult } from '../lib/results';
 import { ModelDriver } from './model-driver';
 import { makeParts } from './parts';
@@ -21,16 +20,6 @@ let R = 11;
 const PER = 8;
 let out = '';
 const emit = (text: string) => { process.stdout.write(text); out += text; };
-
-let lastCommitMs = 0;
-function timeCommits(): void {
-  const proto = loadNative().Nft.prototype as { commit(tx: unknown): Promise<unknown> };
-  const commit = proto.commit;
-  proto.commit = async function (this: unknown, tx: unknown) {
-    const t = performance.now();
-    try { return await commit.call(this, tx); } finally { lastCommitMs = performance.now() - t; }
-  };
-}
 
 /** [Service index, endpoints before (set first, not timed; 0: the Service is new), endpoints after (timed), set back after (not timed)]. */
 type Step = [number, number, number, boolean?];
@@ -49,7 +38,7 @@ async function scenario(label: string, count: (i: number) => number, cases: [str
     const t0 = performance.now();
     if (!(await parts.sync(true))) throw new Error(`full sync failed: ${parts.errors.join('; ')}`);
     const fullMs = performance.now() - t0;
-    const fullCommitMs = lastCommitMs;
+    const fullCommitMs = parts.commits.at(-1)!.ms;
     // The first commits after a large one are slow (the kernel frees the old generation's objects): not timed.
     for (let i = 0; i < 5; i++) {
       driver.upsert({ ...services[N - 1 - i], endpoints: services[N - 1 - i].endpoints.map((e) => ({ ...e, port: 8081 })) });
@@ -77,7 +66,8 @@ async function scenario(label: string, count: (i: number) => number, cases: [str
         const t = performance.now();
         if (!(await parts.sync(false))) throw new Error(`sync failed: ${parts.errors.join('; ')}`);
         const wallMs = performance.now() - t;
-        samples.push({ wallMs, commitMs: lastCommitMs, ops: parts.commits.at(-1)!.ops });
+        const { ms: commitMs, ops } = parts.commits.at(-1)!;
+        samples.push({ wallMs, commitMs, ops });
         services[index] = next;
         if (restore) {
           driver.upsert(services[index] = withEndpoints(next, from));
@@ -99,7 +89,6 @@ const pick = (rest: number, r: number) => Array.from({ length: r }, (_, k) => re
 export async function runCountChangeCost(opts: { quick: boolean; sizes?: number[]; repeats?: number }): Promise<void> {
   N = opts.sizes?.[0] ?? (opts.quick ? 2000 : 30000);
   R = opts.repeats ?? (opts.quick ? 3 : 11);
-  timeCommits();
   out = '';
   emit(`# Commit cost of one Service's endpoint-count change at ${N} Services (median of ${R} syncs)\n\n${envLine(benchEnv())}\n`);
   // Counts 1..8: Service i has 1 + i % 8 endpoints.

@@ -4,13 +4,16 @@
 // them would charge the proxy's memory with the bench's.
 import type { CommitStats, Nft, Transaction } from '../lib/native';
 
-export interface CommitRecord { tx?: Transaction; stats: CommitStats; ops: number }
+/** `ms`: the commit's wall time, around Nft.commit (the kernel's part of a sync). */
+export interface CommitRecord { tx?: Transaction; stats: CommitStats; ops: number; ms: number }
 
 export function recordingNft<T extends Nft>(inner: T): { nft: T; commits: CommitRecord[] } {
   const commits: CommitRecord[] = [];
   const commit = async (tx: Transaction): Promise<CommitStats> => {
+    const t = performance.now();
     const stats = await inner.commit(tx);
-    commits.push(commits.length === 0 ? { tx, stats, ops: tx.opCount } : { stats, ops: tx.opCount });
+    const ms = performance.now() - t;
+    commits.push(commits.length === 0 ? { tx, stats, ops: tx.opCount, ms } : { stats, ops: tx.opCount, ms });
     return stats;
   };
   // A Proxy rather than a subclass: methods run on the real object, so private fields keep working.
