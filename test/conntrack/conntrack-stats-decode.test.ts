@@ -4,21 +4,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadAddon } from '../../src/native';
+import { attr, be32 } from '../helpers/netlink-attrs';
 
 const NLMSG_ERROR = 2, NLMSG_DONE = 3;
 const STATS_CPU = (1 << 8) | 4, STATS = (1 << 8) | 5;  // NFNL_SUBSYS_CTNETLINK, IPCTNL_MSG_CT_GET_STATS{_CPU,}
 const A = { FOUND: 2, INVALID: 4, INSERT: 8, INSERT_FAILED: 9, DROP: 10, EARLY_DROP: 11, ERROR: 12, SEARCH_RESTART: 13, CLASH_RESOLVE: 14, CHAIN_TOOLONG: 15 };
 const G = { ENTRIES: 1, MAX: 2 };
 
-function attr(type: number, payload: Buffer): Buffer {
-  const len = 4 + payload.length;
-  const b = Buffer.alloc((len + 3) & ~3);
-  b.writeUInt16LE(len, 0);
-  b.writeUInt16LE(type, 2);
-  payload.copy(b, 4);
-  return b;
-}
-const be32 = (type: number, v: number): Buffer => { const p = Buffer.alloc(4); p.writeUInt32BE(v); return attr(type, p); };
 
 function msg(type: number, body: Buffer, seq = 1): Buffer {
   const h = Buffer.alloc(16);

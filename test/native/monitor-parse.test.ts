@@ -4,21 +4,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { loadAddon } from '../../src/native';
+import { attr, be32 } from '../helpers/netlink-attrs';
 
 const NFT = 10 << 8;  // NFNL_SUBSYS_NFTABLES in nlmsg_type
 const MSG = { NEWTABLE: 0, NEWCHAIN: 3, DELRULE: 8, NEWSETELEM: 12, NEWGEN: 15, DESTROYCHAIN: 27 };
 const IP = 2;
 
-function attr(type: number, data: Buffer): Buffer {
-  const len = 4 + data.length;
-  const out = Buffer.alloc((len + 3) & ~3);
-  out.writeUInt16LE(len, 0);
-  out.writeUInt16LE(type, 2);
-  data.copy(out, 4);
-  return out;
-}
 const str = (type: number, s: string) => attr(type, Buffer.from(`${s}\0`));
-const be32 = (type: number, v: number) => { const b = Buffer.alloc(4); b.writeUInt32BE(v); return attr(type, b); };
 
 function msg(type: number, portId: number, attrs: Buffer[], family = IP): Buffer {
   const body = Buffer.concat([Buffer.from([family, 0, 0, 0]), ...attrs]);
