@@ -4,7 +4,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import type { TestNetns } from '../helpers/netns';
-import type { Cluster } from './harness';
+import { eventually, type Cluster } from './harness';
 
 const run = promisify(execFile);
 
@@ -14,13 +14,10 @@ const run = promisify(execFile);
  * machine can starve the proxy's first syncs past waitForAnswer's 10 s.
  */
 export async function programmed(c: Cluster, ip: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
+  await eventually(async () => {
     const { stdout } = await run('ip', ['netns', 'exec', c.topo.node.name, 'nft', 'list', 'ruleset', 'ip'], { maxBuffer: 1 << 26 });
-    if (stdout.includes(ip)) return;
-    if (Date.now() > deadline) throw new Error(`${ip} is not in the node's ruleset after ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+    return stdout.includes(ip);
+  }, `${ip} in the node's ruleset`, timeoutMs);
 }
 
 /**
