@@ -29,7 +29,8 @@ const USAGE = `usage: npm run bench -- [pipeline|shapes|probe|chains|monitor|con
   datapath            the same kind of timing for our ruleset and upstream's shape (nft -f into another namespace),
                       side by side: a Service whose lookup comes first, last, not a Service, a NodePort, session
                       affinity; at --sizes (default 1000,10000) Services and --counts D (default 1,50,200,500)
-                      distinct endpoint counts (--connections per figure, default 2000; --quick: 200 x D = 1,10)
+                      distinct endpoint counts; one C client times each case in --repeats rounds (default 40) of
+                      --connections per namespace (default 500), paired by round (--quick: 200 x D = 1,10, 20 x 200)
   scale               the real kube-proxy-native process against a test API server holding 1k, 10k, 44k Services:
                       start to first sync, sync times, RSS and JS heap before and after churn, then a heap
                       breakdown per size (caches, model, proxier; --no-breakdown skips it); --churn-rounds K
@@ -47,7 +48,8 @@ const USAGE = `usage: npm run bench -- [pipeline|shapes|probe|chains|monitor|con
   --quick             small sizes, finishes in under a minute
   --sizes             override the Service counts (pipeline, probe, scale, ipvs, datapath, count-change; chains: affinity ServicePorts)
   --counts            the distinct endpoint counts D (datapath; the same as --distinct)
-  --repeats           repeats per sync kind (pipeline, ipvs), per mode (monitor) or per figure (chains, count-change)`;
+  --repeats           repeats per sync kind (pipeline, ipvs), per mode (monitor), per figure (chains, count-change)
+                      or rounds per case (datapath)`;
 
 const COMMANDS = ['pipeline', 'shapes', 'probe', 'chains', 'monitor', 'connect', 'datapath', 'scale', 'proxier-memory', 'ipvs', 'conntrack-stats', 'count-change'] as const;
 

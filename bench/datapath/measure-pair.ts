@@ -1,19 +1,41 @@
 // One (N, D) point of the datapath bench: our ruleset and upstream's shape, each in its own fresh
 // namespace, the same connections timed in both by the connect bench's method (bench/lib/connect-timing.ts).
-// A third namespace holds no ruleset; case by case the three are timed batch by batch in turn (bare,
-// ours, upstream, bare, ...), so that the machine's load, which drifts, weighs on a case's three figures alike.
-import { interleavedUs, type ConnectTarget, type Scheduling } from '../lib/connect-timing';
+// A third namespace holds no ruleset; case by case one client process times the three batch by batch in
+// turn, round after round, so that the machine's load, which drifts, weighs on a case's three figures alike,
+// and each round gives a paired difference (ours - upstream's) that the load cancels out of.
+import { medianInterval, median } from '../lib/stats';
 import { benchNetns, teardown, type TestNetns } from '../lib/netns';
 import { ModelDriver } from '../pipeline/model-driver';
 import { makeParts, type PipelineParts } from '../pipeline/parts';
 import { progress } from '../report/table';
 import { datapathCluster, ENDPOINT_PORT, NODE_IP, SERVICE_CIDR, TIMED, upstreamOptions, type DatapathCluster } from './layout';
+import { connectRounds, type LoopTarget, type LoopTiming } from './connect-loop';
 import { loadUpstream } from './load-upstream';
 
 export const CASES = ['first', 'last', 'miss', 'nodeport', 'affinity'] as const;
 export type CaseName = (typeof CASES)[number];
 
-type PerCase = Record<CaseName, number>;
+/** One case's figures, from the rounds' paired batches (µs per connection). */
+export interface CaseFigures {
+  /** Medians over the rounds: the namespace without a ruleset, ours, upstream's. */
+  bare: number;
+  ours: number;
+  upstream: number;
+  /** Medians over the rounds of each round's difference from its own no-ruleset batch. */
+  oursExtra: number;
+  upstreamExtra: number;
+  /** The median of the rounds' (ours - upstream's) and its 95% confidence interval. */
+  diff: number;
+  diffLow: number;
+  diffHigh: number;
+  /**
+   * D > 1 only: ours at D minus ours at D = 1 (the same N, a fourth namespace timed in the same
+   * rounds), the median of the rounds' differences and its 95% confidence interval: flat in D is 0.
+   */
+  flat?: { diff: number; low: number; high: number; oursAtOneExtra: number };
+  /** Every round: [bare, ours, upstream(, ours at D = 1)] µs per connection. */
+  rounds: number[][];
+}
 
 export interface DatapathRow {
   services: number;
@@ -23,24 +45,21 @@ export interface DatapathRow {
   oursSyncS: number;
   /** upstream's table through `nft -f`, seconds. */
   upstreamLoadS: number;
-  /** µs per connection per case: in the namespace without a ruleset (timed just before the other two), ours, upstream's. */
-  bare: PerCase;
-  ours: PerCase;
-  upstream: PerCase;
+  cases: Record<CaseName, CaseFigures>;
 }
 
 /** Own server ports for the connections that reach no Service, so no tuple clashes with a DNATed one or an earlier case's. */
 const MISS_PORT = 18081;
 const BARE_PORT = 18090;
 
-/** Every timed connection is answered by a server on any address (the endpoints are 127.x addresses). */
-function targets(c: DatapathCluster): Record<CaseName, ConnectTarget> {
-  const svc = (host: string, port: number): ConnectTarget => ({ host, port, listen: ['0.0.0.0'], listenPort: ENDPOINT_PORT });
+/** Where each case connects; the servers listen on every address (the endpoints are 127.x addresses). */
+function targets(c: DatapathCluster): Record<CaseName, { host: string; port: number; listenPort: number }> {
+  const svc = (host: string, port: number) => ({ host, port, listenPort: ENDPOINT_PORT });
   const last = c.cluster[TIMED.last];
   return {
     first: svc(c.cluster[TIMED.first].clusterIP, c.cluster[TIMED.first].port),
     last: svc(last.clusterIP, last.port),
-    miss: { host: '127.0.0.1', port: MISS_PORT, listen: ['0.0.0.0'], listenPort: MISS_PORT },
+    miss: { host: '127.0.0.1', port: MISS_PORT, listenPort: MISS_PORT },
     nodeport: svc(NODE_IP, c.cluster[TIMED.nodePort].nodePort),
     affinity: svc(c.affinity.clusterIP, c.affinity.port),
   };
@@ -66,43 +85,66 @@ async function programOurs(ns: TestNetns, c: DatapathCluster): Promise<{ parts: 
   return { parts, seconds: (performance.now() - t0) / 1000 };
 }
 
-/** How the connections are timed: `connections` in a row, best of `batches`, the client scheduled so. */
-export interface Timing { connections: number; batches: number; scheduling: Scheduling }
+/** The no-ruleset namespace, ours and upstream's at D, and (D > 1) ours at D = 1 with the same N. */
+type Spaces = { bare: TestNetns; ours: TestNetns; theirs: TestNetns; oursAtOne?: TestNetns };
 
-type Spaces = { bare: TestNetns; ours: TestNetns; theirs: TestNetns };
+export function caseFigures(rounds: number[][]): CaseFigures {
+  const col = (i: number) => rounds.map((r) => r[i]);
+  const minus = (i: number, j: number) => rounds.map((r) => r[i] - r[j]);
+  const d = minus(1, 2);
+  const [diffLow, diffHigh] = medianInterval(d);
+  const fig: CaseFigures = {
+    bare: median(col(0)), ours: median(col(1)), upstream: median(col(2)),
+    oursExtra: median(minus(1, 0)), upstreamExtra: median(minus(2, 0)),
+    diff: median(d), diffLow, diffHigh, rounds,
+  };
+  if (rounds.every((r) => r.length === 4)) {
+    const f = minus(1, 3);
+    const [low, high] = medianInterval(f);
+    fig.flat = { diff: median(f), low, high, oursAtOneExtra: median(minus(3, 0)) };
+  }
+  return fig;
+}
 
-/** Every case, batch by batch in turn across the three namespaces; the no-ruleset one on a port of the case's own. */
-function timeCases(ns: Spaces, tg: Record<CaseName, ConnectTarget>, timing: Timing): Pick<DatapathRow, 'bare' | 'ours' | 'upstream'> {
-  const out = { bare: {} as PerCase, ours: {} as PerCase, upstream: {} as PerCase };
+/** Each case in one client run: rounds of (no ruleset, ours, upstream's) batches, the no-ruleset one on a port of the case's own. */
+function timeCases(ns: Spaces, tg: ReturnType<typeof targets>, tgAtOne: ReturnType<typeof targets>, timing: LoopTiming): Record<CaseName, CaseFigures> {
+  const out = {} as Record<CaseName, CaseFigures>;
   CASES.forEach((k, i) => {
     const port = BARE_PORT + i;
-    [out.bare[k], out.ours[k], out.upstream[k]] = interleavedUs([
-      { ns: ns.bare, target: { host: '127.0.0.1', port, listen: ['0.0.0.0'], listenPort: port } },
-      { ns: ns.ours, target: tg[k] },
-      { ns: ns.theirs, target: tg[k] },
-    ], timing.connections, timing.batches, timing.scheduling);
+    const runs: LoopTarget[] = [
+      { ns: ns.bare, host: '127.0.0.1', port, listenPort: port },
+      { ns: ns.ours, ...tg[k] },
+      { ns: ns.theirs, ...tg[k] },
+      ...(ns.oursAtOne ? [{ ns: ns.oursAtOne, ...tgAtOne[k] }] : []),
+    ];
+    out[k] = caseFigures(connectRounds(runs, timing));
   });
   return out;
 }
 
-export async function measurePair(services: number, distinct: number, timing: Timing): Promise<DatapathRow> {
+export async function measurePair(services: number, distinct: number, timing: LoopTiming): Promise<DatapathRow> {
   const c = datapathCluster(services, distinct);
   const made: TestNetns[] = [];
   const fresh = () => { const ns = benchNetns(); made.push(ns); prepare(ns); return ns; };
-  let parts: PipelineParts | undefined;
+  const parts: PipelineParts[] = [];
   try {
     const ns: Spaces = { bare: fresh(), ours: fresh(), theirs: fresh() };
     progress(`  ours: full sync of ${services} Services, ${c.endpoints} endpoints`);
     const programmed = await programOurs(ns.ours, c);
-    parts = programmed.parts;
+    parts.push(programmed.parts);
+    const atOne = distinct > 1 ? datapathCluster(services, 1) : c;
+    if (distinct > 1) {
+      ns.oursAtOne = fresh();
+      parts.push((await programOurs(ns.oursAtOne, atOne)).parts);
+    }
     const upstreamLoadS = await loadUpstream(ns.theirs, upstreamOptions(c));
     progress(`  ours ${programmed.seconds.toFixed(2)} s, upstream nft -f ${upstreamLoadS.toFixed(1)} s; timing ${CASES.length} cases`);
     return {
       services, distinct, endpoints: c.endpoints, oursSyncS: programmed.seconds, upstreamLoadS,
-      ...timeCases(ns, targets(c), timing),
+      cases: timeCases(ns, targets(c), targets(atOne), timing),
     };
   } finally {
-    parts?.close();
+    for (const p of parts) p.close();
     for (const ns of made) teardown(ns);
   }
 }

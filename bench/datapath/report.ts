@@ -1,5 +1,6 @@
-// The datapath bench's table (both rulesets side by side, µs per connection above each namespace's
-// no-ruleset connection) and its chart (extra µs against D, one panel per N).
+// The datapath bench's tables (both rulesets side by side, µs per connection above the no-ruleset
+// connection; the paired difference ours - upstream's with its confidence interval) and its chart
+// (extra µs against D, one panel per N).
 import { signedUs } from '../lib/connect-timing';
 import { lineChartSvg, sideBySideSvg, type Series } from '../report/svg';
 import { markdownTable, type Cell } from '../report/table';
@@ -13,24 +14,55 @@ export const CASE_TITLES: Record<CaseName, string> = {
   affinity: 'session affinity',
 };
 
-/** µs above the same case's connection in the namespace without a ruleset. */
-export const extraUs = (r: DatapathRow, side: 'ours' | 'upstream', k: CaseName): number => r[side][k] - r.bare[k];
+/** µs above the no-ruleset connection of the same rounds (the median of the rounds' differences). */
+export const extraUs = (r: DatapathRow, side: 'ours' | 'upstream', k: CaseName): number =>
+  side === 'ours' ? r.cases[k].oursExtra : r.cases[k].upstreamExtra;
+
+const CASES = Object.keys(CASE_TITLES) as CaseName[];
 
 const pair = (r: DatapathRow, k: CaseName): string => `${signedUs(extraUs(r, 'ours', k))} / ${signedUs(extraUs(r, 'upstream', k))}`;
 
+const diff = (r: DatapathRow, k: CaseName): string => {
+  const c = r.cases[k];
+  return `${signedUs(c.diff)} (${signedUs(c.diffLow)} .. ${signedUs(c.diffHigh)})`;
+};
+
+/** Per case: what each ruleset adds to a connection. */
 export function datapathTable(rows: DatapathRow[]): string {
-  const cases = Object.keys(CASE_TITLES) as CaseName[];
   return markdownTable(
-    ['N', 'D', 'endpoints', 'no ruleset µs/conn (min-max over cases)', ...cases.map((k) => `${CASE_TITLES[k]}: extra µs (ours / upstream)`), 'ours: full sync s', 'upstream: nft -f s'],
+    ['N', 'D', 'endpoints', 'no ruleset µs/conn (min-max over cases)', ...CASES.map((k) => `${CASE_TITLES[k]}: extra µs (ours / upstream)`), 'ours: full sync s', 'upstream: nft -f s'],
     rows.map((r): Cell[] => [
       r.services, r.distinct, r.endpoints, bareRange(r),
-      ...cases.map((k) => pair(r, k)), r.oursSyncS.toFixed(2), r.upstreamLoadS.toFixed(1),
+      ...CASES.map((k) => pair(r, k)), r.oursSyncS.toFixed(2), r.upstreamLoadS.toFixed(1),
     ]),
   );
 }
 
+/** Per case: ours - upstream's, the median of the rounds' paired differences and its 95% confidence interval. */
+export function differenceTable(rows: DatapathRow[]): string {
+  return markdownTable(
+    ['N', 'D', ...CASES.map((k) => `${CASE_TITLES[k]}: ours - upstream µs (95% CI)`)],
+    rows.map((r): Cell[] => [r.services, r.distinct, ...CASES.map((k) => diff(r, k))]),
+  );
+}
+
+const flat = (r: DatapathRow, k: CaseName): string => {
+  const f = r.cases[k].flat;
+  if (!f) return '-';
+  const pct = (100 * f.diff) / f.oursAtOneExtra;
+  return `${signedUs(f.diff)} (${signedUs(f.low)} .. ${signedUs(f.high)}), ${pct >= 0 ? '+' : ''}${pct.toFixed(0)}%`;
+};
+
+/** Per case: ours at D - ours at D = 1 (the same N, the same rounds), and that as a share of ours' extra µs at D = 1. */
+export function flatnessTable(rows: DatapathRow[]): string {
+  return markdownTable(
+    ['N', 'D', ...CASES.map((k) => `${CASE_TITLES[k]}: ours at D - ours at D = 1, µs (95% CI), % of the extra at D = 1`)],
+    rows.map((r): Cell[] => [r.services, r.distinct, ...CASES.map((k) => flat(r, k))]),
+  );
+}
+
 function bareRange(r: DatapathRow): string {
-  const v = Object.values(r.bare);
+  const v = CASES.map((k) => r.cases[k].bare);
   return `${Math.min(...v).toFixed(1)}-${Math.max(...v).toFixed(1)}`;
 }
 

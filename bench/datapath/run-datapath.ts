@@ -6,23 +6,24 @@ import { loadavg } from 'node:os';
 import { benchEnv, envLine } from '../lib/env';
 import { timestamp, writeResult } from '../lib/results';
 import { progress } from '../report/table';
-import { measurePair, type DatapathRow, type Timing } from './measure-pair';
-import { datapathChart, datapathTable } from './report';
+import type { LoopTiming } from './connect-loop';
+import { measurePair, type DatapathRow } from './measure-pair';
+import { datapathChart, datapathTable, differenceTable, flatnessTable } from './report';
 
-export interface DatapathOptions { quick: boolean; sizes?: number[]; distinct?: number[]; connections?: number }
+export interface DatapathOptions { quick: boolean; sizes?: number[]; distinct?: number[]; connections?: number; repeats?: number }
 
 export async function runDatapath(opts: DatapathOptions): Promise<void> {
   const sizes = opts.sizes ?? (opts.quick ? [200] : [1000, 10000]);
   const counts = opts.distinct ?? (opts.quick ? [1, 10] : [1, 50, 200, 500]);
-  // More, shorter batches than the connect bench's, the client at realtime priority: on a shared
-  // machine the scheduling noise is otherwise larger than the differences measured.
-  const timing: Timing = { connections: opts.connections ?? (opts.quick ? 300 : 1000), batches: opts.quick ? 5 : 10, scheduling: 'realtime' };
+  // Many short rounds, the client at realtime priority: on a shared machine the scheduling noise is
+  // otherwise larger than the differences measured, and each round pairs the three namespaces.
+  const timing: LoopTiming = { perRound: opts.connections ?? (opts.quick ? 200 : 500), rounds: opts.repeats ?? (opts.quick ? 20 : 40), scheduling: 'realtime' };
   const env = benchEnv();
   const stamp = timestamp();
   const rows: DatapathRow[] = [];
   for (const n of sizes) {
     for (const d of counts) {
-      progress(`datapath: ${n} Services, ${d} distinct endpoint counts, best of ${timing.batches} x ${timing.connections} connections per figure`);
+      progress(`datapath: ${n} Services, ${d} distinct endpoint counts, ${timing.rounds} rounds x ${timing.perRound} connections per namespace and case`);
       rows.push(await measurePair(n, d, timing));
       write(stamp, env, rows, timing);
     }
@@ -32,13 +33,16 @@ export async function runDatapath(opts: DatapathOptions): Promise<void> {
 
 type Env = ReturnType<typeof benchEnv>;
 
-function body(env: Env, rows: DatapathRow[], t: Timing): string {
-  const heading = `# Per-connection cost: our ruleset vs upstream's shape (best of ${t.batches} x ${t.connections} sequential connections, client ${t.scheduling === 'realtime' ? 'at realtime priority (chrt -f 10)' : 'at normal priority'})`;
-  return `${heading}\n\n${envLine(env)}, load average at the end ${loadavg()[0].toFixed(2)}\n\n${datapathTable(rows)}\n`;
+function body(env: Env, rows: DatapathRow[], t: LoopTiming): string {
+  const heading = `# Per-connection cost: our ruleset vs upstream's shape (${t.rounds} rounds x ${t.perRound} sequential connections per namespace, medians over the rounds; client ${t.scheduling === 'realtime' ? 'at realtime priority (chrt -f 10)' : 'at normal priority'})`;
+  return `${heading}\n\n${envLine(env)}, load average at the end ${loadavg()[0].toFixed(2)}\n\n`
+    + `## Extra µs per connection over no ruleset\n\n${datapathTable(rows)}\n\n`
+    + `## Ours - upstream's, paired by round\n\n${differenceTable(rows)}\n\n`
+    + `## Ours at D - ours at D = 1 (the same N), paired by round\n\n${flatnessTable(rows)}\n`;
 }
 
-function write(stamp: string, env: Env, rows: DatapathRow[], t: Timing): void {
+function write(stamp: string, env: Env, rows: DatapathRow[], t: LoopTiming): void {
   writeResult('datapath-', stamp, 'md', body(env, rows, t));
   writeResult('datapath-', stamp, 'json', `${JSON.stringify({ env, timing: t, loadavgEnd: loadavg()[0], rows }, null, 2)}\n`);
-  writeResult('datapath-', stamp, 'svg', datapathChart(rows, `best of ${t.batches} x ${t.connections} connections; ours solid, upstream dashed; load ${env.loadavg1m.toFixed(2)} at start`));
+  writeResult('datapath-', stamp, 'svg', datapathChart(rows, `${t.rounds} rounds x ${t.perRound} connections, medians; ours solid, upstream dashed; load ${env.loadavg1m.toFixed(2)} at start`));
 }

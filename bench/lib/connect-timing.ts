@@ -1,5 +1,5 @@
-// Per-connection cost of TCP connect + close, timed from inside a namespace: the method the connect
-// and datapath benches share, so that every figure they print is measured the same way.
+// Per-connection cost of TCP connect + close, timed from inside a namespace by a node client: the
+// connect bench's method (the datapath bench has a client of its own, bench/datapath/connect-loop.c).
 import type { TestNetns } from './netns';
 
 /**
@@ -16,18 +16,10 @@ export interface ConnectTarget { host: string; port: number; listen: string[]; l
 
 export const BATCHES = 5;
 
-/**
- * The client's scheduling: `normal`, or `realtime` (SCHED_FIFO 10 through chrt, for it and the
- * loopback softirq work done in its context): on the shared 2-CPU machine at load 8, batches of the
- * same bare connection read 136-424 µs normal and 80-90 µs realtime. Short batches and the kernel's
- * RT throttling (95% of each second) keep it from starving anyone.
- */
-export type Scheduling = 'normal' | 'realtime';
-
 /** One batch: µs per connection over n sequential connections. A failed connection fails the bench (a refused one would look fast). */
-function batchUs(ns: TestNetns, n: number, t: ConnectTarget, scheduling: Scheduling = 'normal'): number {
+function batchUs(ns: TestNetns, n: number, t: ConnectTarget): number {
   const args = ['-e', CLIENT, String(n), t.host, String(t.port), t.listen.join(','), String(t.listenPort)];
-  const out = scheduling === 'realtime' ? ns.exec('chrt', ['-f', '10', process.execPath, ...args]) : ns.exec(process.execPath, args);
+  const out = ns.exec(process.execPath, args);
   const [us, failed] = out.trim().split(' ').map(Number);
   if (failed > 0) throw new Error(`${failed} of ${n} connections to ${t.host}:${t.port} failed`);
   return us;
@@ -36,18 +28,6 @@ function batchUs(ns: TestNetns, n: number, t: ConnectTarget, scheduling: Schedul
 /** The best of `batches` batches of n sequential connections: scheduling noise only ever adds time. */
 export function perConnectionUs(ns: TestNetns, n: number, t: ConnectTarget, batches = BATCHES): number {
   return Math.min(...Array.from({ length: batches }, () => batchUs(ns, n, t)));
-}
-
-/**
- * The same for several (namespace, target) pairs, their batches taken in turn (a, b, c, a, b, c, ...):
- * a burst of load on a shared machine then weighs on every pair's batches alike. The best per pair.
- */
-export function interleavedUs(runs: { ns: TestNetns; target: ConnectTarget }[], n: number, batches = BATCHES, scheduling: Scheduling = 'normal'): number[] {
-  const best = runs.map(() => Infinity);
-  for (let b = 0; b < batches; b++) {
-    runs.forEach((r, i) => { best[i] = Math.min(best[i], batchUs(r.ns, n, r.target, scheduling)); });
-  }
-  return best;
 }
 
 export const signedUs = (us: number): string => `${us >= 0 ? '+' : ''}${us.toFixed(1)}`;

@@ -4,7 +4,7 @@ import type { ScaleApiHost } from './api-host';
 import type { MemorySampler } from './memory-sampler';
 import type { ProxyProcess } from './proxy-process';
 import { readProcCpuSeconds } from './proc-cpu';
-import { median, percentile } from './stats';
+import { median, percentile } from '../lib/stats';
 import type { ChurnResult, MemoryReading, PartialResult, Timing } from './scale-types';
 
 const MiB = 1024 * 1024;

@@ -4,12 +4,13 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { AFFINITY_ENDPOINTS, datapathCluster, endpointCount, loopbacks, NODE_IP, TIMED, TIMED_NODE_PORT, upstreamOptions } from '../../bench/datapath/layout';
-import { CASES, type DatapathRow } from '../../bench/datapath/measure-pair';
-import { datapathTable, extraUs } from '../../bench/datapath/report';
+import { caseFigures, CASES, type DatapathRow } from '../../bench/datapath/measure-pair';
+import { datapathTable, differenceTable, extraUs, flatnessTable } from '../../bench/datapath/report';
 import { parseArgs } from '../../bench/run';
 import { upstreamAffinitySet, upstreamSyncScript } from '../traffic/upstream-nftables';
 import { withNetns } from '../helpers/netns';
-import { interleavedUs } from '../../bench/lib/connect-timing';
+import { connectRounds } from '../../bench/datapath/connect-loop';
+import { medianInterval } from '../../bench/lib/stats';
 
 describe('the datapath bench layout', () => {
   it('gives the Services exactly D distinct endpoint counts, the largest to Service 0 and 1 to Service 1', () => {
@@ -98,33 +99,67 @@ describe("upstream's table for the datapath bench", () => {
   });
 });
 
-describe('the shared connect timing', () => {
-  it('times each run best-of, in turn, at either scheduling, and fails on a refused connection', async () => {
+describe('the datapath client (connect-loop.c)', () => {
+  it('times every target in every round, at either scheduling, and fails on a refused connection', async () => {
     await withNetns(async (ns) => {
-      const ok = { host: '127.0.0.1', port: 19001, listen: ['127.0.0.1'], listenPort: 19001 };
-      const ok2 = { ...ok, port: 19002, listenPort: 19002 };
-      for (const scheduling of ['normal', 'realtime'] as const) {
-        const [a, b] = interleavedUs([{ ns, target: ok }, { ns, target: ok2 }], 50, 2, scheduling);
-        assert.ok(a > 0 && b > 0 && Number.isFinite(a) && Number.isFinite(b), `${scheduling}: ${a} ${b}`);
-        ok.port = ok.listenPort = ok.port + 10;
-        ok2.port = ok2.listenPort = ok2.port + 10;
+      for (const [i, scheduling] of (['normal', 'realtime'] as const).entries()) {
+        const a = { ns, host: '127.0.0.1', port: 19001 + 10 * i, listenPort: 19001 + 10 * i };
+        const b = { ns, host: '127.0.0.1', port: 19002 + 10 * i, listenPort: 19002 + 10 * i };
+        const rounds = connectRounds([a, b], { rounds: 3, perRound: 20, scheduling });
+        assert.equal(rounds.length, 3);
+        for (const r of rounds) {
+          assert.equal(r.length, 2);
+          assert.ok(r.every((us) => us > 0 && us < 100_000), `${scheduling}: ${r}`);
+        }
       }
       // Nothing listens where it connects: refused connections must not pass for fast ones.
-      const refused = { host: '127.0.0.1', port: 19100, listen: ['127.0.0.1'], listenPort: 19101 };
-      assert.throws(() => interleavedUs([{ ns, target: refused }], 5, 1), /5 of 5 connections to 127\.0\.0\.1:19100 failed/);
+      const refused = { ns, host: '127.0.0.1', port: 19100, listenPort: 19101 };
+      assert.throws(() => connectRounds([refused], { rounds: 1, perRound: 5, scheduling: 'normal' }), /connect \(.*:127\.0\.0\.1:19100:19101\): Connection refused/);
     });
   });
 });
 
+describe('the paired statistics', () => {
+  it("bounds the median by order statistics: ranks 14 and 27 of 40 at 95%, none below 6 values", () => {
+    const forty = Array.from({ length: 40 }, (_, i) => 40 - i); // 40..1: the interval must not depend on the order given
+    assert.deepEqual(medianInterval(forty), [14, 27]);
+    assert.deepEqual(medianInterval([3, 1, 2, 5, 4, 6]), [1, 6]);
+    assert.deepEqual(medianInterval([1, 2, 3, 4, 5]), [-Infinity, Infinity]);
+  });
+
+  it('takes each round as a pair: a load that moves both namespaces alike leaves the difference', () => {
+    // Round r: the machine adds 10r µs to every namespace; ours is always 1 µs below upstream's.
+    const rounds = Array.from({ length: 12 }, (_, r) => [10 + 10 * r, 15 + 10 * r, 16 + 10 * r]);
+    const f = caseFigures(rounds);
+    assert.equal(f.diff, -1);
+    assert.deepEqual([f.diffLow, f.diffHigh], [-1, -1]);
+    assert.equal(f.oursExtra, 5);
+    assert.equal(f.upstreamExtra, 6);
+    assert.equal(f.bare, 65);
+    assert.equal(f.flat, undefined, 'no ours at D = 1 in the rounds');
+  });
+
+  it('pairs ours at D with ours at D = 1 when the rounds carry it', () => {
+    const rounds = Array.from({ length: 12 }, (_, r) => [10 + r, 16 + r, 16 + r, 15.5 + r]);
+    const f = caseFigures(rounds);
+    assert.deepEqual(f.flat, { diff: 0.5, low: 0.5, high: 0.5, oursAtOneExtra: 5.5 });
+  });
+});
+
 describe('the datapath report', () => {
-  it('prints both rulesets side by side, above the no-ruleset connection of the same case', () => {
-    const per = (v: number) => Object.fromEntries(CASES.map((k) => [k, v])) as DatapathRow['bare'];
+  it('prints both rulesets side by side, above the no-ruleset connection, and their paired difference', () => {
+    const fig = (bare: number, ours: number, upstream: number) => caseFigures(Array.from({ length: 6 }, () => [bare, ours, upstream]));
+    const cases = Object.fromEntries(CASES.map((k) => [k, fig(100, 120, 140)])) as DatapathRow['cases'];
     const row: DatapathRow = {
       services: 1000, distinct: 50, endpoints: 2500, oursSyncS: 0.5, upstreamLoadS: 3,
-      bare: per(100), ours: { ...per(120), last: 130 }, upstream: per(140),
+      cases: { ...cases, last: fig(100, 130, 140) },
     };
     assert.equal(extraUs(row, 'ours', 'last'), 30);
-    const cells = datapathTable([row]).split('\n')[2].split('|').slice(1, -1).map((c) => c.trim());
-    assert.deepEqual(cells, ['1,000', '50', '2,500', '100.0-100.0', '+20.0 / +40.0', '+30.0 / +40.0', '+20.0 / +40.0', '+20.0 / +40.0', '+20.0 / +40.0', '0.50', '3.0']);
+    const cells = (table: string) => table.split('\n')[2].split('|').slice(1, -1).map((c) => c.trim());
+    assert.deepEqual(cells(datapathTable([row])), ['1,000', '50', '2,500', '100.0-100.0', '+20.0 / +40.0', '+30.0 / +40.0', '+20.0 / +40.0', '+20.0 / +40.0', '+20.0 / +40.0', '0.50', '3.0']);
+    assert.deepEqual(cells(differenceTable([row])), ['1,000', '50', '-20.0 (-20.0 .. -20.0)', '-10.0 (-10.0 .. -10.0)', '-20.0 (-20.0 .. -20.0)', '-20.0 (-20.0 .. -20.0)', '-20.0 (-20.0 .. -20.0)']);
+    assert.deepEqual(cells(flatnessTable([row])), ['1,000', '50', '-', '-', '-', '-', '-'], 'no ours at D = 1 measured');
+    const withOne = { ...row, cases: { ...row.cases, last: caseFigures(Array.from({ length: 6 }, () => [100, 130, 140, 120])) } };
+    assert.equal(cells(flatnessTable([withOne]))[3], '+10.0 (+10.0 .. +10.0), +50%');
   });
 });

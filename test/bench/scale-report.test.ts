@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as v8 from 'node:v8';
-import { median, percentile } from '../../bench/scale/stats';
+import { median, percentile } from '../../bench/lib/stats';
 import { parseProcStatus } from '../../bench/scale/memory-sampler';
 import { parseProcStat, readProcCpuSeconds } from '../../bench/scale/proc-cpu';
 import { parseMetrics } from '../../bench/scale/proxy-process';
