@@ -38,10 +38,11 @@ function filterChains(ctx: FamilyContext): ChainDef[] {
       r().lookup(DADDR_PROTO_PORT, SET.noEndpointServices).goto(CHAIN.reject).build(),
       r().lookup(DADDR_PROTO_PORT, SET.noLocalEndpointServices).verdict({ kind: 'drop' }).build(),
     ] },
-    // In the input hook the destination is local already: no fib lookup needed.
+    // In the input hook the destination is local already: no fib lookup needed. The address test
+    // first, as upstream's: a connection to loopback (most of a node's own) then skips the lookups.
     { name: CHAIN.nodePortEndpointsCheck, rules: [
-      nodePortDestination(r().lookup(PROTO_PORT, SET.noEndpointNodePorts), ctx, false).goto(CHAIN.reject).build(),
-      nodePortDestination(r().lookup(PROTO_PORT, SET.noLocalEndpointNodePorts), ctx, false).verdict({ kind: 'drop' }).build(),
+      nodePortDestination(r(), ctx, false).lookup(PROTO_PORT, SET.noEndpointNodePorts).goto(CHAIN.reject).build(),
+      nodePortDestination(r(), ctx, false).lookup(PROTO_PORT, SET.noLocalEndpointNodePorts).verdict({ kind: 'drop' }).build(),
     ] },
     { name: CHAIN.reject, rules: [r().reject().build()] },
     { name: CHAIN.clusterIPsCheck, rules: clusterIPsCheck },
@@ -67,18 +68,24 @@ function natChains(ctx: FamilyContext): ChainDef[] {
     { name: CHAIN.natPrerouting, base: { type: 'nat', hook: 'prerouting', priority: DSTNAT }, rules: [r().jump(CHAIN.services).build()] },
     { name: CHAIN.natOutput, base: { type: 'nat', hook: 'output', priority: DSTNAT }, rules: [r().jump(CHAIN.services).build()] },
     { name: CHAIN.natPostrouting, base: { type: 'nat', hook: 'postrouting', priority: SRCNAT }, rules: [
-      r().ctStatusDnat().lookup(['saddr', 'daddr'], SET.hairpin).jump(CHAIN.markMasq)
+      // Only a connection not yet marked needs the pair looked up (ClusterIP traffic from outside the
+      // cluster, NodePorts and external IPs are marked already).
+      r().ctStatusDnat().markAnd(mark, 0).lookup(['saddr', 'daddr'], SET.hairpin).jump(CHAIN.markMasq)
         .comment('hairpin: an endpoint reached itself through a Service').build(),
       r().jump(CHAIN.masquerading).build(),
     ] },
+    // A destination is in one of these sets and maps at most. ClusterIPs first: most connections
+    // are to them; the affinity Services' verdict map (few elements) after them.
     { name: CHAIN.services, rules: [
-      r().vmap(DADDR_PROTO_PORT, SET.serviceIPs).build(),
       r().lookup(DADDR_PROTO_PORT, SET.clusterIPPorts).goto(CHAIN.clusterIPTraffic).build(),
+      r().vmap(DADDR_PROTO_PORT, SET.serviceIPs).build(),
       r().lookup(DADDR_PROTO_PORT, SET.externalPorts).goto(CHAIN.externalTraffic).build(),
       r().lookup(DADDR_PROTO_PORT, SET.externalLocalPorts).goto(CHAIN.externalLocalTraffic).build(),
-      nodePortDestination(r(), ctx, true).vmap(PROTO_PORT, SET.serviceNodePorts).build(),
+      // The NodePort sets before the affinity NodePorts' verdict map: a NodePort's connection then
+      // asks the FIB once (the set lookup fails before it for every other port), not twice.
       toNodePort(SET.nodePorts, CHAIN.nodePortTraffic),
       toNodePort(SET.nodePortsLocal, CHAIN.nodePortLocalTraffic),
+      nodePortDestination(r(), ctx, true).vmap(PROTO_PORT, SET.serviceNodePorts).build(),
     ] },
     { name: CHAIN.markMasq, rules: [r().markOr(mark).build()] },
     { name: CHAIN.masquerading, rules: [

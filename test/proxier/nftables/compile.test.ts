@@ -44,7 +44,10 @@ test('base chains, hooks and the shared dispatch maps', () => {
   has(t, 'add rule ip kube-proxy services ip daddr . meta l4proto . th dport @external-local-ports goto external-local-traffic');
   has(t, 'add rule ip kube-proxy services ip daddr != 127.0.0.0/8 fib daddr type local meta l4proto . th dport vmap @service-nodeports');
   has(t, 'add rule ip kube-proxy services meta l4proto . th dport @nodeports ip daddr != 127.0.0.0/8 fib daddr type local goto nodeport-traffic');
-  has(t, 'add rule ip kube-proxy nat-postrouting ct status dnat ip saddr . ip daddr @hairpin jump mark-for-masquerade comment "hairpin: an endpoint reached itself through a Service"');
+  has(t, 'add rule ip kube-proxy nat-postrouting ct status dnat meta mark & 0x4000 == 0x0 ip saddr . ip daddr @hairpin jump mark-for-masquerade comment "hairpin: an endpoint reached itself through a Service"');
+  // The order a connection meets them in: ClusterIPs first; a NodePort asks the FIB in one rule only.
+  const services = t.split('\n').filter((l) => l.startsWith('add rule ip kube-proxy services ')).map((l) => /@([\w-]+)/.exec(l)?.[1]);
+  assert.deepEqual(services, ['cluster-ip-ports', 'service-ips', 'external-ports', 'external-local-ports', 'nodeports', 'nodeports-local', 'service-nodeports']);
   has(t, 'add rule ip kube-proxy cluster-ip-traffic ip saddr != 10.0.0.0/16 jump mark-for-masquerade');
   has(t, 'add rule ip kube-proxy cluster-ip-traffic goto select-endpoint');
   has(t, 'add rule ip kube-proxy external-traffic jump mark-for-masquerade');
@@ -158,8 +161,8 @@ test('nodePortAddresses: CIDRs and primary go into the nodeport-ips interval set
   has(t, 'add element ip kube-proxy nodeport-ips { 192.168.1.2/32 }');
   lacks(t, '192.168.0.2/32'); // inside 192.168.0.0/24: an interval set refuses overlaps
   has(t, 'add rule ip kube-proxy services meta l4proto . th dport @nodeports ip daddr != 127.0.0.0/8 ip daddr @nodeport-ips fib daddr type local goto nodeport-traffic');
-  has(t, 'add rule ip kube-proxy nodeport-endpoints-check meta l4proto . th dport @no-endpoint-nodeports ip daddr != 127.0.0.0/8 ip daddr @nodeport-ips goto reject-chain');
-  has(t, 'add rule ip kube-proxy nodeport-endpoints-check meta l4proto . th dport @no-local-endpoint-nodeports ip daddr != 127.0.0.0/8 ip daddr @nodeport-ips drop');
+  has(t, 'add rule ip kube-proxy nodeport-endpoints-check ip daddr != 127.0.0.0/8 ip daddr @nodeport-ips meta l4proto . th dport @no-endpoint-nodeports goto reject-chain');
+  has(t, 'add rule ip kube-proxy nodeport-endpoints-check ip daddr != 127.0.0.0/8 ip daddr @nodeport-ips meta l4proto . th dport @no-local-endpoint-nodeports drop');
   lacks(t, 'fd00::');
 });
 
