@@ -29,13 +29,18 @@ export interface CaseFigures {
   diffLow: number;
   diffHigh: number;
   /**
-   * D > 1 only: ours at D minus ours at D = 1 (the same N, a fourth namespace timed in the same
-   * rounds), the median of the rounds' differences and its 95% confidence interval: flat in D is 0.
+   * D > 1 only: each ruleset at D minus the same ruleset at D = 1 (the same N; two more namespaces
+   * timed in the same rounds), the median of the rounds' differences and its 95% confidence
+   * interval: flat in D is 0. The timed Services' endpoint counts grow with D (the "last" and
+   * NodePort cases spread their connections over D endpoints), which both rulesets pay alike.
    */
-  flat?: { diff: number; low: number; high: number; oursAtOneExtra: number };
-  /** Every round: [bare, ours, upstream(, ours at D = 1)] µs per connection. */
+  flat?: { ours: Growth; upstream: Growth };
+  /** Every round: [bare, ours, upstream(, ours at D = 1, upstream at D = 1)] µs per connection. */
   rounds: number[][];
 }
+
+/** At D minus at D = 1: median, 95% CI, and the extra µs (over no ruleset) at D = 1. */
+export interface Growth { diff: number; low: number; high: number; atOneExtra: number }
 
 export interface DatapathRow {
   services: number;
@@ -85,8 +90,8 @@ async function programOurs(ns: TestNetns, c: DatapathCluster): Promise<{ parts: 
   return { parts, seconds: (performance.now() - t0) / 1000 };
 }
 
-/** The no-ruleset namespace, ours and upstream's at D, and (D > 1) ours at D = 1 with the same N. */
-type Spaces = { bare: TestNetns; ours: TestNetns; theirs: TestNetns; oursAtOne?: TestNetns };
+/** The no-ruleset namespace, ours and upstream's at D, and (D > 1) both at D = 1 with the same N. */
+type Spaces = { bare: TestNetns; ours: TestNetns; theirs: TestNetns; atOne?: { ours: TestNetns; theirs: TestNetns } };
 
 export function caseFigures(rounds: number[][]): CaseFigures {
   const col = (i: number) => rounds.map((r) => r[i]);
@@ -98,10 +103,13 @@ export function caseFigures(rounds: number[][]): CaseFigures {
     oursExtra: median(minus(1, 0)), upstreamExtra: median(minus(2, 0)),
     diff: median(d), diffLow, diffHigh, rounds,
   };
-  if (rounds.every((r) => r.length === 4)) {
-    const f = minus(1, 3);
-    const [low, high] = medianInterval(f);
-    fig.flat = { diff: median(f), low, high, oursAtOneExtra: median(minus(3, 0)) };
+  if (rounds.every((r) => r.length === 5)) {
+    const growth = (atD: number, atOne: number): Growth => {
+      const g = minus(atD, atOne);
+      const [low, high] = medianInterval(g);
+      return { diff: median(g), low, high, atOneExtra: median(minus(atOne, 0)) };
+    };
+    fig.flat = { ours: growth(1, 3), upstream: growth(2, 4) };
   }
   return fig;
 }
@@ -115,7 +123,7 @@ function timeCases(ns: Spaces, tg: ReturnType<typeof targets>, tgAtOne: ReturnTy
       { ns: ns.bare, host: '127.0.0.1', port, listenPort: port },
       { ns: ns.ours, ...tg[k] },
       { ns: ns.theirs, ...tg[k] },
-      ...(ns.oursAtOne ? [{ ns: ns.oursAtOne, ...tgAtOne[k] }] : []),
+      ...(ns.atOne ? [{ ns: ns.atOne.ours, ...tgAtOne[k] }, { ns: ns.atOne.theirs, ...tgAtOne[k] }] : []),
     ];
     out[k] = caseFigures(connectRounds(runs, timing));
   });
@@ -134,8 +142,9 @@ export async function measurePair(services: number, distinct: number, timing: Lo
     parts.push(programmed.parts);
     const atOne = distinct > 1 ? datapathCluster(services, 1) : c;
     if (distinct > 1) {
-      ns.oursAtOne = fresh();
-      parts.push((await programOurs(ns.oursAtOne, atOne)).parts);
+      ns.atOne = { ours: fresh(), theirs: fresh() };
+      parts.push((await programOurs(ns.atOne.ours, atOne)).parts);
+      await loadUpstream(ns.atOne.theirs, upstreamOptions(atOne));
     }
     const upstreamLoadS = await loadUpstream(ns.theirs, upstreamOptions(c));
     progress(`  ours ${programmed.seconds.toFixed(2)} s, upstream nft -f ${upstreamLoadS.toFixed(1)} s; timing ${CASES.length} cases`);

@@ -4,7 +4,7 @@
 import { signedUs } from '../lib/connect-timing';
 import { lineChartSvg, sideBySideSvg, type Series } from '../report/svg';
 import { markdownTable, type Cell } from '../report/table';
-import type { CaseName, DatapathRow } from './measure-pair';
+import type { CaseName, DatapathRow, Growth } from './measure-pair';
 
 export const CASE_TITLES: Record<CaseName, string> = {
   first: 'Service, lookup first',
@@ -46,17 +46,20 @@ export function differenceTable(rows: DatapathRow[]): string {
   );
 }
 
-const flat = (r: DatapathRow, k: CaseName): string => {
-  const f = r.cases[k].flat;
-  if (!f) return '-';
-  const pct = (100 * f.diff) / f.oursAtOneExtra;
-  return `${signedUs(f.diff)} (${signedUs(f.low)} .. ${signedUs(f.high)}), ${pct >= 0 ? '+' : ''}${pct.toFixed(0)}%`;
+const growth = (g: Growth): string => {
+  const pct = (100 * g.diff) / g.atOneExtra;
+  return `${signedUs(g.diff)} (${signedUs(g.low)} .. ${signedUs(g.high)}) ${pct >= 0 ? '+' : ''}${pct.toFixed(0)}%`;
 };
 
-/** Per case: ours at D - ours at D = 1 (the same N, the same rounds), and that as a share of ours' extra µs at D = 1. */
+const flat = (r: DatapathRow, k: CaseName): string => {
+  const f = r.cases[k].flat;
+  return f ? `${growth(f.ours)} / ${growth(f.upstream)}` : '-';
+};
+
+/** Per case, for each ruleset: at D - at D = 1 (the same N, the same rounds), and that as a share of its extra µs at D = 1. */
 export function flatnessTable(rows: DatapathRow[]): string {
   return markdownTable(
-    ['N', 'D', ...CASES.map((k) => `${CASE_TITLES[k]}: ours at D - ours at D = 1, µs (95% CI), % of the extra at D = 1`)],
+    ['N', 'D', ...CASES.map((k) => `${CASE_TITLES[k]}: at D - at D = 1, µs (95% CI) % (ours / upstream)`)],
     rows.map((r): Cell[] => [r.services, r.distinct, ...CASES.map((k) => flat(r, k))]),
   );
 }

@@ -38,7 +38,7 @@ function body(env: Env, rows: DatapathRow[], t: LoopTiming): string {
   return `${heading}\n\n${envLine(env)}, load average at the end ${loadavg()[0].toFixed(2)}\n\n`
     + `## Extra µs per connection over no ruleset\n\n${datapathTable(rows)}\n\n`
     + `## Ours - upstream's, paired by round\n\n${differenceTable(rows)}\n\n`
-    + `## Ours at D - ours at D = 1 (the same N), paired by round\n\n${flatnessTable(rows)}\n`;
+    + `## Each ruleset at D - itself at D = 1 (the same N), paired by round\n\n${flatnessTable(rows)}\n`;
 }
 
 function write(stamp: string, env: Env, rows: DatapathRow[], t: LoopTiming): void {

@@ -139,10 +139,10 @@ describe('the paired statistics', () => {
     assert.equal(f.flat, undefined, 'no ours at D = 1 in the rounds');
   });
 
-  it('pairs ours at D with ours at D = 1 when the rounds carry it', () => {
-    const rounds = Array.from({ length: 12 }, (_, r) => [10 + r, 16 + r, 16 + r, 15.5 + r]);
+  it('pairs each ruleset at D with itself at D = 1 when the rounds carry them', () => {
+    const rounds = Array.from({ length: 12 }, (_, r) => [10 + r, 16 + r, 16 + r, 15.5 + r, 14 + r]);
     const f = caseFigures(rounds);
-    assert.deepEqual(f.flat, { diff: 0.5, low: 0.5, high: 0.5, oursAtOneExtra: 5.5 });
+    assert.deepEqual(f.flat, { ours: { diff: 0.5, low: 0.5, high: 0.5, atOneExtra: 5.5 }, upstream: { diff: 2, low: 2, high: 2, atOneExtra: 4 } });
   });
 });
 
@@ -159,7 +159,7 @@ describe('the datapath report', () => {
     assert.deepEqual(cells(datapathTable([row])), ['1,000', '50', '2,500', '100.0-100.0', '+20.0 / +40.0', '+30.0 / +40.0', '+20.0 / +40.0', '+20.0 / +40.0', '+20.0 / +40.0', '0.50', '3.0']);
     assert.deepEqual(cells(differenceTable([row])), ['1,000', '50', '-20.0 (-20.0 .. -20.0)', '-10.0 (-10.0 .. -10.0)', '-20.0 (-20.0 .. -20.0)', '-20.0 (-20.0 .. -20.0)', '-20.0 (-20.0 .. -20.0)']);
     assert.deepEqual(cells(flatnessTable([row])), ['1,000', '50', '-', '-', '-', '-', '-'], 'no ours at D = 1 measured');
-    const withOne = { ...row, cases: { ...row.cases, last: caseFigures(Array.from({ length: 6 }, () => [100, 130, 140, 120])) } };
-    assert.equal(cells(flatnessTable([withOne]))[3], '+10.0 (+10.0 .. +10.0), +50%');
+    const withOne = { ...row, cases: { ...row.cases, last: caseFigures(Array.from({ length: 6 }, () => [100, 130, 140, 120, 140])) } };
+    assert.equal(cells(flatnessTable([withOne]))[3], '+10.0 (+10.0 .. +10.0) +50% / +0.0 (+0.0 .. +0.0) +0%');
   });
 });
