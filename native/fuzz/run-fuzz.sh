@@ -19,7 +19,7 @@ ENCODER="../netlink/builder.cc ../netlink/attr.cc ../nft/batch.cc ../nft/data.cc
 declare -A SOURCES=(
   [txn_decoder]="fuzz_txn_decoder.cc $ENCODER"
   [notify]="fuzz_notify.cc ../nft/notify.cc ../nft/notify_commits.cc ../netlink/attr.cc"
-  [nft_dump]="fuzz_nft_dump.cc ../nft/dump_parse.cc ../netlink/attr.cc"
+  [nft_dump]="fuzz_nft_dump.cc ../nft/dump_parse.cc ../nft/rule_match.cc $ENCODER"
   [nl_acks]="fuzz_nl_acks.cc ../netlink/request.cc ../netlink/socket.cc ../nft/commit_replies.cc $ENCODER"
   [ct_messages]="fuzz_ct_messages.cc ../conntrack/ct_messages.cc ../conntrack/ct_stats_messages.cc ../netlink/attr_iter.cc ../conntrack/ct_queries.cc \
     ../netlink/builder.cc ../netlink/attr.cc"

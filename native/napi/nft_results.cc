@@ -118,4 +118,25 @@ Napi::Object TableDumpToJs(Napi::Env env, const nft::TableDump& d) {
   return o;
 }
 
+Napi::Array ElemLookupsToJs(Napi::Env env, const std::vector<nft::ElemLookup>& found) {
+  return ArrayOf(env, found, [](Napi::Env e, const nft::ElemLookup& l) {
+    Napi::Object o = Napi::Object::New(e);
+    o.Set("found", Napi::Boolean::New(e, l.found));
+    if (l.found) o.Set("element", ElemToJs(e, l.elem));
+    return o;
+  });
+}
+
+Napi::Object ChainRulesToJs(Napi::Env env, const std::vector<nft::RuleInfo>& rules, const std::vector<bool>& matches) {
+  Napi::Array out = Napi::Array::New(env, rules.size());
+  for (size_t i = 0; i < rules.size(); i++) {
+    Napi::Object r = RuleToJs(env, rules[i]);
+    if (i < matches.size()) r.Set("matches", Napi::Boolean::New(env, matches[i]));
+    out.Set(uint32_t(i), r);
+  }
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("rules", out);
+  return o;
+}
+
 }  // namespace kpn

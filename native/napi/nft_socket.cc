@@ -5,6 +5,8 @@
 #include "napi/args.h"
 #include "napi/errors.h"
 #include "napi/nft_workers.h"
+#include "nft/rule_match.h"
+#include "txn/decoder.h"
 
 namespace kpn {
 
@@ -14,6 +16,8 @@ void NftSocket::Init(Napi::Env env, Napi::Object exports) {
     InstanceMethod<&NftSocket::ListTables>("listTables"),
     InstanceMethod<&NftSocket::DumpTable>("dumpTable"),
     InstanceMethod<&NftSocket::Generation>("generation"),
+    InstanceMethod<&NftSocket::GetElements>("getElements"),
+    InstanceMethod<&NftSocket::DumpChain>("dumpChain"),
     InstanceMethod<&NftSocket::Close>("close"),
     InstanceAccessor<&NftSocket::PortId>("portId"),
   });
@@ -59,6 +63,89 @@ Napi::Value NftSocket::DumpTable(const Napi::CallbackInfo& info) {
   }
   if (!Acquire(env, "dumpTable")) return env.Undefined();
   return QueueWorker(new DumpTableWorker(env, this, gate_.sock(), family, std::move(name), withElements));
+}
+
+namespace {
+
+// NFT_DATA_VALUE_MAXLEN: the longest key the kernel takes.
+constexpr size_t kMaxKeyBytes = 64;
+constexpr uint32_t kMaxKeys = 65536;
+
+// keys: an array of 1..kMaxKeys Buffers of 1..kMaxKeyBytes bytes each, copied out.
+bool KeysArg(const Napi::CallbackInfo& info, size_t index, std::vector<Bytes>* out) {
+  Napi::Env env = info.Env();
+  if (info.Length() <= index || !info[index].IsArray()) {
+    ThrowType(env, "keys must be an array of Buffers");
+    return false;
+  }
+  Napi::Array keys = info[index].As<Napi::Array>();
+  if (keys.Length() == 0 || keys.Length() > kMaxKeys) {
+    ThrowRange(env, "keys must hold 1.." + std::to_string(kMaxKeys) + " keys, got " + std::to_string(keys.Length()));
+    return false;
+  }
+  for (uint32_t i = 0; i < keys.Length(); i++) {
+    Napi::Value k = keys.Get(i);
+    const std::string arg = "keys[" + std::to_string(i) + "]";
+    if (!k.IsBuffer()) {
+      ThrowType(env, arg + " must be a Buffer");
+      return false;
+    }
+    Napi::Buffer<uint8_t> b = k.As<Napi::Buffer<uint8_t>>();
+    if (b.Length() == 0 || b.Length() > kMaxKeyBytes) {
+      ThrowRange(env, arg + " must be 1.." + std::to_string(kMaxKeyBytes) + " bytes long, got " + std::to_string(b.Length()));
+      return false;
+    }
+    out->emplace_back(b.Data(), b.Data() + b.Length());
+  }
+  return true;
+}
+
+// The addRule ops of `chain` in the transaction Buffer at `index`, encoded as the commit would.
+bool ExpectedRulesArg(const Napi::CallbackInfo& info, size_t index, const std::string& chain, std::vector<ExpectedRule>* out) {
+  Transaction txn;
+  if (!TransactionArg(info, index, "expected", &txn)) return false;
+  Op scratch;
+  for (size_t i = 0; i < txn.size(); i++) {
+    const Op* op = OpAt(txn, i, &scratch);
+    if (!op) {
+      ThrowRange(info.Env(), "expected: op " + std::to_string(i) + " does not decode");
+      return false;
+    }
+    if (op->code != OpCode::kAddRule || op->chain != chain) continue;
+    out->push_back(ExpectedRule{nft::EncodeRuleExprs(op->exprs), op->userdata});
+  }
+  return true;
+}
+
+}  // namespace
+
+Napi::Value NftSocket::GetElements(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  uint8_t family;
+  std::string table, set;
+  std::vector<Bytes> keys;
+  if (!FamilyArg(info, 0, "family", &family) || !StringArg(info, 1, "table", 1, 255, &table) ||
+      !StringArg(info, 2, "set", 1, 255, &set) || !KeysArg(info, 3, &keys)) {
+    return env.Undefined();
+  }
+  if (!Acquire(env, "getElements")) return env.Undefined();
+  return QueueWorker(new GetElementsWorker(env, this, gate_.sock(), family, std::move(table), std::move(set), std::move(keys)));
+}
+
+Napi::Value NftSocket::DumpChain(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  uint8_t family;
+  std::string table, chain;
+  if (!FamilyArg(info, 0, "family", &family) || !StringArg(info, 1, "table", 1, 255, &table) ||
+      !StringArg(info, 2, "chain", 1, 255, &chain)) {
+    return env.Undefined();
+  }
+  bool compare = info.Length() > 3 && !info[3].IsUndefined();
+  std::vector<ExpectedRule> expected;
+  if (compare && !ExpectedRulesArg(info, 3, chain, &expected)) return env.Undefined();
+  if (!Acquire(env, "dumpChain")) return env.Undefined();
+  return QueueWorker(new DumpChainWorker(env, this, gate_.sock(), family, std::move(table), std::move(chain), compare,
+                                         std::move(expected)));
 }
 
 Napi::Value NftSocket::Close(const Napi::CallbackInfo& info) {

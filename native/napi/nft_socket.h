@@ -20,6 +20,11 @@ class NftSocket : public Napi::ObjectWrap<NftSocket> {
   Napi::Value ListTables(const Napi::CallbackInfo& info);
   Napi::Value DumpTable(const Napi::CallbackInfo& info);
   Napi::Value Generation(const Napi::CallbackInfo& info);
+  // getElements(family, table, set, keys: Buffer[]): the elements by key, without listing the set.
+  Napi::Value GetElements(const Napi::CallbackInfo& info);
+  // dumpChain(family, table, chain, expected?: transaction Buffer): one chain's rules; with
+  // `expected`, whether each matches that transaction's addRule op for the chain at its position.
+  Napi::Value DumpChain(const Napi::CallbackInfo& info);
   Napi::Value Close(const Napi::CallbackInfo& info);
   // The socket's netlink port id: the nlmsg_pid of the change notifications its commits cause
   // (kept after close, so a monitor can still recognise late notifications).

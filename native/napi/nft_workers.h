@@ -8,6 +8,7 @@
 #include "netlink/socket.h"
 #include "nft/commit.h"
 #include "nft/dump.h"
+#include "nft/lookup.h"
 
 namespace kpn {
 
@@ -60,6 +61,44 @@ class DumpTableWorker : public NftWorker {
   std::string table_;
   bool withElements_;
   nft::TableDump dump_;
+  RequestError err_;
+};
+
+class GetElementsWorker : public NftWorker {
+ public:
+  GetElementsWorker(Napi::Env env, NftSocket* owner, NetlinkSocket* sock, uint8_t family, std::string table, std::string set,
+                    std::vector<Bytes> keys);
+  void Execute() override;
+  void OnOK() override;
+
+ private:
+  uint8_t family_;
+  std::string table_, set_;
+  std::vector<Bytes> keys_;
+  std::vector<nft::ElemLookup> found_;
+  RequestError err_;
+};
+
+// A rule we would send, as the kernel would receive it (nft/rule_match.h).
+struct ExpectedRule {
+  Bytes exprs;
+  Bytes userdata;
+};
+
+class DumpChainWorker : public NftWorker {
+ public:
+  DumpChainWorker(Napi::Env env, NftSocket* owner, NetlinkSocket* sock, uint8_t family, std::string table, std::string chain,
+                  bool compare, std::vector<ExpectedRule> expected);
+  void Execute() override;
+  void OnOK() override;
+
+ private:
+  uint8_t family_;
+  std::string table_, chain_;
+  bool compare_;
+  std::vector<ExpectedRule> expected_;
+  std::vector<nft::RuleInfo> rules_;
+  std::vector<bool> matches_;  // per rule with an expected counterpart
   RequestError err_;
 };
 

@@ -94,7 +94,7 @@ void ParseChain(TableDump* out, const uint8_t* p, size_t n) {
   out->chains.push_back(std::move(c));
 }
 
-void ParseRule(TableDump* out, const uint8_t* p, size_t n) {
+void ParseRule(TableDump* out, const uint8_t* p, size_t n, bool keepRaw) {
   AttrView tb[NFTA_RULE_MAX + 1];
   if (!ParseAttrs(p, n, tb, NFTA_RULE_MAX)) return;
   RuleInfo r;
@@ -109,6 +109,11 @@ void ParseRule(TableDump* out, const uint8_t* p, size_t n) {
     std::string target = ImmediateJump(e[NFTA_EXPR_DATA]);
     if (!target.empty()) r.jumps.push_back(std::move(target));
   });
+  if (keepRaw) {
+    if (list.present()) r.exprsRaw.assign(list.data, list.data + list.len);
+    const AttrView& ud = tb[NFTA_RULE_USERDATA];
+    if (ud.present()) r.userdata.assign(ud.data, ud.data + ud.len);
+  }
   out->rules.push_back(std::move(r));
 }
 

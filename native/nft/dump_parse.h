@@ -34,6 +34,9 @@ struct RuleInfo {
   // The chains its immediate expressions jump or go to (NFT_JUMP/NFT_GOTO verdicts), in order:
   // what --cleanup needs to find the rules that refer to a chain, iptables-nft's `-j CHAIN` included.
   std::vector<std::string> jumps;
+  // Kept by ParseRule only when asked (one chain's rules, compared with ours: nft/rule_match.h):
+  // the NFTA_RULE_EXPRESSIONS payload and NFTA_RULE_USERDATA as the kernel sent them.
+  Bytes exprsRaw, userdata;
 };
 
 struct ElemInfo {
@@ -64,7 +67,7 @@ bool NftBody(const uint8_t* p, size_t n, uint8_t* family, const uint8_t** attrs,
 // is malformed appends nothing (ParseElems: elements up to the malformed one).
 void ParseTable(std::vector<TableId>* out, uint8_t family, const uint8_t* p, size_t n);
 void ParseChain(TableDump* out, const uint8_t* p, size_t n);
-void ParseRule(TableDump* out, const uint8_t* p, size_t n);
+void ParseRule(TableDump* out, const uint8_t* p, size_t n, bool keepRaw = false);
 void ParseSet(TableDump* out, const uint8_t* p, size_t n);
 void ParseElems(SetInfo* s, const uint8_t* p, size_t n);
 // NFTA_GEN_ID of a NEWGEN message body; false when it is missing or not 4 bytes.

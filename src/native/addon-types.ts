@@ -14,11 +14,17 @@ export interface RawSet {
 }
 export interface RawTableDump { chains: RawChain[]; rules: RawRule[]; sets: RawSet[] }
 
+export interface RawChainRule { chain: string; handle: number; exprs: string[]; jumps: string[]; matches?: boolean }
+
 export interface NftSocketHandle {
   commit(buf: Buffer): Promise<{ messages: number; sends: number; bytes: number }>;
   listTables(): Promise<{ family: number; name: string }[]>;
   dumpTable(family: number, name: string, withElements?: boolean): Promise<RawTableDump>;
   generation(): Promise<number>;
+  /** One GETSETELEM request per key; rejects with ENOENT when the table or set does not exist. */
+  getElements(family: number, table: string, set: string, keys: Buffer[]): Promise<{ found: boolean; element?: RawElement }[]>;
+  /** A rule dump filtered by chain (ENOENT when the chain does not exist); `expected`: a transaction whose addRule ops for the chain are compared. */
+  dumpChain(family: number, table: string, chain: string, expected?: Buffer): Promise<{ rules: RawChainRule[] }>;
   close(): void;
   /** The socket's netlink port id (the nlmsg_pid of the notifications its commits cause). */
   readonly portId: number;

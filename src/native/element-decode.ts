@@ -4,7 +4,7 @@
 // fake kernel). Values come back in canonical form: addresses as Node prints them, protocols by
 // name, ports and integers as numbers.
 import type { Element, KeyPart } from './elements';
-import { L4PROTO_BY_CODE, NftType, VERDICT_CODE, Verdict, wordAlign } from './nft-types';
+import { keyLength, L4PROTO_BY_CODE, NftType, VERDICT_CODE, Verdict, wordAlign } from './nft-types';
 import { mapData, SetSpec } from './set-spec';
 
 const HOST_LE = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
@@ -82,4 +82,17 @@ export function decodePlainElements(spec: SetSpec, b: Buffer, at: number, count:
     out.push(el);
   }
   return out;
+}
+
+/**
+ * A key's or data's bytes as the kernel holds them (a dump, a look-up) read back as values of
+ * `types`; undefined when the length is not theirs (the set is not what the caller thinks).
+ */
+export function decodeValue(types: readonly NftType[], b: Buffer): KeyPart[] | undefined {
+  if (types.length === 0 || b.length !== keyLength(types)) return undefined;
+  const padded = b.length + 2;
+  const framed = Buffer.alloc(padded);
+  framed.writeUInt16LE(b.length, 0);
+  b.copy(framed, 2);
+  return readParts(framed, 0, types)[0];
 }

@@ -317,3 +317,14 @@ export function elementText(spec: SetSpec, el: Element, withData = true): string
   if (types) s += ` : ${el.data!.map((v, i) => partText(types[i], v)).join(' . ')}`;
   return s;
 }
+
+/** The key of one element of a set without intervals, as the kernel stores it (errors name `${arg}`). */
+export function encodeKey(spec: SetSpec, key: readonly KeyPart[], arg: string): Uint8Array {
+  if (spec.interval) throw new RangeError(`${arg}: set '${spec.name}' has intervals; keys are looked up in sets without them`);
+  if (!Array.isArray(key)) throw new TypeError(`${arg}: expected an array of key parts`);
+  if (key.length !== spec.key.length) {
+    throw new RangeError(`${arg}: set '${spec.name}' has ${spec.key.length} key part(s) (${spec.key.join(' . ')}), got ${key.length}`);
+  }
+  const parts = spec.key.map((t, i) => encodePart(t, key[i], false, `${arg}[${i}]`)[0]);
+  return Uint8Array.from(concat(parts, parts.length > 1));
+}

@@ -6,8 +6,11 @@ import { addElements, deleteElements } from './fake-elements';
 import { FakeNft } from './fake-nft';
 import * as objects from './fake-objects';
 import { rulesetScript } from './fake-script';
-import { Draft, FakeTable, Refusal, refuse, ENOENT, tableKey } from './fake-state';
+import { Draft, FakeChain, FakeElement, FakeTable, Refusal, refuse, ENOENT, tableKey } from './fake-state';
 import type { DumpedElement, TableDump } from './nft';
+import type { ChainRule } from './lookups';
+import type { Rule } from './rule';
+import { elementId } from './fake-elements';
 import type { Family } from './nft-types';
 import type { Op } from './ops';
 
@@ -23,26 +26,32 @@ const APPLY: Record<Op['op'], Apply> = {
   addElements, deleteElements,
 };
 
+function dumpedElement(e: FakeElement): DumpedElement {
+  const out: DumpedElement = { key: Buffer.from(e.key), flags: e.flags };
+  if (e.keyEnd) out.keyEnd = Buffer.from(e.keyEnd);
+  if (e.verdict) out.verdict = { ...e.verdict };
+  if (e.data) out.data = Buffer.from(e.data);
+  return out;
+}
+
+function dumpedRules(c: FakeChain): TableDump['rules'] {
+  return c.rules.map((r) => ({
+    chain: c.name, handle: r.handle, exprs: r.exprs === '' ? [] : r.exprs.split(' '),
+    jumps: (r.refs ?? []).flatMap((ref) => ('chain' in ref ? [ref.chain] : [])),
+  }));
+}
+
 function dumpTable(t: FakeTable, withElements: boolean): TableDump {
   const chains = [...t.chains.values()];
   return {
     chains: chains.map((c) => (c.base
       ? { name: c.name, handle: c.handle, hook: c.base.hook, priority: c.base.priority, type: c.base.type, policy: c.base.policy }
       : { name: c.name, handle: c.handle })),
-    rules: chains.flatMap((c) => c.rules.map((r) => ({
-      chain: c.name, handle: r.handle, exprs: r.exprs === '' ? [] : r.exprs.split(' '),
-      jumps: (r.refs ?? []).flatMap((ref) => ('chain' in ref ? [ref.chain] : [])),
-    }))),
+    rules: chains.flatMap(dumpedRules),
     sets: [...t.sets.values()].map((s) => ({
       name: s.name, flags: s.attrs.flags, keyType: s.attrs.keyType, keyLen: s.attrs.keyLen,
       dataType: s.attrs.dataType, dataLen: s.attrs.dataLen,
-      elements: withElements ? [...s.elements.values()].map((e) => {
-        const out: DumpedElement = { key: Buffer.from(e.key), flags: e.flags };
-        if (e.keyEnd) out.keyEnd = Buffer.from(e.keyEnd);
-        if (e.verdict) out.verdict = { ...e.verdict };
-        if (e.data) out.data = Buffer.from(e.data);
-        return out;
-      }) : [],
+      elements: withElements ? [...s.elements.values()].map(dumpedElement) : [],
     })),
   };
 }
@@ -95,6 +104,37 @@ export class FakeKernel {
   dumpTable(family: Family, name: string, withElements = true): TableDump {
     const t = this.committed.get(tableKey(family, name)) ?? refuse(ENOENT, `table ${family} ${name} does not exist`);
     return dumpTable(t, withElements);
+  }
+
+  /**
+   * The elements of set `set` with these keys (encoded: Nft.getElements' checks are the caller's),
+   * as the kernel answers GETSETELEM key by key: ENOENT naming the set when it or the table does
+   * not exist, then per key the element or none.
+   */
+  getElements(family: Family, table: string, set: string, keys: readonly Uint8Array[]): { found: boolean; element?: DumpedElement }[] {
+    const s = this.committedTable(family, table).sets.get(set) ?? refuse(ENOENT, `set '${set}' in table ${table} does not exist`);
+    return keys.map((key) => {
+      const e = s.elements.get(elementId({ key, flags: 0 }));
+      return e ? { found: true, element: dumpedElement(e) } : { found: false };
+    });
+  }
+
+  /**
+   * One chain's rules, as Nft.dumpChain gives them: ENOENT naming the chain when it does not exist;
+   * with `expected`, rule i matches when it was added from a rule of the same nft text as expected[i]
+   * (the builder writes the text from the same expressions the kernel gets).
+   */
+  dumpChain(family: Family, table: string, chain: string, expected?: readonly Rule[]): ChainRule[] {
+    const c = this.committedTable(family, table).chains.get(chain) ?? refuse(ENOENT, `chain '${chain}' in table ${table} does not exist`);
+    return dumpedRules(c).map((r, i) => {
+      const out: ChainRule = { handle: r.handle, exprs: r.exprs, jumps: r.jumps };
+      if (expected && i < expected.length) out.matches = c.rules[i].text === expected[i].text;
+      return out;
+    });
+  }
+
+  private committedTable(family: Family, name: string): FakeTable {
+    return this.committed.get(tableKey(family, name)) ?? refuse(ENOENT, `table ${family} ${name} does not exist`);
   }
 
   /**

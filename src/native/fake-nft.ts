@@ -8,9 +8,12 @@ import { toNetlinkError, type NetlinkError } from './netlink-error';
 import type { CommitStats, Nft, TableDump } from './nft';
 import type { Family } from './nft-types';
 import type { Transaction } from './transaction';
+import type { KeyPart } from './elements';
+import type { SetSpec } from './set-spec';
+import { encodeLookupKeys, expectedChainTransaction, type ChainRule, type ElementLookup, type ExpectedChain } from './lookups';
 
 /** What the proxier and the app use of a kernel handle: Nft and FakeNft both have it. */
-export type NftApi = Pick<Nft, 'commit' | 'dumpTable' | 'listTables' | 'generation' | 'close' | 'portId'>;
+export type NftApi = Pick<Nft, 'commit' | 'dumpTable' | 'listTables' | 'generation' | 'getElements' | 'dumpChain' | 'close' | 'portId'>;
 
 export interface FakeCommit {
   tx: Transaction;
@@ -107,6 +110,31 @@ export class FakeNft implements NftApi {
         return this.kernel.dumpTable(family, name, elements);
       } catch (e) {
         throw toNetlinkError(e, () => '', `list table ${family} ${name}`);
+      }
+    });
+  }
+
+  /** Nft.getElements on the fake kernel: the same checks, the same answers. */
+  getElements(family: Family, table: string, set: SetSpec, keys: readonly (readonly KeyPart[])[]): Promise<ElementLookup[]> {
+    return this.call(() => {
+      const encoded = encodeLookupKeys(set, keys);
+      try {
+        return this.kernel.getElements(family, table, set.name, encoded)
+          .map((r, i) => (r.element ? { key: [...keys[i]], element: r.element } : { key: [...keys[i]] }));
+      } catch (e) {
+        throw toNetlinkError(e, () => '', `get elements of set ${family} ${table} ${set.name}`);
+      }
+    });
+  }
+
+  /** Nft.dumpChain on the fake kernel (rules compared by their nft text). */
+  dumpChain(family: Family, table: string, chain: string, expected?: ExpectedChain): Promise<ChainRule[]> {
+    return this.call(() => {
+      if (expected !== undefined) expectedChainTransaction(family, table, chain, expected); // the checks Nft makes
+      try {
+        return this.kernel.dumpChain(family, table, chain, expected?.rules);
+      } catch (e) {
+        throw toNetlinkError(e, () => '', `list chain ${family} ${table} ${chain}`);
       }
     });
   }

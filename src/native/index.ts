@@ -12,6 +12,7 @@ export type { KeyExpr, RuleFamily, SetRef } from './rule-builder';
 export { NetlinkError } from './netlink-error';
 export { Nft } from './nft';
 export type { CommitStats, DumpedElement, TableDump } from './nft';
+export type { ChainRule, ElementLookup, ExpectedChain } from './lookups';
 export { NftMonitor, isOwnReport } from './nft-monitor';
 export type { MonitorChange, MonitorEvent, MonitorOptions, CommitReport, MonitorOverflow, MonitorError } from './nft-monitor';
 export type { MonitorStats } from './addon-types';

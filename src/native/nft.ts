@@ -6,6 +6,9 @@ import type { NftSocketHandle, RawChain, RawElement, RawTableDump } from './addo
 import { toNetlinkError } from './netlink-error';
 import { ChainType, Family, FAMILY_BY_CODE, FAMILY_CODE, Hook, HOOK_BY_CODE, VERDICT_CODE, Verdict } from './nft-types';
 import type { Transaction } from './transaction';
+import type { KeyPart } from './elements';
+import type { SetSpec } from './set-spec';
+import { encodeLookupKeys, expectedChainTransaction, type ChainRule, type ElementLookup, type ExpectedChain } from './lookups';
 
 export interface CommitStats { messages: number; sends: number; bytes: number }
 
@@ -124,6 +127,58 @@ export class Nft {
         return toDump(await this.sock.dumpTable(code, name, opts.elements ?? true));
       } catch (e) {
         throw toNetlinkError(e, () => '', `list table ${family} ${name}`);
+      }
+    });
+  }
+
+  /**
+   * The elements of `set` (a set without intervals) with these keys, looked up one by one in the
+   * kernel (never a listing of the set): per key, the element as dumpTable gives it, or none.
+   * Keys are checked and encoded as addElements encodes them; rejects with a NetlinkError
+   * (ENOENT) naming the set when it or the table does not exist.
+   */
+  getElements(family: Family, table: string, set: SetSpec, keys: readonly (readonly KeyPart[])[]): Promise<ElementLookup[]> {
+    const code = FAMILY_CODE[family];
+    if (code === undefined) return Promise.reject(new TypeError(`family: expected 'ip', 'ip6' or 'inet', got '${String(family)}'`));
+    let encoded: Buffer[];
+    try {
+      encoded = encodeLookupKeys(set, keys);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    return this.run(async () => {
+      try {
+        const raw = await this.sock.getElements(code, table, set.name, encoded);
+        return raw.map((r, i) => (r.found && r.element ? { key: [...keys[i]], element: toElement(r.element) } : { key: [...keys[i]] }));
+      } catch (e) {
+        throw toNetlinkError(e, () => '', `get elements of set ${family} ${table} ${set.name}`);
+      }
+    });
+  }
+
+  /**
+   * One chain's rules in order (a rule dump filtered by the chain; never the table's). With
+   * `expected`, each rule that has an expected counterpart at its position says whether it
+   * matches it: the same expressions, each carrying every attribute we would send with the same
+   * bytes, and the same userdata. Rejects with a NetlinkError (ENOENT) when the chain does not exist.
+   */
+  dumpChain(family: Family, table: string, chain: string, expected?: ExpectedChain): Promise<ChainRule[]> {
+    const code = FAMILY_CODE[family];
+    if (code === undefined) return Promise.reject(new TypeError(`family: expected 'ip', 'ip6' or 'inet', got '${String(family)}'`));
+    let buf: Buffer | undefined;
+    try {
+      buf = expected === undefined ? undefined : Buffer.from(expectedChainTransaction(family, table, chain, expected).serialize());
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    return this.run(async () => {
+      try {
+        const raw = await this.sock.dumpChain(code, table, chain, buf);
+        return raw.rules.map((r) => (r.matches === undefined
+          ? { handle: r.handle, exprs: r.exprs, jumps: r.jumps }
+          : { handle: r.handle, exprs: r.exprs, jumps: r.jumps, matches: r.matches }));
+      } catch (e) {
+        throw toNetlinkError(e, () => '', `list chain ${family} ${table} ${chain}`);
       }
     });
   }
