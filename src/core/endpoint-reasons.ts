@@ -228,7 +228,7 @@ function clusterReason(ep: Endpoint, all: readonly Endpoint[], node: NodeTopolog
 
 /** Upstream's local set: this node's ready endpoints; else its serving-terminating ones. No topology. */
 function localReason(ep: Endpoint, all: readonly Endpoint[]): Derived {
-  if (!ep.isLocal) return { used: false, reason: { code: 'not-local', text: `Local policy: runs on ${ep.nodeName ?? 'an unnamed node'}, not this node` } };
+  if (!ep.isLocal) return { used: false, reason: { code: 'not-local', text: `runs on ${ep.nodeName ?? 'an unnamed node'}, not on this node` } };
   if (!ep.ready && !servingTerminating(ep)) return notReady;
   if (!ep.ready) {
     if (all.some((e) => e.isLocal && e.ready)) {
