@@ -187,6 +187,20 @@ test('external IPs: dispatched through external-ports, no firewall', () => {
   assert.equal(path(x, 'ExternalIP', 'outside').masquerade, true);
 });
 
+test('without endpoints an external IP of this node is rejected in filter input, another in filter forward', () => {
+  const x = explain(sp('extnone', { externalIPs: ['192.168.0.2', '192.168.7.7'] }), []);
+  const mine = x.paths.find((p) => p.ip === '192.168.0.2' && p.client === 'outside')!;
+  const routed = x.paths.find((p) => p.ip === '192.168.7.7' && p.client === 'outside')!;
+  assert.deepEqual([mine.outcome, mine.steps[2].hook, mine.steps[2].chain], ['reject', 'filter input', 'filter-input']);
+  assert.deepEqual([routed.outcome, routed.steps[2].hook, routed.steps[2].chain], ['reject', 'filter forward', 'filter-forward']);
+});
+
+test('node addresses unknown: the NodePort is listed on *, with what nodePortAddresses says', () => {
+  const x = explainPath({ sp: sp('star', { nodePort: 30080 }), selection: selectEndpoints([ep('10.180.0.1')], sp('star', { nodePort: 30080 }), NODE), ctx: ctx() });
+  assert.deepEqual(x.addresses[1], { kind: 'NodePort', ip: '*', port: 30080, protocol: 'TCP', note: 'every local IPv4 address but loopback' });
+  assert.equal(path(x, 'NodePort', 'outside').outcome, 'dnat');
+});
+
 test('IPv6: the ip6 table\'s paths', () => {
   const svc = sp('v6', { key: 'ns1/v6:p80/TCP/IPv6', family: 'IPv6', clusterIP: 'fd00:30::41' });
   const x = explain(svc, [ep('fd00:10::1')], {}, 'ip6');
@@ -199,6 +213,80 @@ test('a ServicePort the proxy refuses: the reason, no paths', () => {
   const x = explainPath({ sp: sp('bad', { clusterIP: 'fd00::1' }), selection: undefined, ctx: ctx() });
   assert.match(x.refused ?? '', /clusterIP: "fd00::1" is not an address of family ip/);
   assert.deepEqual(x.paths, []);
+});
+
+function rng(seed: number): () => number {
+  let v = seed >>> 0;
+  return () => {
+    v = (v * 1664525 + 1013904223) >>> 0;
+    return v / 2 ** 32;
+  };
+}
+
+/** What a connection to `kind` from `client` must end in, from the selection alone (upstream's rules). */
+function expected(svc: ServicePort, sel: ReturnType<typeof selectEndpoints>, kind: ConnectionPath['kind'], client: Client, detector: boolean, masqAll: boolean) {
+  const unique = (eps: readonly Endpoint[]) => [...new Set(eps.map((e) => `${e.ip}:${e.port}`))].sort();
+  const hasEndpoints = sel.hasAny || sel.cluster.length > 0 || sel.local.length > 0;
+  if (kind === 'ClusterIP') {
+    const internal = unique(svc.internalPolicyLocal ? sel.local : sel.cluster);
+    if (internal.length === 0) return { outcome: hasEndpoints && svc.internalPolicyLocal ? 'drop' : 'reject' };
+    return { outcome: 'dnat', endpoints: internal, masquerade: masqAll || (detector && client === 'outside') };
+  }
+  const podShortCircuit = client === 'pod' && detector && svc.externalPolicyLocal && sel.cluster.length > 0;
+  const external = unique(svc.externalPolicyLocal && !podShortCircuit ? sel.local : sel.cluster);
+  if (external.length === 0) return { outcome: hasEndpoints && svc.externalPolicyLocal ? 'drop' : 'reject' };
+  return { outcome: 'dnat', endpoints: external, masquerade: !svc.externalPolicyLocal };
+}
+
+test('over 1,500 generated ServicePorts every path ends as the selection says, through chains the proxy compiles', () => {
+  const r = rng(14);
+  const seen = new Set<string>();
+  for (let i = 0; i < 1500; i++) {
+    const eps = Array.from({ length: Math.floor(r() * 8) }, (_, j) => {
+      const state = Math.floor(r() * 3);
+      return ep(`10.180.${j}.1`, 8080, {
+        ready: state === 0, serving: state < 2, terminating: state === 1, isLocal: r() < 0.4, nodeName: 'node1',
+      });
+    });
+    const svc = sp(`g${i}`, {
+      nodePort: r() < 0.5 ? 30080 : 0,
+      externalIPs: r() < 0.3 ? ['192.168.7.7'] : [],
+      loadBalancerIPs: r() < 0.4 ? ['5.6.7.8'] : [],
+      loadBalancerSourceRanges: r() < 0.5 ? ['203.0.113.0/24'] : [],
+      affinityTimeoutSeconds: r() < 0.3 ? 600 : 0,
+      internalPolicyLocal: r() < 0.3,
+      externalPolicyLocal: r() < 0.5,
+    });
+    const detector = r() < 0.8;
+    const masqAll = r() < 0.2;
+    const inputs: Partial<ContextInputs> = { masqueradeAll: masqAll, ...(detector ? {} : { localDetector: { mode: 'None' } }) };
+    const sel = selectEndpoints(eps, svc, NODE);
+    const context = ctx(inputs);
+    const x = explainPath({ sp: svc, selection: sel, ctx: context, localAddresses: LOCAL_ADDRS });
+    const compiled = new Set(compiledChainNames(svc, sel, context));
+    for (const name of chainsNamed(x.paths)) assert.ok(compiled.has(name), `case ${i}: ${name} is not compiled`);
+    for (const p of x.paths) {
+      const tag = `case ${i} ${p.kind} ${p.client} ${p.source ?? ''}: ${JSON.stringify({ svc, eps, detector, masqAll })}`;
+      if (p.source === 'not allowed') {
+        assert.equal(p.outcome, 'drop', tag);
+        continue;
+      }
+      const want = expected(svc, sel, p.kind, p.client, detector, masqAll);
+      assert.equal(p.outcome, want.outcome, tag);
+      if (want.outcome === 'dnat') {
+        assert.deepEqual([...(p.endpoints ?? [])].sort(), want.endpoints, tag);
+        // Affinity NodePorts of Cluster policy pass external- (masquerade) then service- (whose rule names the ClusterIP).
+        if (p.kind === 'ClusterIP' || !(svc.externalPolicyLocal)) assert.equal(p.masquerade, want.masquerade, tag);
+        else assert.equal(p.masquerade, false, tag);
+      }
+      seen.add(`${p.kind}/${p.outcome}/${svc.affinityTimeoutSeconds > 0}`);
+    }
+  }
+  for (const kind of ['ClusterIP', 'NodePort', 'ExternalIP', 'LoadBalancer']) {
+    for (const outcome of ['dnat', 'reject', 'drop']) {
+      for (const affinity of [false, true]) assert.ok(seen.has(`${kind}/${outcome}/${affinity}`), `generated cases cover ${kind} ${outcome} affinity=${affinity}`);
+    }
+  }
 });
 
 test('every chain a path names exists in the compiled table (base and the ServicePort\'s own)', () => {
