@@ -1,49 +1,23 @@
-// For `explain` (nftables mode): where one ServicePort is reachable, the policies in force, and the
-// path a new connection takes through our table, step by step, for a pod on this node and for a
-// client outside the cluster.
+// For `explain` (nftables mode): the path a new connection to one ServicePort takes through our
+// table, step by step, for a pod on this node and for a client outside the cluster, with the
+// addresses and policies of explain-addresses.ts.
 //
 // The path is not a description written beside the compiler: the ServicePort and the base are
 // compiled exactly as a sync would (compileService, compileBase), the walk asks the compiled
 // elements whether the destination is in each set, and every step shows the compiled rule's own nft
 // text. Only the walk's order mirrors compile-base.ts's chains; a rule the walk expects and does not
 // find throws (so a reshaped chain fails the tests instead of making explain lie).
-import type { Protocol, SelectedEndpoints, ServicePort } from '../../core/types';
+import type { SelectedEndpoints, ServicePort } from '../../core/types';
 import type { Rule } from '../../native/rule-builder';
-import { compileBase, setNamesOf } from './compile-base';
 import { compileService, ServicePortError } from './compile-service';
 import type { FamilyContext } from './context';
-import type { ChainDef, ElementDef, KeyPart, ServiceObjects } from './desired';
-import { cidrContains, ipFamilyOf, parseCidr } from './ip-util';
-import { CHAIN, ENDPOINT_MAPS, SET, parseEndpointMapName, type EndpointMapFamily } from './names';
+import type { ElementDef, ServiceObjects } from './desired';
+import { addressesOf, destinations, policiesOf, type AddressKind, type Destination, type Policies, type ReachableAddress } from './explain-addresses';
+import { CompiledTable, DISPATCH, says, usesSet } from './explain-table';
+import { CHAIN, ENDPOINT_MAPS, SET, type EndpointMapFamily } from './names';
 
-export type AddressKind = 'ClusterIP' | 'NodePort' | 'ExternalIP' | 'LoadBalancer';
+export type { AddressKind, Policies, ReachableAddress } from './explain-addresses';
 
-export interface ReachableAddress {
-  kind: AddressKind;
-  /** The address; for a NodePort each node address that accepts it, '*' when they are not known. */
-  ip: string;
-  port: number;
-  protocol: Protocol;
-  /** NodePort: which addresses accept it (nodePortAddresses). */
-  note?: string;
-  /** LoadBalancer: the loadBalancerSourceRanges its firewall allows, when it has one. */
-  sourceRanges?: string[];
-}
-
-export interface Policies {
-  internalTrafficPolicy: 'Cluster' | 'Local';
-  /** Absent when the ServicePort is not reachable from outside (no NodePort, external or LB IP). */
-  externalTrafficPolicy?: 'Cluster' | 'Local';
-  /** ClientIP session affinity: per-Service chains and the shared `affinity` set. */
-  affinityTimeoutSeconds?: number;
-  healthCheckNodePort?: number;
-  trafficDistribution?: string;
-  masqueradeAll: boolean;
-  /** How a pod on this node is told apart (detect-local), or 'none'. */
-  detectLocal: string;
-}
-
-/** A pod on this node, or a client outside the cluster whose packets reach this node. */
 export type Client = 'pod' | 'outside';
 
 export interface PathStep {
@@ -111,159 +85,6 @@ export function explainPath(inputs: PathInputs): PathExplanation {
   }
   return { addresses, policies, paths };
 }
-
-// --- addresses and policies
-
-function policiesOf(sp: ServicePort, ctx: FamilyContext): Policies {
-  const external = sp.nodePort !== 0 || sp.externalIPs.length > 0 || sp.loadBalancerIPs.length > 0;
-  const p: Policies = {
-    internalTrafficPolicy: sp.internalPolicyLocal ? 'Local' : 'Cluster',
-    masqueradeAll: ctx.masqueradeAll,
-    detectLocal: detectLocalText(ctx),
-  };
-  if (external) p.externalTrafficPolicy = sp.externalPolicyLocal ? 'Local' : 'Cluster';
-  if (sp.affinityTimeoutSeconds > 0) p.affinityTimeoutSeconds = sp.affinityTimeoutSeconds;
-  if (sp.healthCheckNodePort > 0) p.healthCheckNodePort = sp.healthCheckNodePort;
-  if (sp.trafficDistribution) p.trafficDistribution = sp.trafficDistribution;
-  return p;
-}
-
-function detectLocalText(ctx: FamilyContext): string {
-  const d = ctx.detector;
-  switch (d.kind) {
-    case 'none': return 'none';
-    case 'cidr': return `source in ${d.cidr}`;
-    case 'iifname': return `input interface ${d.name}`;
-    case 'iifnamePrefix': return `input interface ${d.prefix}*`;
-  }
-}
-
-const isLoopback = (ip: string): boolean => ip.startsWith('127.') || ip === '::1';
-
-function addressesOf(sp: ServicePort, ctx: FamilyContext, local: readonly string[] | undefined, elements: readonly ElementDef[]): ReachableAddress[] {
-  const proto = sp.protocol;
-  const ofFamily = (ips: readonly string[]) => [...new Set(ips.filter((ip) => ipFamilyOf(ip) === ctx.family))];
-  const out: ReachableAddress[] = [{ kind: 'ClusterIP', ip: sp.clusterIP, port: sp.port, protocol: proto }];
-  if (sp.nodePort !== 0) {
-    const note = ctx.nodePorts.kind === 'all'
-      ? `every local ${ctx.family === 'ip' ? 'IPv4' : 'IPv6'} address but loopback`
-      : `local addresses in ${ctx.nodePorts.cidrs.join(', ')} (nodePortAddresses)`;
-    const accepted = ofFamily(local ?? []).filter((ip) => !isLoopback(ip) && acceptsNodePort(ctx, ip));
-    for (const ip of local === undefined ? ['*'] : accepted) out.push({ kind: 'NodePort', ip, port: sp.nodePort, protocol: proto, note });
-    if (local !== undefined && accepted.length === 0) out.push({ kind: 'NodePort', ip: '*', port: sp.nodePort, protocol: proto, note: `${note}: none on this node` });
-  }
-  for (const ip of ofFamily(sp.externalIPs)) out.push({ kind: 'ExternalIP', ip, port: sp.port, protocol: proto });
-  const fw = elements.filter((e) => e.set === SET.firewallIPs);
-  const ranges = sp.loadBalancerSourceRanges.filter((r) => parseCidr(r)?.family === ctx.family);
-  for (const ip of ofFamily(sp.loadBalancerIPs)) {
-    const a: ReachableAddress = { kind: 'LoadBalancer', ip, port: sp.port, protocol: proto };
-    if (fw.some((e) => e.key[0] === ip)) a.sourceRanges = ranges;
-    out.push(a);
-  }
-  return out;
-}
-
-function acceptsNodePort(ctx: FamilyContext, ip: string): boolean {
-  if (ctx.nodePorts.kind === 'all') return true;
-  return ctx.nodePorts.cidrs.some((c) => {
-    const p = parseCidr(c);
-    return p !== null && cidrContains(p, ip);
-  });
-}
-
-interface Destination {
-  kind: AddressKind;
-  ip: string;
-  port: number;
-  /** Set lookups' key: address . proto . port, or proto . port for a NodePort. */
-  key: KeyPart[];
-  /** The address is this node's: a packet not DNATed goes to the input hook, else forward. */
-  local: boolean;
-}
-
-/** One destination per address, and one for a Service's NodePort (every accepting address behaves alike). */
-function destinations(addresses: readonly ReachableAddress[], local: readonly string[] | undefined): Destination[] {
-  const out: Destination[] = [];
-  for (const a of addresses) {
-    const proto = a.protocol.toLowerCase();
-    if (a.kind === 'NodePort') {
-      if (!out.some((d) => d.kind === 'NodePort')) out.push({ kind: a.kind, ip: a.ip, port: a.port, key: [proto, a.port], local: true });
-    } else {
-      out.push({ kind: a.kind, ip: a.ip, port: a.port, key: [a.ip, proto, a.port], local: a.kind !== 'ClusterIP' && (local ?? []).includes(a.ip) });
-    }
-  }
-  return out;
-}
-
-// --- the compiled table, asked by key
-
-const keyText = (key: readonly KeyPart[]): string => key.map(String).join(' . ');
-
-class CompiledTable {
-  private readonly chains = new Map<string, ChainDef>();
-  private readonly elements = new Map<string, Map<string, ElementDef>>();
-  /** Every endpoint map element, by map. */
-  private readonly endpointMaps: { set: string; fam: EndpointMapFamily; count: number; el: ElementDef }[] = [];
-
-  constructor(ctx: FamilyContext, readonly service: ServiceObjects) {
-    const base = compileBase(ctx, setNamesOf([service]));
-    for (const c of [...base.chains, ...service.chains]) this.chains.set(c.name, c);
-    for (const el of [...base.elements, ...service.elements]) {
-      let set = this.elements.get(el.set);
-      if (!set) this.elements.set(el.set, (set = new Map()));
-      set.set(keyText(el.key), el);
-      const m = parseEndpointMapName(el.set);
-      if (m) this.endpointMaps.push({ set: el.set, ...m, el });
-    }
-  }
-
-  chain(name: string): ChainDef {
-    const c = this.chains.get(name);
-    if (!c) throw new Error(`explain: the compiled table has no chain ${name}`);
-    return c;
-  }
-
-  chainNames(): string[] {
-    return [...this.chains.keys()];
-  }
-
-  element(set: string, key: readonly KeyPart[]): ElementDef | undefined {
-    return this.elements.get(set)?.get(keyText(key));
-  }
-
-  /** The rule of `chain` that `what` describes; throws when the chain has none (the chain changed shape). */
-  rule(chain: string, what: string, pred: (r: Rule) => boolean): Rule {
-    const r = this.chain(chain).rules.find(pred);
-    if (!r) throw new Error(`explain: chain ${chain} has no rule that ${what}`);
-    return r;
-  }
-
-  /** The endpoint map of `fam` holding `key`'s slots: its name, count and the endpoints in slot order. */
-  endpointsOf(fam: EndpointMapFamily, key: readonly KeyPart[]): { set: string; count: number; endpoints: string[] } | undefined {
-    const prefix = keyText(key) + ' . ';
-    const slots = this.endpointMaps.filter((m) => m.fam === fam && keyText(m.el.key).startsWith(prefix));
-    if (slots.length === 0) return undefined;
-    const sorted = slots.sort((a, b) => Number(a.el.key[a.el.key.length - 1]) - Number(b.el.key[b.el.key.length - 1]));
-    return { set: sorted[0].set, count: sorted[0].count, endpoints: sorted.map((m) => endpointText(m.el.data ?? [])) };
-  }
-}
-
-function endpointText(data: readonly KeyPart[]): string {
-  const [ip, port] = data.map(String);
-  return ip.includes(':') ? `[${ip}]:${port}` : `${ip}:${port}`;
-}
-
-const usesSet = (set: string) => (r: Rule): boolean => r.setRefs.some((ref) => ref.set === set && ref.use !== 'dynset');
-const says = (text: string) => (r: Rule): boolean => r.text.includes(text);
-
-/** The dispatch sets whose rule in `services` is `goto <chain>` (the verdict maps carry theirs). */
-const DISPATCH: Readonly<Record<string, string>> = {
-  [SET.clusterIPPorts]: CHAIN.clusterIPTraffic,
-  [SET.externalPorts]: CHAIN.externalTraffic,
-  [SET.externalLocalPorts]: CHAIN.externalLocalTraffic,
-  [SET.nodePorts]: CHAIN.nodePortTraffic,
-  [SET.nodePortsLocal]: CHAIN.nodePortLocalTraffic,
-};
 
 // --- the walk
 
