@@ -15,7 +15,7 @@ import {
   selectEndpoints, topologyModeFromHints, usesClusterEndpoints, usesLocalEndpoints, type NodeTopology, type TopologyMode,
 } from './endpoint-selection';
 import { ipFamilyOf } from './ip';
-import { endpointKey } from './keys';
+import { endpointKey, servicePortKey } from './keys';
 import { isObject, listOf } from './shape';
 import type { Endpoint, SelectedEndpoints, ServicePort } from './types';
 
@@ -111,7 +111,8 @@ type RawEndpoint = NonNullable<V1EndpointSlice['endpoints']>[number];
 export function explainEndpoints(sp: ServicePortFacts, slices: readonly V1EndpointSlice[], node: NodeTopology): EndpointsExplanation {
   const own = slices.filter((s) => isSliceOf(s, sp));
   const parsed = own.map((s) => parseEndpointSlice(s, node.nodeName, silentLog)).filter((p): p is ParsedSlice => p !== undefined);
-  const candidates = mergeSlices(parsed).get(sp.key) ?? [];
+  // The model's key, whatever `sp.key` says (tests and tools may build ServicePorts by hand).
+  const candidates = mergeSlices(parsed).get(servicePortKey(sp.namespace, sp.name, sp.portName, sp.protocol, sp.family)) ?? [];
   const selection = selectEndpoints(candidates, sp, node);
   const usesCluster = usesClusterEndpoints(sp);
   const usesLocal = usesLocalEndpoints(sp);

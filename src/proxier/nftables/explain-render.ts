@@ -24,30 +24,12 @@
 //                 steps: [{ hook?, chain, rule, verdict }] }]
 import type { EndpointExplanation, EndpointsExplanation, EndpointUse } from '../../core/endpoint-reasons';
 import type { NodeTopology } from '../../core/endpoint-selection';
-import type { ServicePort } from '../../core/types';
 import type { ConnectionPath, PathExplanation } from './explain-path';
+import type { KernelObjectCheck, ServicePortExplanation } from './explain-service-port';
+
+export type { KernelObjectCheck, ServicePortExplanation } from './explain-service-port';
 
 export const EXPLAIN_API_VERSION = 'kube-proxy-native/explain/v1';
-
-/** One kernel object the proxy programs for a ServicePort, read back by key and compared. */
-export interface KernelObjectCheck {
-  /** What it is: `element cluster-ip-ports`, `chain service-...`. */
-  object: string;
-  key: string;
-  /** What the proxy would program now (its value or verdict, or '' for "present"). */
-  expected: string;
-  status: 'as expected' | 'differs' | 'missing';
-  /** What the kernel holds, when it differs. */
-  kernel?: string;
-}
-
-/** Everything explain knows about one ServicePort; `kernel` is filled by the kernel check. */
-export interface ServicePortExplanation {
-  sp: ServicePort;
-  endpoints: EndpointsExplanation;
-  path: PathExplanation;
-  kernel?: KernelObjectCheck[];
-}
 
 export interface ExplainDocument {
   apiVersion: typeof EXPLAIN_API_VERSION;

@@ -6,6 +6,7 @@ import { writeFileSync } from 'node:fs';
 import type { V1EndpointSlice } from '@kubernetes/client-node';
 import { explainEndpoints } from '../../../src/core/endpoint-reasons';
 import { explainPath } from '../../../src/proxier/nftables/explain-path';
+import { explainServicePort } from '../../../src/proxier/nftables/explain-service-port';
 import {
   EXPLAIN_API_VERSION, explainDocument, renderExplainJson, renderExplainText, type ServicePortExplanation,
 } from '../../../src/proxier/nftables/explain-render';
@@ -30,10 +31,8 @@ const slices: V1EndpointSlice[] = [{
 }];
 
 function explanation(): ServicePortExplanation {
-  const endpoints = explainEndpoints(web, slices, NODE);
-  const path = explainPath({ sp: web, selection: endpoints.selection, ctx: ctx(), localAddresses: ['127.0.0.1', '192.168.0.2'] });
   return {
-    sp: web, endpoints, path,
+    ...explainServicePort({ sp: web, slices, node: NODE, ctx: ctx(), localAddresses: ['127.0.0.1', '192.168.0.2'] }),
     kernel: [
       { object: 'element cluster-ip-ports', key: '172.30.0.41 . tcp . 80', expected: '', status: 'as expected' },
       { object: 'element endpoints-2', key: '172.30.0.41 . tcp . 80 . 1', expected: '10.180.1.1 . 8080', status: 'differs', kernel: '10.180.9.9 . 8080' },
