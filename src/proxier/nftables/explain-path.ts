@@ -18,6 +18,7 @@ import { CHAIN, ENDPOINT_MAPS, SET, type EndpointMapFamily } from './names';
 
 export type { AddressKind, Policies, ReachableAddress } from './explain-addresses';
 
+/** A pod on this node (detect-local says so, when it can), or a client outside the cluster whose packets reach this node. */
 export type Client = 'pod' | 'outside';
 
 export interface PathStep {
@@ -65,6 +66,7 @@ export interface PathInputs {
   localAddresses?: readonly string[];
 }
 
+/** Addresses, policies and one path per (address, client); a refused ServicePort gets its reason and no path. */
 export function explainPath(inputs: PathInputs): PathExplanation {
   const { sp, ctx } = inputs;
   const policies = policiesOf(sp, ctx);
