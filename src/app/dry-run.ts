@@ -34,8 +34,8 @@ export interface DryRunOptions {
 export async function runDryRun(o: DryRunOptions): Promise<void> {
   const mode = effectiveMode(o.config);
   if (mode !== 'nftables') {
-    throw new Error(`--dry-run compiles the nftables mode's ruleset, and the configured proxy mode is ${JSON.stringify(mode)}; `
-      + 'run it with --proxy-mode=nftables (or mode: nftables in the configuration file)');
+    throw new Error(`it compiles the nftables mode's ruleset only, and the configured proxy mode is ${JSON.stringify(mode)} `
+      + '(run it with --proxy-mode=nftables, or mode: nftables in the configuration file)');
   }
   const conntrackTCPLiberal = readTcpBeLiberal({ netns: o.netns });
   const model = await listOnce({ config: o.config, log: o.log, master: o.master, timeoutMs: o.listTimeoutMs });

@@ -196,7 +196,7 @@ describe('--dry-run', { timeout: 120_000 }, () => {
     const cl = parseCommandLine(['--proxy-mode=ipvs', `--hostname-override=${NODE_NAME}`]);
     assert.deepEqual(cl.errors, []);
     await assert.rejects(runDryRun({ config: cl.config, log: quiet, master: api.url, diff: false, out: { write: () => true } }),
-      /^Error: --dry-run compiles the nftables mode's ruleset, and the configured proxy mode is "ipvs"; run it with --proxy-mode=nftables/);
+      /^Error: it compiles the nftables mode's ruleset only, and the configured proxy mode is "ipvs" \(run it with --proxy-mode=nftables/);
   });
 
   it('an API server that does not answer: fails within the time allowed, naming what was not listed', async () => {
