@@ -32,23 +32,34 @@ export interface DryRunOptions {
 
 /** Throws, with the reason, where the command exits 1: another mode, a failed list or dump. */
 export async function runDryRun(o: DryRunOptions): Promise<void> {
-  const mode = effectiveMode(o.config);
-  if (mode !== 'nftables') {
-    throw new Error(`it compiles the nftables mode's ruleset only, and the configured proxy mode is ${JSON.stringify(mode)} `
-      + '(run it with --proxy-mode=nftables, or mode: nftables in the configuration file)');
-  }
+  checkMode(o.config);
   const conntrackTCPLiberal = readTcpBeLiberal({ netns: o.netns });
   const model = await listOnce({ config: o.config, log: o.log, master: o.master, timeoutMs: o.listTimeoutMs });
   const { tables, refused } = compileDesiredTables({ ...nftablesCompileOptions(o.config, model.families), conntrackTCPLiberal }, model.snapshot);
   const dumps = o.diff ? await readTables(tables, o.netns) : undefined;
-  const writers = tables.map((t, i) => leavingOutRefused(t, refused, (base, services) => (dumps
-    ? planKernelDiff({ family: t.family, base, services }, dumps[i]) : desiredWriter(base, services))));
-  const scripts = writers.map((w) => (w.tx.opCount > 0 ? w.tx.toNftScript() : ''));
+  const scripts = tables.map((t, i) => {
+    const w = leavingOutRefused(t, refused, (base, services) => (dumps
+      ? planKernelDiff({ family: t.family, base, services }, dumps[i]) : desiredWriter(base, services)));
+    return w.tx.opCount > 0 ? w.tx.toNftScript() : '';
+  });
+  for (const [servicePort, reason] of refused) o.log.warn({ servicePort, reason }, 'ServicePort refused; the ruleset leaves it out, as the proxy would');
+  o.out.write(scripts.join('') + closingComments(tables, scripts, refused, o.diff));
+}
+
+function checkMode(config: KubeProxyConfiguration): void {
+  const mode = effectiveMode(config);
+  if (mode === 'nftables') return;
+  throw new Error(`it compiles the nftables mode's ruleset only, and the configured proxy mode is ${JSON.stringify(mode)} `
+    + '(run it with --proxy-mode=nftables, or mode: nftables in the configuration file)');
+}
+
+/** The ServicePorts left out, the note on lines nft cannot parse, then the summary: comments, so the output stays loadable. */
+function closingComments(tables: readonly DesiredTable[], scripts: readonly string[], refused: ReadonlyMap<string, string>, diff: boolean): string {
   const text = scripts.join('');
   const left = [...refused].sort(([a], [b]) => a.localeCompare(b)).map(([key, why]) => `# left out: ${key}: ${oneLine(why)}\n`);
-  for (const [servicePort, reason] of refused) o.log.warn({ servicePort, reason }, 'ServicePort refused; the ruleset leaves it out, as the proxy would');
-  const summary = o.diff ? diffSummary(text) : `# dry run: ${tables.map((t, i) => familySummary(t.family, scripts[i])).join('; ')}; ${Buffer.byteLength(text)} bytes\n`;
-  o.out.write(text + left.join('') + unreadableNote(text) + summary);
+  const summary = diff ? diffSummary(text)
+    : `# dry run: ${tables.map((t, i) => familySummary(t.family, scripts[i])).join('; ')}; ${Buffer.byteLength(text)} bytes\n`;
+  return left.join('') + unreadableNote(text) + summary;
 }
 
 /** A ServicePort whose objects the transaction builder refuses is left out (and said), as the proxier leaves it out. */
