@@ -8,7 +8,7 @@ import type { Log } from '../base/log';
 import { effectiveMode, type KubeProxyConfiguration } from '../config';
 import { Nft, type TableDump } from '../native';
 import {
-  compileDesiredTables, countAdded, countChanges, desiredWriter, planKernelDiff, TABLE, unreadableByNft, type DesiredTable, type ScriptCounts,
+  compileDesiredTables, countAdded, countChanges, desiredWriter, leaveOut, planKernelDiff, TABLE, unreadableByNft, type DesiredTable, type ScriptCounts,
 } from '../proxier/nftables';
 import { OwnedBuildError, type TxWriter } from '../proxier/nftables/tx-writer';
 import { listOnce } from './list-once';
@@ -38,8 +38,7 @@ export async function runDryRun(o: DryRunOptions): Promise<void> {
   const { tables, refused } = compileDesiredTables({ ...nftablesCompileOptions(o.config, model.families), conntrackTCPLiberal }, model.snapshot);
   const dumps = o.diff ? await readTables(tables, o.netns) : undefined;
   const scripts = tables.map((t, i) => {
-    const w = leavingOutRefused(t, refused, (base, services) => (dumps
-      ? planKernelDiff({ family: t.family, base, services }, dumps[i]) : desiredWriter(base, services)));
+    const w = leavingOutRefused(t, refused, (table) => (dumps ? planKernelDiff(table, dumps[i]) : desiredWriter(table.base, table.services)));
     return w.tx.opCount > 0 ? w.tx.toNftScript() : '';
   });
   for (const [servicePort, reason] of refused) o.log.warn({ servicePort, reason }, 'ServicePort refused; the ruleset leaves it out, as the proxy would');
@@ -63,15 +62,14 @@ function closingComments(tables: readonly DesiredTable[], scripts: readonly stri
 }
 
 /** A ServicePort whose objects the transaction builder refuses is left out (and said), as the proxier leaves it out. */
-function leavingOutRefused(t: DesiredTable, refused: Map<string, string>, build: (base: DesiredTable['base'], services: DesiredTable['services']) => TxWriter): TxWriter {
-  let services = t.services;
-  for (;;) {
+function leavingOutRefused(t: DesiredTable, refused: Map<string, string>, build: (t: DesiredTable) => TxWriter): TxWriter {
+  for (let table = t; ;) {
     try {
-      return build(t.base, services);
+      return build(table);
     } catch (e) {
-      if (!(e instanceof OwnedBuildError) || !services.some((s) => s.key === e.owner)) throw e;
+      if (!(e instanceof OwnedBuildError) || !table.services.some((s) => s.key === e.owner)) throw e;
       refused.set(e.owner, e.message);
-      services = services.filter((s) => s.key !== e.owner);
+      table = leaveOut(table, e.owner);
     }
   }
 }

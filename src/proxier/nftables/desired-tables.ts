@@ -15,6 +15,8 @@ import { BASE_OWNER } from './tx-writer';
 
 export interface DesiredTable {
   family: NftFamily;
+  /** What the family's table was compiled with (node IPs, NodePort addresses, detect-local, ...). */
+  ctx: FamilyContext;
   base: BaseObjects;
   /** The family's ServicePorts, compiled, in key order. */
   services: ServiceObjects[];
@@ -46,9 +48,15 @@ export function compileDesiredTables(o: CompileOptions, snapshot: ProxySnapshot)
         refused.set(key, e.message);
       }
     }
-    return { family: ctx.family, base: baseFor(ctx, services), services };
+    return { family: ctx.family, ctx, base: baseFor(ctx, services), services };
   });
   return { tables, refused };
+}
+
+/** The table without one ServicePort (one the transaction builder refused), its base following the endpoint maps still in use. */
+export function leaveOut(t: DesiredTable, key: string): DesiredTable {
+  const services = t.services.filter((s) => s.key !== key);
+  return { ...t, services, base: baseFor(t.ctx, services) };
 }
 
 /** The base with the endpoint maps the claimed elements use, as planSteps compiles it after the ServicePorts. */

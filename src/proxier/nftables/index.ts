@@ -8,7 +8,7 @@ export { buildContext } from './context';
 export { renderDesiredScript } from './render-script';
 export { guardedTables } from './foreign-changes';
 export type { RepairReason } from './proxier';
-export { compileDesiredTables } from './desired-tables';
+export { compileDesiredTables, leaveOut } from './desired-tables';
 export type { CompileOptions, DesiredTable, DesiredTables } from './desired-tables';
 export { planKernelDiff } from './kernel-diff';
 export { desiredWriter } from './render-script';
