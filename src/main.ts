@@ -7,6 +7,7 @@ import { createLogger, installLastResort, type Logger } from './log';
 import { startProxy } from './app/proxy-app';
 import { applyOomScoreAdj } from './app/oom-score';
 import { runInitOnly } from './app/init-only';
+import { runDryRun } from './app/dry-run';
 
 // eslint-disable-next-line @typescript-eslint/no-var-requires
 const VERSION: string = require('../../package.json').version;
@@ -51,6 +52,17 @@ async function initOnly(cl: CommandLine, log: Logger): Promise<number> {
   }
 }
 
+/** Prints the ruleset (or what would change) on standard output; logs and errors go to standard error. */
+async function dryRun(cl: CommandLine, log: Logger): Promise<number> {
+  for (const w of startupWarnings(cl.config)) log.warn({}, w);
+  try {
+    await runDryRun({ config: cl.config, log, master: cl.master, diff: cl.diff, out: process.stdout });
+    return 0;
+  } catch (e) {
+    return startFailed(e as Error, log, '--dry-run: ');
+  }
+}
+
 async function run(cl: CommandLine, log: Logger): Promise<number> {
   for (const w of startupWarnings(cl.config)) log.warn({}, w);
   for (const n of startupNotices(cl.config, cl.flagsWithoutEffect)) log.info({}, n);
@@ -82,7 +94,9 @@ export async function main(argv: string[]): Promise<number> {
   }
   if (cl.action === 'version') return printVersion(cl);
   const { format, verbosity, options } = cl.config.logging;
-  const log = createLogger({ format, verbosity, splitStream: options[format as 'text' | 'json']?.splitStream });
+  // A dry run's standard output is its script: every log line goes to standard error.
+  const log = createLogger({ format, verbosity, splitStream: options[format as 'text' | 'json']?.splitStream,
+    ...(cl.action === 'dry-run' ? { infoDestination: process.stderr } : {}) });
   // From here on an error nothing handled is logged with its stack and exits 1 (see src/log/last-resort.ts).
   installLastResort(log);
   for (const w of cl.warnings) log.warn({}, w);
@@ -94,6 +108,7 @@ export async function main(argv: string[]): Promise<number> {
   switch (cl.action) {
     case 'write-config': return writeConfig(cl);
     case 'cleanup': return cleanup(log, cl.config.ipvs.excludeCIDRs);
+    case 'dry-run': return dryRun(cl, log);
     default: return run(cl, log);
   }
 }

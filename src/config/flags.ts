@@ -21,6 +21,8 @@ export const CORE_FLAGS: CoreFlag[] = [
   opt('write-config-to', 'string', '""', 'If set, write the effective configuration, as v1alpha2, to this file and exit.'),
   opt('cleanup', 'bool', 'false', 'If true, remove every rule any proxy mode may have created (nftables tables kube-proxy in ip and ip6) and exit.'),
   opt('init-only', 'bool', 'false', 'If true, perform any initialization steps that must be done with full root privileges, and then exit.'),
+  opt('dry-run', 'bool', 'false', 'If true, list the API server once, print the nftables ruleset the first full sync would write for this node (nft -f text, a summary comment last) and exit, changing nothing in the kernel. nftables mode only; not an upstream flag.'),
+  opt('diff', 'bool', 'false', 'With --dry-run: print only what a sync would change in the tables the kernel holds now (add/delete lines, a summary comment last). Not an upstream flag.'),
   opt('master', 'string', '""', 'The address of the Kubernetes API server (overrides any value in kubeconfig).'),
   opt('hostname-override', 'string', '""', 'If non-empty, will be used as the name of the Node that kube-proxy is running on. Overrides hostnameOverride of the config file.'),
   opt('version', 'version', 'false', 'Print version information and quit (--version=raw for more detail).'),

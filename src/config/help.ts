@@ -36,7 +36,7 @@ export function helpText(): string {
     'When --config is given, the file decides everything except the logging flags (-v, --logging-format,',
     '--vmodule, --log-flush-frequency, --log-{text,json}-split-stream, --log-{text,json}-info-buffer-size)',
     'and --hostname-override, which win when set, and the command flags',
-    '(--cleanup, --write-config-to, --master, --init-only); other flags are ignored, as upstream does.',
+    '(--cleanup, --write-config-to, --master, --init-only, --dry-run, --diff); other flags are ignored, as upstream does.',
     '',
     'Flags:',
     ...specs.map(line),

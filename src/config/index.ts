@@ -23,7 +23,7 @@ export { effectiveMode } from './effective';
 export { configzBody, internalConfigJSON } from './configz';
 export { applyPlatformDefaults, NODE_PORT_ADDRESSES_PRIMARY } from './platform-defaults';
 
-export type Action = 'run' | 'cleanup' | 'write-config' | 'version' | 'help';
+export type Action = 'run' | 'cleanup' | 'write-config' | 'dry-run' | 'version' | 'help';
 
 export interface CommandLine {
   action: Action;
@@ -42,6 +42,8 @@ export interface CommandLine {
   /** --master: overrides the kubeconfig's server URL. */
   master?: string;
   initOnly: boolean;
+  /** action 'dry-run' with --diff: print only what a sync would change. */
+  diff: boolean;
   /** Flags given that are accepted but have no effect here (see startupNotices). */
   flagsWithoutEffect: string[];
 }
@@ -58,7 +60,17 @@ function actionOf(values: Map<string, unknown>): Action {
   if (v === 'true' || v === 'raw') return 'version';
   if (values.has('write-config-to') && values.get('write-config-to') !== '') return 'write-config';
   if (values.get('cleanup') === true) return 'cleanup';
+  if (values.get('dry-run') === true) return 'dry-run';
   return 'run';
+}
+
+/** --dry-run runs alone (it changes nothing, the other commands change or write something); --diff only with it. */
+function commandErrors(values: Map<string, unknown>): string[] {
+  const dryRun = values.get('dry-run') === true;
+  if (!dryRun) return values.get('diff') === true ? ['--diff: only with --dry-run (it prints what a sync would change)'] : [];
+  const others = ['cleanup', 'init-only'].filter((f) => values.get(f) === true);
+  if (values.has('write-config-to') && values.get('write-config-to') !== '') others.push('write-config-to');
+  return others.map((f) => `--dry-run: cannot be combined with --${f}`);
 }
 
 function getPath(o: any, path: string): unknown {
@@ -163,8 +175,9 @@ function judge(b: Base, origin: Origin, errors: string[], warnings: string[]): v
 export function parseCommandLine(argv: readonly string[], io: Io = nodeIo): CommandLine {
   const { values, errors } = parseFlags(argv, allFlagSpecs());
   const action = actionOf(values);
+  errors.push(...commandErrors(values));
   const base: Omit<CommandLine, 'config'> = {
-    action, errors, warnings: [], initOnly: values.get('init-only') === true,
+    action, errors, warnings: [], initOnly: values.get('init-only') === true, diff: values.get('diff') === true,
     master: values.get('master') as string | undefined, versionRaw: values.get('version') === 'raw',
     flagsWithoutEffect: flagsWithoutEffect(values.keys(), Boolean(values.get('config'))),
   };

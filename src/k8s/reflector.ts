@@ -380,6 +380,8 @@ export class Reflector<T extends KubernetesObject> {
 
   private async watchOnce(): Promise<WatchOutcome> {
     const out: WatchOutcome = { gone: false, events: 0, interrupted: false };
+    // stop() may come from the list's own handlers (a one-shot reader done once it has listed): no watch then.
+    if (this.stopped) return { ...out, interrupted: true };
     const timeoutSeconds = Math.max(1, Math.round(this.o.watchTimeoutSeconds?.() ?? 300 * (1 + Math.random())));
     let errorStatus: { message?: string; code?: number } | undefined;
     const stream = this.o.client.watch({

@@ -43,17 +43,35 @@ function readPart(t: NftType, b: Buffer, at: number): KeyPart {
   }
 }
 
-/** Reads a u16 length and the values of a key or data; returns the values and the position after them. */
-function readParts(b: Buffer, at: number, types: readonly NftType[]): [KeyPart[], number] {
-  const len = b.readUInt16LE(at);
+/** The values of a key or data laid out as the kernel holds them (a concatenation's fields each on a word), from `at`. */
+function partsAt(b: Buffer, at: number, types: readonly NftType[]): KeyPart[] {
   const parts: KeyPart[] = [];
-  let p = at + 2;
+  let p = at;
   for (const t of types) {
     parts.push(readPart(t, b, p));
     const n = t === 'ipv4_addr' || t === 'mark' || t === 'integer' ? 4 : t === 'ipv6_addr' || t === 'ifname' ? 16 : t === 'inet_proto' ? 1 : 2;
     p += types.length > 1 ? wordAlign(n) : n;
   }
-  return [parts, at + 2 + len];
+  return parts;
+}
+
+/** Reads a u16 length and the values of a key or data; returns the values and the position after them. */
+function readParts(b: Buffer, at: number, types: readonly NftType[]): [KeyPart[], number] {
+  const len = b.readUInt16LE(at);
+  return [partsAt(b, at + 2, types), at + 2 + len];
+}
+
+/**
+ * A key or data value as a table dump returns it (Nft.dumpTable: the kernel's NFTA_DATA_VALUE bytes),
+ * in canonical form. Throws a RangeError naming the lengths when the bytes do not hold `types`.
+ */
+export function decodeValue(types: readonly NftType[], bytes: Buffer): KeyPart[] {
+  if (types.length === 0 || types.includes('verdict')) throw new RangeError(`'${types.join(' . ')}' is not a list of value types`);
+  const need = keyLength(types);
+  if (bytes.length !== need) {
+    throw new RangeError(`a value of ${bytes.length} bytes does not hold ${types.join(' . ') || 'nothing'} (${need} bytes)`);
+  }
+  return partsAt(bytes, 0, types);
 }
 
 function readVerdict(b: Buffer, at: number): [Verdict, number] {

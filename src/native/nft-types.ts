@@ -56,6 +56,18 @@ export function keyTypeId(key: readonly NftType[]): number {
   return id >>> 0;
 }
 
+/** The types a key type id packs (the inverse of keyTypeId); undefined for an id that is not ours. */
+export function keyTypesOf(id: number): NftType[] | undefined {
+  const byId = new Map(Object.entries(NFT_TYPES).map(([t, info]) => [info.id, t as NftType]));
+  const out: NftType[] = [];
+  for (let rest = id >>> 0; rest !== 0; rest = Math.floor(rest / (1 << TYPE_BITS))) {
+    const t = byId.get(rest % (1 << TYPE_BITS));
+    if (t === undefined || t === 'verdict') return undefined;
+    out.unshift(t);
+  }
+  return out.length > 0 ? out : undefined;
+}
+
 /** The key length: one field as is, a concatenation with every field padded to a word. */
 export function keyLength(key: readonly NftType[]): number {
   if (key.length === 1) return NFT_TYPES[key[0]].len;

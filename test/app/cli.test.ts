@@ -7,6 +7,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { withNetns } from '../helpers/netns';
 import { REPO_ROOT } from '../helpers/topology';
+import { TestApiServer } from '../apiserver/server';
+import { endpointSlice, namespace, node, service } from '../traffic/fixtures';
 
 const BIN = path.join(REPO_ROOT, 'bin', 'kube-proxy-native.js');
 
@@ -30,6 +32,17 @@ function startAndStop(args: string[], netns: string, until: RegExp): Promise<{ o
     child.stderr.on('data', (d: Buffer) => { err += d.toString(); check(); });
     child.on('exit', () => { clearTimeout(timer); resolve({ out, err }); });
   });
+}
+
+/** As run(), without blocking this process (whose test API server the command talks to). */
+function runAsync(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
+  child.stderr.on('data', (d: Buffer) => { err += d.toString(); });
+  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  return new Promise((resolve) => child.on('close', (code) => { clearTimeout(timer); resolve({ code, out, err }); }));
 }
 
 const NO_EFFECT = /flags accepted for compatibility but without effect here: --profiling, --boot-id-file \(/;
@@ -78,6 +91,39 @@ describe('kube-proxy-native command', () => {
       const again = run(['--cleanup'], ns.name);
       assert.equal(again.code, 0, again.err);
     });
+  });
+
+  it('--diff without --dry-run is a flag error; --dry-run refuses the ipvs mode, saying what it compiles', () => {
+    const diff = run(['--diff']);
+    assert.equal(diff.code, 1);
+    assert.match(diff.err, /--diff: only with --dry-run/);
+    const ipvs = run(['--dry-run', '--proxy-mode=ipvs', '--master=http://127.0.0.1:9']);
+    assert.equal(ipvs.code, 1);
+    assert.equal(ipvs.out, '');
+    assert.match(ipvs.err, /kube-proxy-native: --dry-run: it compiles the nftables mode's ruleset only, and the configured proxy mode is "ipvs"/);
+  });
+
+  it('--dry-run prints only the script on stdout, even with info lines split to stdout, and exits 0', async () => {
+    const api = new TestApiServer({ bookmarkIntervalMs: 0 });
+    await api.start();
+    try {
+      api.create('nodes', node('node-a', '192.0.2.10'));
+      api.create('namespaces', namespace('default'));
+      const ports = [{ name: 'http', port: 80, targetPort: 8080 }];
+      api.create('services', service('web', { clusterIP: '10.96.0.10', ports }));
+      api.create('endpointslices', endpointSlice('web', 'web-1', { ports, endpoints: [{ ip: '10.244.1.5' }] }));
+      const r = await runAsync(['--dry-run', `--master=${api.url}`, '--hostname-override=node-a', '--v=4',
+        '--feature-gates=LoggingAlphaOptions=true', '--log-text-split-stream']);
+      assert.equal(r.code, 0, r.err);
+      const lines = r.out.trimEnd().split('\n');
+      assert.ok(lines.every((l) => /^(add|#) /.test(l)), r.out);
+      assert.ok(lines.includes('add element ip kube-proxy cluster-ip-ports { 10.96.0.10 . tcp . 80 }'), r.out);
+      assert.match(lines.at(-1)!, /^# dry run: ip: .*; ip6: .*; \d+ bytes$/);
+      assert.match(r.err, /^I\d{4} /m, 'the log lines went to stderr');
+      assert.ok(api.requests.every((q) => q.method === 'GET'), 'it only read from the API server (no Events posted)');
+    } finally {
+      await api.stop();
+    }
   });
 
   it('logs klog text lines to stderr by default, and names the flags without effect in one line (upstream default: text)', async () => {

@@ -100,6 +100,21 @@ test('actions and command flags', () => {
   assert.equal(w.output?.path, '/tmp/out.yaml');
 });
 
+test('--dry-run and --diff: an action of their own; --diff only with --dry-run; --dry-run alone among the commands', () => {
+  const d = run('--dry-run');
+  assert.deepEqual([d.action, d.diff, d.errors], ['dry-run', false, []]);
+  const diff = run('--dry-run', '--diff');
+  assert.deepEqual([diff.action, diff.diff, diff.errors], ['dry-run', true, []]);
+  assert.deepEqual(run('--diff').errors, ['--diff: only with --dry-run (it prints what a sync would change)']);
+  assert.deepEqual(run('--dry-run=false', '--diff').errors, ['--diff: only with --dry-run (it prints what a sync would change)']);
+  assert.deepEqual(run('--dry-run', '--cleanup').errors, ['--dry-run: cannot be combined with --cleanup']);
+  assert.deepEqual(run('--dry-run', '--init-only', '--write-config-to=/tmp/x').errors,
+    ['--dry-run: cannot be combined with --init-only', '--dry-run: cannot be combined with --write-config-to']);
+  assert.equal(run('--dry-run', '--proxy-mode=ipvs').action, 'dry-run', 'the mode is judged when it runs (src/app/dry-run.ts)');
+  const f = parseCommandLine(['--config=/c.yaml', '--dry-run', '--diff'], memIo({ '/c.yaml': V1 }));
+  assert.deepEqual([f.action, f.diff, f.errors, f.warnings], ['dry-run', true, [], []], 'command flags are not ignored with --config');
+});
+
 test('flags without --config start from the v1alpha1 defaults, as upstream', () => {
   const c = ok();
   assert.equal(c.iptables.localhostNodePorts, true);

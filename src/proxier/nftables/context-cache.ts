@@ -5,6 +5,7 @@
 import type { ProxySnapshot } from '../../core/types';
 import { buildContext, contextKey, type ContextInputs, type FamilyContext } from './context';
 import type { NftFamily } from './desired';
+import type { NftablesProxierOptions } from './options';
 
 /** A family's context and its key (a different key than the state's means a full sync). */
 export interface KeyedContext {
@@ -24,6 +25,13 @@ function sameList(a: readonly string[], b: readonly string[] | undefined): boole
   if (a.length !== other.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== other[i]) return false;
   return true;
+}
+
+/** What the proxier's options give every family's context (the proxier and a dry run build them alike). */
+export function contextInputsOf(o: Pick<NftablesProxierOptions, 'masqueradeBit' | 'masqueradeAll' | 'localDetector' | 'nodePortAddresses'
+  | 'nodeIPs' | 'serviceCIDRs' | 'affinitySetSize' | 'conntrackTCPLiberal'>): ContextInputs {
+  const { masqueradeBit, masqueradeAll, localDetector, nodePortAddresses, nodeIPs, affinitySetSize, conntrackTCPLiberal } = o;
+  return { masqueradeBit, masqueradeAll, localDetector, nodePortAddresses, nodeIPs, serviceCIDRs: o.serviceCIDRs ?? [], affinitySetSize, conntrackTCPLiberal };
 }
 
 export class ContextCache {

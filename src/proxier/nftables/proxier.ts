@@ -4,7 +4,7 @@
 import type { ChangeSet, Proxier, ProxySnapshot, ServicePort, SyncResult } from '../../core/types';
 import { ServicePortError, compileService } from './compile-service';
 import type { FamilyContext } from './context';
-import { ContextCache, type KeyedContext } from './context-cache';
+import { ContextCache, contextInputsOf, type KeyedContext } from './context-cache';
 import type { NftFamily } from './desired';
 import { ElementIndex } from './element-index';
 import { DEFAULT_STAGE_BYTES, checkOptions, type NftablesProxierOptions } from './options';
@@ -72,9 +72,7 @@ export class NftablesProxier implements Proxier {
   constructor(opts: NftablesProxierOptions) {
     checkOptions(opts);
     this.opts = { ...opts, families: [...opts.families] };
-    const { masqueradeBit, masqueradeAll, localDetector, nodePortAddresses, nodeIPs, affinitySetSize, conntrackTCPLiberal } = opts;
-    this.contexts = new ContextCache({ masqueradeBit, masqueradeAll, localDetector, nodePortAddresses, nodeIPs,
-      serviceCIDRs: opts.serviceCIDRs ?? [], affinitySetSize, conntrackTCPLiberal }, opts.families);
+    this.contexts = new ContextCache(contextInputsOf(opts), opts.families);
   }
 
   /** ServicePorts currently left out, with the reason. */
