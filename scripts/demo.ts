@@ -3,6 +3,9 @@
 // shows the programmed rules and real requests reaching the endpoints, then removes everything it
 // made. `--mode ipvs` runs the (deprecated) IPVS mode instead; scripts/demo.sh boots a guest kernel
 // with IPVS for it when this one has none (docs/testing-ipvs.md).
+import { runExplain } from '../src/app/explain';
+import { parseCommandLine } from '../src/config';
+import { createLogger } from '../src/log';
 import { IpvsSocket } from '../src/native';
 import { formatIpvsListing } from '../src/proxier/ipvs';
 import { answeredBy, eventually, startCluster, type Cluster } from '../test/traffic/harness';
@@ -86,6 +89,23 @@ async function demo(c: Cluster, mode: Mode): Promise<void> {
   }
   const health = await fetch(`http://127.0.0.1:${c.proxy.healthPort}/healthz`);
   say(`  GET /healthz -> ${health.status} ${await health.text()}`);
+
+  if (mode === 'nftables') await showExplain(c);
+}
+
+/**
+ * `kube-proxy-native explain default/web --config <the proxy's config>`, as an operator on the node
+ * types it. The demo's node is a network namespace and its API server listens on the host's loopback,
+ * so the command runs in this process, reading the node namespace's kernel (runExplain's netns).
+ */
+async function showExplain(c: Cluster): Promise<void> {
+  heading('kube-proxy-native explain default/web --config <the proxy\'s config>');
+  const cl = parseCommandLine(['explain', 'default/web', '--config', c.configPath]);
+  if (cl.errors.length > 0) throw new Error(`explain's command line: ${cl.errors.join('; ')}`);
+  let text = '';
+  const log = createLogger({ format: 'json', verbosity: 0, destination: { write: () => true } });
+  await runExplain({ config: cl.config, log, request: cl.explain!, netns: c.topo.node.path, out: { write: (t) => { text += t; } } });
+  for (const l of text.trimEnd().split('\n')) say(`  ${l}`);
 }
 
 async function main(): Promise<void> {

@@ -8,6 +8,7 @@ import { startProxy } from './app/proxy-app';
 import { applyOomScoreAdj } from './app/oom-score';
 import { runInitOnly } from './app/init-only';
 import { runDryRun } from './app/dry-run';
+import { runExplain } from './app/explain';
 
 // eslint-disable-next-line @typescript-eslint/no-var-requires
 const VERSION: string = require('../../package.json').version;
@@ -63,6 +64,17 @@ async function dryRun(cl: CommandLine, log: Logger): Promise<number> {
   }
 }
 
+/** Prints the explanation on standard output; logs and errors go to standard error. */
+async function explain(cl: CommandLine, log: Logger): Promise<number> {
+  for (const w of startupWarnings(cl.config)) log.warn({}, w);
+  try {
+    await runExplain({ config: cl.config, log, master: cl.master, request: cl.explain!, out: process.stdout });
+    return 0;
+  } catch (e) {
+    return startFailed(e as Error, log, 'explain: ');
+  }
+}
+
 async function run(cl: CommandLine, log: Logger): Promise<number> {
   for (const w of startupWarnings(cl.config)) log.warn({}, w);
   for (const n of startupNotices(cl.config, cl.flagsWithoutEffect)) log.info({}, n);
@@ -94,9 +106,9 @@ export async function main(argv: string[]): Promise<number> {
   }
   if (cl.action === 'version') return printVersion(cl);
   const { format, verbosity, options } = cl.config.logging;
-  // A dry run's standard output is its script: every log line goes to standard error.
+  // A dry run's standard output is its script, explain's its answer: every log line goes to standard error.
   const log = createLogger({ format, verbosity, splitStream: options[format as 'text' | 'json']?.splitStream,
-    ...(cl.action === 'dry-run' ? { infoDestination: process.stderr } : {}) });
+    ...(cl.action === 'dry-run' || cl.action === 'explain' ? { infoDestination: process.stderr } : {}) });
   // From here on an error nothing handled is logged with its stack and exits 1 (see src/log/last-resort.ts).
   installLastResort(log);
   for (const w of cl.warnings) log.warn({}, w);
@@ -109,6 +121,7 @@ export async function main(argv: string[]): Promise<number> {
     case 'write-config': return writeConfig(cl);
     case 'cleanup': return cleanup(log, cl.config.ipvs.excludeCIDRs);
     case 'dry-run': return dryRun(cl, log);
+    case 'explain': return explain(cl, log);
     default: return run(cl, log);
   }
 }

@@ -5,13 +5,14 @@
 // score, server or Event. The kernel is only read: nf_conntrack_tcp_be_liberal (the ruleset depends
 // on it, as the proxy's does) and, with --diff, our tables.
 import type { Log } from '../base/log';
-import { effectiveMode, type KubeProxyConfiguration } from '../config';
+import type { KubeProxyConfiguration } from '../config';
 import { Nft, type TableDump } from '../native';
 import {
   compileDesiredTables, countAdded, countChanges, desiredWriter, leaveOut, planKernelDiff, TABLE, unreadableByNft, type DesiredTable, type ScriptCounts,
 } from '../proxier/nftables';
 import { OwnedBuildError, type TxWriter } from '../proxier/nftables/tx-writer';
 import { listOnce } from './list-once';
+import { requireNftablesMode } from './nftables-only';
 import { nftablesCompileOptions } from './nftables-options';
 import { readTcpBeLiberal } from './tcp-be-liberal';
 
@@ -32,7 +33,7 @@ export interface DryRunOptions {
 
 /** Throws, with the reason, where the command exits 1: another mode, a failed list or dump. */
 export async function runDryRun(o: DryRunOptions): Promise<void> {
-  checkMode(o.config);
+  requireNftablesMode(o.config, 'it compiles');
   const conntrackTCPLiberal = readTcpBeLiberal({ netns: o.netns });
   const model = await listOnce({ config: o.config, log: o.log, master: o.master, timeoutMs: o.listTimeoutMs });
   const { tables, refused } = compileDesiredTables({ ...nftablesCompileOptions(o.config, model.families), conntrackTCPLiberal }, model.snapshot);
@@ -43,13 +44,6 @@ export async function runDryRun(o: DryRunOptions): Promise<void> {
   });
   for (const [servicePort, reason] of refused) o.log.warn({ servicePort, reason }, 'ServicePort refused; the ruleset leaves it out, as the proxy would');
   o.out.write(scripts.join('') + closingComments(tables, scripts, refused, o.diff));
-}
-
-function checkMode(config: KubeProxyConfiguration): void {
-  const mode = effectiveMode(config);
-  if (mode === 'nftables') return;
-  throw new Error(`it compiles the nftables mode's ruleset only, and the configured proxy mode is ${JSON.stringify(mode)} `
-    + '(run it with --proxy-mode=nftables, or mode: nftables in the configuration file)');
 }
 
 /** The ServicePorts left out, the note on lines nft cannot parse, then the summary: comments, so the output stays loadable. */

@@ -1,5 +1,6 @@
 // The entry point the main program calls: from argv (and a way to read the --config file) to what to do
 // and the effective configuration. Pure apart from the injected file reader.
+import { parseExplainArgs, type ExplainRequest } from './explain-args';
 import { readFileSync } from 'node:fs';
 import { defaultsFor, loadConfigData, LoadedFile } from './decode';
 import { applyConfigFlags, applyLoggingFlags, allFlagSpecs, flagFields, flagScope } from './flags';
@@ -20,10 +21,11 @@ export { loadConfigData } from './decode';
 export { validate } from './validate';
 export { formatDuration, parseDuration } from './duration';
 export { effectiveMode } from './effective';
+export { EXPLAIN_USAGE, type ExplainRequest } from './explain-args';
 export { configzBody, internalConfigJSON } from './configz';
 export { applyPlatformDefaults, NODE_PORT_ADDRESSES_PRIMARY } from './platform-defaults';
 
-export type Action = 'run' | 'cleanup' | 'write-config' | 'dry-run' | 'version' | 'help';
+export type Action = 'run' | 'cleanup' | 'write-config' | 'dry-run' | 'explain' | 'version' | 'help';
 
 export interface CommandLine {
   action: Action;
@@ -44,6 +46,8 @@ export interface CommandLine {
   initOnly: boolean;
   /** action 'dry-run' with --diff: print only what a sync would change. */
   diff: boolean;
+  /** action 'explain': which Service, which port, which output. */
+  explain?: ExplainRequest;
   /** Flags given that are accepted but have no effect here (see startupNotices). */
   flagsWithoutEffect: string[];
 }
@@ -71,6 +75,13 @@ function commandErrors(values: Map<string, unknown>): string[] {
   const others = ['cleanup', 'init-only'].filter((f) => values.get(f) === true);
   if (values.has('write-config-to') && values.get('write-config-to') !== '') others.push('write-config-to');
   return others.map((f) => `--dry-run: cannot be combined with --${f}`);
+}
+
+/** explain reads and prints; the flags that make the command do something else are refused. */
+function explainErrors(values: Map<string, unknown>): string[] {
+  const others = ['cleanup', 'init-only', 'dry-run', 'diff'].filter((f) => values.get(f) === true);
+  if (values.has('write-config-to') && values.get('write-config-to') !== '') others.push('write-config-to');
+  return others.map((f) => `explain: cannot be combined with --${f}`);
 }
 
 function getPath(o: any, path: string): unknown {
@@ -173,11 +184,14 @@ function judge(b: Base, origin: Origin, errors: string[], warnings: string[]): v
 }
 
 export function parseCommandLine(argv: readonly string[], io: Io = nodeIo): CommandLine {
-  const { values, errors } = parseFlags(argv, allFlagSpecs());
-  const action = actionOf(values);
-  errors.push(...commandErrors(values));
+  const explain = argv[0] === 'explain' ? parseExplainArgs(argv.slice(1)) : undefined;
+  const { values, errors } = parseFlags(explain ? explain.rest : argv, allFlagSpecs());
+  const flagAction = actionOf(values);
+  const action: Action = explain && flagAction !== 'help' && flagAction !== 'version' ? 'explain' : flagAction;
+  errors.push(...(explain ? explain.errors : []), ...(explain ? explainErrors(values) : commandErrors(values)));
   const base: Omit<CommandLine, 'config'> = {
     action, errors, warnings: [], initOnly: values.get('init-only') === true, diff: values.get('diff') === true,
+    ...(explain?.request ? { explain: explain.request } : {}),
     master: values.get('master') as string | undefined, versionRaw: values.get('version') === 'raw',
     flagsWithoutEffect: flagsWithoutEffect(values.keys(), Boolean(values.get('config'))),
   };

@@ -102,15 +102,11 @@ export function decodePlainElements(spec: SetSpec, b: Buffer, at: number, count:
   return out;
 }
 
-/**
- * A key's or data's bytes as the kernel holds them (a dump, a look-up) read back as values of
- * `types`; undefined when the length is not theirs (the set is not what the caller thinks).
- */
-export function decodeValue(types: readonly NftType[], b: Buffer): KeyPart[] | undefined {
-  if (types.length === 0 || b.length !== keyLength(types)) return undefined;
-  const padded = b.length + 2;
-  const framed = Buffer.alloc(padded);
-  framed.writeUInt16LE(b.length, 0);
-  b.copy(framed, 2);
-  return readParts(framed, 0, types)[0];
+/** decodeValue, or undefined when the bytes do not hold `types` (the set is not what the caller thinks). */
+export function tryDecodeValue(types: readonly NftType[], bytes: Buffer): KeyPart[] | undefined {
+  try {
+    return decodeValue(types, bytes);
+  } catch {
+    return undefined;
+  }
 }

@@ -16,6 +16,8 @@ export interface Cluster {
   topo: Topology;
   /** The running proxy (a new one after restartProxy). */
   proxy: RunningProxy;
+  /** The proxy's v1alpha2 config file (the API server's kubeconfig in it): for the CLI run beside it. */
+  configPath: string;
   /**
    * Stops the proxy (which leaves the kernel as it is) and starts a new one with the same config;
    * `meanwhile` runs while no proxy runs.
@@ -77,12 +79,14 @@ export async function startCluster(o: ClusterOptions = {}): Promise<Cluster> {
   const api = new TestApiServer({ bookmarkIntervalMs: 0 });
   let proxy: RunningProxy;
   let config: KubeProxyConfiguration;
+  let configPath = '';
   try {
     await topo.startServers(o.ports ?? [8080]);
     await api.start();
     api.create('nodes', node(NODE_NAME, NODE_IP));
     api.create('namespaces', namespace('default'));
-    const cl = parseCommandLine(['--config', await configFile(api.kubeconfig(), o.configYaml ?? '')]);
+    configPath = await configFile(api.kubeconfig(), o.configYaml ?? '');
+    const cl = parseCommandLine(['--config', configPath]);
     if (cl.errors.length > 0) throw new Error(`config: ${cl.errors.join('; ')}`);
     config = cl.config;
     await o.beforeProxy?.(api, topo);
@@ -94,7 +98,7 @@ export async function startCluster(o: ClusterOptions = {}): Promise<Cluster> {
   }
   const cfg = config;
   const cluster: Cluster = {
-    api, topo, proxy,
+    api, topo, proxy, configPath,
     async restartProxy(meanwhile) {
       await cluster.proxy.stop();
       await meanwhile?.();

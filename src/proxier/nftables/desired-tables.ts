@@ -32,8 +32,13 @@ export interface DesiredTables {
 export type CompileOptions = Pick<NftablesProxierOptions, 'families' | 'masqueradeBit' | 'masqueradeAll' | 'localDetector'
   | 'nodePortAddresses' | 'nodeIPs' | 'serviceCIDRs' | 'affinitySetSize' | 'conntrackTCPLiberal'>;
 
+/** The context of each family the options serve, for this snapshot (its node, its Service CIDRs), as the proxier builds them. */
+export function familyContexts(o: CompileOptions, snapshot: ProxySnapshot): FamilyContext[] {
+  return new ContextCache(contextInputsOf(o), o.families).get(snapshot).map(({ ctx }) => ctx);
+}
+
 export function compileDesiredTables(o: CompileOptions, snapshot: ProxySnapshot): DesiredTables {
-  const contexts = new ContextCache(contextInputsOf(o), o.families).get(snapshot);
+  const contexts = familyContexts(o, snapshot).map((ctx) => ({ ctx }));
   const keys = [...snapshot.services.keys()].sort();
   const refused = new Map<string, string>();
   const tables = contexts.map(({ ctx }) => {

@@ -3,7 +3,7 @@
 // compared with what the proxier would program now (compileService's objects with the current
 // context) and marked as expected, differs or missing.
 import { NetlinkError, type ChainRule, type ElementLookup, type ExpectedChain, type KeyPart, type Nft, type SetSpec, type Verdict } from '../../native';
-import { decodeValue } from '../../native/element-decode';
+import { decodeValue, tryDecodeValue } from '../../native/element-decode';
 import { elementText, encodeKey } from '../../native/elements';
 import { mapData } from '../../native/set-spec';
 import { setDefFor } from './compile-base';
@@ -34,7 +34,7 @@ export type KernelReader = Pick<Nft, 'getElements' | 'dumpChain'>;
 
 /** A value re-read from its own encoding: the text the kernel's bytes decode to, so texts compare exactly. */
 function canonical(set: string, types: SetSpec['key'], parts: readonly KeyPart[]): KeyPart[] {
-  return decodeValue(types, Buffer.from(encodeKey({ name: set, key: types }, parts, 'value')))!;
+  return decodeValue(types, Buffer.from(encodeKey({ name: set, key: types }, parts, 'value')));
 }
 
 function expectedText(spec: SetSpec, def: ElementDef): string {
@@ -52,9 +52,9 @@ function hex(b: Buffer): string {
 
 /** The kernel's element as nft text; bytes that do not fit the set's types are shown as hex. */
 function kernelText(spec: SetSpec, found: NonNullable<ElementLookup['element']>): string {
-  const key = decodeValue(spec.key, found.key);
+  const key = tryDecodeValue(spec.key, found.key);
   const dataTypes = mapData(spec);
-  const data = dataTypes && found.data ? decodeValue(dataTypes, found.data) : undefined;
+  const data = dataTypes && found.data ? tryDecodeValue(dataTypes, found.data) : undefined;
   if (!key || (dataTypes && found.data && !data)) {
     return `${hex(found.key)}${found.data ? ` : ${hex(found.data)}` : ''}`;
   }

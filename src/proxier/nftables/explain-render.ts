@@ -17,7 +17,8 @@
 //                 list: [{ ip, port, slices, nodeName?, zone?, ready, serving, terminating, isLocal,
 //                          cluster: { use: used|unused|not-applicable, reason?: { code, text } },
 //                          local: (the same) }] }   reason codes: src/core/endpoint-reasons.ts
-//     kernel?     [{ object, key, expected, status: 'as expected'|'differs'|'missing', kernel? }]
+//     kernel?     [{ kind: 'element'|'chain', set?, chain?, key, expected, kernel?, status: 'as expected'|'differs'|'missing' }]
+//                 (explain-kernel.ts: key and values as nft text; a chain's rules one a line)
 //                 (absent: not checked)
 //     paths       [{ kind, ip, port, client: pod|outside, source?: allowed|'not allowed', outcome:
 //                 dnat|reject|drop|accept, endpoints?, masquerade, summary,
@@ -169,11 +170,21 @@ function why(ep: EndpointExplanation): string {
   return [c ? `cluster ${c.code}: ${c.text}` : '', l ? `local ${l.code}: ${l.text}` : ''].filter((s) => s !== '').join('; ');
 }
 
+/** An element's value (what follows its key) or `(present)`; a chain's rule count: the table stays one line a row. */
+function shownValue(c: KernelObjectCheck, text: string | undefined): string {
+  if (text === undefined) return '';
+  if (c.kind === 'chain') return `${text.split('\n').length} rules`;
+  return text.startsWith(`${c.key} : `) ? text.slice(c.key.length + 3) : text === c.key ? '(present)' : text;
+}
+
 function kernelLines(checks: readonly KernelObjectCheck[]): string[] {
   const bad = checks.filter((c) => c.status !== 'as expected').length;
   const head = `  Kernel objects: ${checks.length} checked, ${bad === 0 ? 'all as expected' : `${bad} not as expected`}`;
   const rows = [['STATUS', 'OBJECT', 'KEY', 'EXPECTED', 'KERNEL']];
-  for (const c of checks) rows.push([c.status, c.object, c.key, c.expected || '(present)', c.kernel ?? '']);
+  for (const c of checks) {
+    const object = c.kind === 'chain' ? 'chain' : `element ${c.set}`;
+    rows.push([c.status, object, short(c.key), shownValue(c, c.expected), c.status === 'as expected' ? '' : shownValue(c, c.kernel) || '(none)']);
+  }
   return [head, ...table(rows, '    ')];
 }
 

@@ -1,24 +1,15 @@
 // For `explain` (nftables mode): everything explain says about one ServicePort, assembled from the
 // mode-independent endpoint reasons (src/core/endpoint-reasons.ts) and this mode's addresses,
-// policies and paths (explain-path.ts). The kernel objects' check is another piece's to fill in.
+// policies and paths (explain-path.ts); `kernel` holds the kernel objects' check (explain-kernel.ts) when it ran.
 import type { V1EndpointSlice } from '@kubernetes/client-node';
 import { explainEndpoints, type EndpointsExplanation } from '../../core/endpoint-reasons';
 import type { NodeTopology } from '../../core/endpoint-selection';
 import type { ServicePort } from '../../core/types';
 import type { FamilyContext } from './context';
 import { explainPath, type PathExplanation } from './explain-path';
+import type { KernelObjectCheck } from './explain-kernel';
 
-/** One kernel object the proxy programs for a ServicePort, read back by key and compared. */
-export interface KernelObjectCheck {
-  /** What it is: `element cluster-ip-ports`, `chain service-...`. */
-  object: string;
-  key: string;
-  /** What the proxy would program now (its value or verdict, or '' for "present"). */
-  expected: string;
-  status: 'as expected' | 'differs' | 'missing';
-  /** What the kernel holds, when it differs. */
-  kernel?: string;
-}
+export type { KernelObjectCheck };
 
 /** Everything explain knows about one ServicePort; `kernel` is filled by the kernel check. */
 export interface ServicePortExplanation {

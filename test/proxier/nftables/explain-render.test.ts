@@ -34,8 +34,9 @@ function explanation(): ServicePortExplanation {
   return {
     ...explainServicePort({ sp: web, slices, node: NODE, ctx: ctx(), localAddresses: ['127.0.0.1', '192.168.0.2'] }),
     kernel: [
-      { object: 'element cluster-ip-ports', key: '172.30.0.41 . tcp . 80', expected: '', status: 'as expected' },
-      { object: 'element endpoints-2', key: '172.30.0.41 . tcp . 80 . 1', expected: '10.180.1.1 . 8080', status: 'differs', kernel: '10.180.9.9 . 8080' },
+      { kind: 'element', set: 'cluster-ip-ports', key: '172.30.0.41 . tcp . 80', expected: '172.30.0.41 . tcp . 80', kernel: '172.30.0.41 . tcp . 80', status: 'as expected' },
+      { kind: 'element', set: 'endpoints-2', key: '172.30.0.41 . tcp . 80 . 1', expected: '172.30.0.41 . tcp . 80 . 1 : 10.180.1.1 . 8080', status: 'differs', kernel: '172.30.0.41 . tcp . 80 . 1 : 10.180.9.9 . 8080' },
+      { kind: 'chain', chain: 'service-X', key: 'service-X', expected: 'rule one\nrule two', status: 'missing' },
     ],
   };
 }
@@ -71,7 +72,7 @@ test('JSON: the documented fields, plain data that survives a round trip', () =>
   assert.equal(denied.outcome, 'drop');
   assert.deepEqual(denied.steps[0], { hook: 'filter prerouting', chain: 'filter-prerouting', rule: 'ct state new jump firewall-check', verdict: 'jump firewall-check' });
   assert.equal(port.kernel[1].status, 'differs');
-  assert.equal(port.kernel[1].kernel, '10.180.9.9 . 8080');
+  assert.equal(port.kernel[1].kernel, '172.30.0.41 . tcp . 80 . 1 : 10.180.9.9 . 8080');
 });
 
 test('JSON and text of a refused ServicePort, and without a kernel check', () => {
@@ -103,10 +104,11 @@ ns1/web:http/TCP/IPv4  port http 80/TCP IPv4
     10.180.0.1:8080  node1  zone-a  ready                 used     used
     10.180.1.1:8080  node2  zone-b  ready                 used     -      local not-local: runs on node2, not on this node
     10.180.1.2:8080  node2  zone-b  terminating, serving  -        -      cluster terminating-not-needed: terminating; ready endpoints exist; local not-local: runs on node2, not on this node
-  Kernel objects: 2 checked, 1 not as expected
+  Kernel objects: 3 checked, 2 not as expected
     STATUS       OBJECT                    KEY                         EXPECTED           KERNEL
     as expected  element cluster-ip-ports  172.30.0.41 . tcp . 80      (present)
     differs      element endpoints-2       172.30.0.41 . tcp . 80 . 1  10.180.1.1 . 8080  10.180.9.9 . 8080
+    missing      chain                     service-X                   2 rules            (none)
   Path of a new connection
     to ClusterIP 172.30.0.41:80 from a pod on this node: DNAT to 1 of 2 endpoints, source kept
       nat prerouting   nat-prerouting      jump services                                                             -> jump services
