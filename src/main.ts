@@ -37,42 +37,31 @@ async function cleanup(log: Logger, excludeCIDRs: readonly string[]): Promise<nu
 }
 
 /** As upstream's "Error running ProxyServer" and exit 1: a start-up error says what, without a stack. */
-function startFailed(e: Error, log: Logger, what: string): number {
-  log.error({ err: e.message }, 'Error running ProxyServer');
-  log.debug({ stack: e.stack }, 'Where start-up failed');
+function startFailed(e: Error, log: Logger, what: string, msg = 'Error running ProxyServer'): number {
+  log.error({ err: e.message }, msg);
+  log.debug({ stack: e.stack }, 'Where it failed');
   process.stderr.write(`kube-proxy-native: ${what}${e.message}\n`);
   return 1;
 }
 
-async function initOnly(cl: CommandLine, log: Logger): Promise<number> {
+/** A command that runs once and exits: 0 when `body` resolves, 1 with its error said (prefixed by `what`). */
+async function once(log: Logger, what: string, body: () => Promise<unknown>, msg?: string): Promise<number> {
   try {
-    await runInitOnly({ config: cl.config, log });
+    await body();
     return 0;
   } catch (e) {
-    return startFailed(e as Error, log, '--init-only: ');
+    return startFailed(e as Error, log, what, msg);
   }
 }
 
-/** Prints the ruleset (or what would change) on standard output; logs and errors go to standard error. */
-async function dryRun(cl: CommandLine, log: Logger): Promise<number> {
-  for (const w of startupWarnings(cl.config)) log.warn({}, w);
-  try {
-    await runDryRun({ config: cl.config, log, master: cl.master, diff: cl.diff, out: process.stdout });
-    return 0;
-  } catch (e) {
-    return startFailed(e as Error, log, '--dry-run: ');
-  }
-}
+const initOnly = (cl: CommandLine, log: Logger) => once(log, '--init-only: ', () => runInitOnly({ config: cl.config, log }));
 
-/** Prints the explanation on standard output; logs and errors go to standard error. */
-async function explain(cl: CommandLine, log: Logger): Promise<number> {
+/** `--dry-run` and `explain` print their answer on standard output; logs and errors go to standard error. */
+async function readOnly(cl: CommandLine, log: Logger): Promise<number> {
   for (const w of startupWarnings(cl.config)) log.warn({}, w);
-  try {
-    await runExplain({ config: cl.config, log, master: cl.master, request: cl.explain!, out: process.stdout });
-    return 0;
-  } catch (e) {
-    return startFailed(e as Error, log, 'explain: ');
-  }
+  const common = { config: cl.config, log, master: cl.master, out: process.stdout };
+  if (cl.action === 'explain') return once(log, 'explain: ', () => runExplain({ ...common, request: cl.explain! }), 'explain failed');
+  return once(log, '--dry-run: ', () => runDryRun({ ...common, diff: cl.diff }), 'The dry run failed');
 }
 
 async function run(cl: CommandLine, log: Logger): Promise<number> {
@@ -120,8 +109,8 @@ export async function main(argv: string[]): Promise<number> {
   switch (cl.action) {
     case 'write-config': return writeConfig(cl);
     case 'cleanup': return cleanup(log, cl.config.ipvs.excludeCIDRs);
-    case 'dry-run': return dryRun(cl, log);
-    case 'explain': return explain(cl, log);
+    case 'dry-run':
+    case 'explain': return readOnly(cl, log);
     default: return run(cl, log);
   }
 }

@@ -43,6 +43,11 @@ function body(env: Env, rows: DatapathRow[], t: LoopTiming): string {
 
 function write(stamp: string, env: Env, rows: DatapathRow[], t: LoopTiming): void {
   writeResult('datapath-', stamp, 'md', body(env, rows, t));
-  writeResult('datapath-', stamp, 'json', `${JSON.stringify({ env, timing: t, loadavgEnd: loadavg()[0], rows }, null, 2)}\n`);
+  writeResult('datapath-', stamp, 'json', `${compactJson({ env, timing: t, loadavgEnd: loadavg()[0], rows })}\n`);
   writeResult('datapath-', stamp, 'svg', datapathChart(rows, `${t.rounds} rounds x ${t.perRound} connections, medians; ours solid, upstream dashed; load ${env.loadavg1m.toFixed(2)} at start`));
+}
+
+/** Indented JSON with every array of numbers on one line: each round's figures are one line, not five. */
+export function compactJson(value: unknown): string {
+  return JSON.stringify(value, null, 2).replace(/\[\s+(-?[\d.e+-]+(?:,\s+-?[\d.e+-]+)*)\s+\]/g, (_, inner: string) => `[${inner.split(/,\s+/).join(', ')}]`);
 }

@@ -21,21 +21,29 @@ struct AttrView {
 // ignored). Returns false if any attribute header or length is malformed.
 bool ParseAttrs(const uint8_t* p, size_t n, AttrView* tb, uint16_t maxType);
 
-// Calls fn(type, view) for each attribute in [p, p+n); returns false on malformed data.
+// Calls fn(type, view) for each attribute in [p, p+n), the type with its flags (NLA_F_NESTED,
+// NLA_F_NET_BYTEORDER) as sent; returns false on malformed data.
 template <typename F>
-bool ForEachAttr(const uint8_t* p, size_t n, F fn) {
+bool ForEachRawAttr(const uint8_t* p, size_t n, F fn) {
   size_t off = 0;
   while (n - off >= NLA_HDRLEN) {
     uint16_t len, type;
     std::memcpy(&len, p + off, 2);
     std::memcpy(&type, p + off + 2, 2);
     if (len < NLA_HDRLEN || len > n - off) return false;
-    fn(uint16_t(type & NLA_TYPE_MASK), AttrView{p + off + NLA_HDRLEN, size_t(len - NLA_HDRLEN)});
+    fn(type, AttrView{p + off + NLA_HDRLEN, size_t(len - NLA_HDRLEN)});
     size_t step = NLA_ALIGN(len);
     if (step > n - off) break;
     off += step;
   }
   return true;
+}
+
+// Calls fn(type, view) for each attribute in [p, p+n), the type without its flags; returns false
+// on malformed data.
+template <typename F>
+bool ForEachAttr(const uint8_t* p, size_t n, F fn) {
+  return ForEachRawAttr(p, n, [&](uint16_t type, AttrView v) { fn(uint16_t(type & NLA_TYPE_MASK), v); });
 }
 
 // Calls fn(const nlmsghdr*, payload, payloadLen) for each message in a datagram.

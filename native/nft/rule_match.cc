@@ -6,6 +6,7 @@
 #include <cstring>
 #include <vector>
 
+#include "netlink/attr.h"
 #include "netlink/builder.h"
 #include "nft/encode.h"
 
@@ -24,18 +25,7 @@ struct RawAttr {
 
 // Every attribute of [p, p+n) with its flags kept; false on a malformed header or length.
 bool RawAttrs(const uint8_t* p, size_t n, std::vector<RawAttr>* out) {
-  size_t off = 0;
-  while (n - off >= NLA_HDRLEN) {
-    uint16_t len, type;
-    std::memcpy(&len, p + off, 2);
-    std::memcpy(&type, p + off + 2, 2);
-    if (len < NLA_HDRLEN || len > n - off) return false;
-    out->push_back(RawAttr{type, p + off + NLA_HDRLEN, size_t(len - NLA_HDRLEN)});
-    size_t step = NLA_ALIGN(len);
-    if (step >= n - off) return true;
-    off += step;
-  }
-  return off == n;
+  return ForEachRawAttr(p, n, [&](uint16_t type, AttrView v) { out->push_back(RawAttr{type, v.data, v.len}); });
 }
 
 bool AttrsCover(const uint8_t* want, size_t wantLen, const uint8_t* have, size_t haveLen, int depth) {

@@ -12,7 +12,7 @@ import type { ServicePort } from '../core/types';
 import { loadKubeConfig } from '../k8s/kubeconfig';
 import { Nft, RtnlSocket } from '../native';
 import {
-  checkServicePortInKernel, compileService, explainServicePort, familyContexts, renderExplainJson, renderExplainText, type ServicePortExplanation,
+  checkServicePortInKernel, compileService, EXPLAIN_API_VERSION, explainServicePort, familyContexts, renderExplainJson, renderExplainText, type ServicePortExplanation,
 } from '../proxier/nftables';
 import type { FamilyContext } from '../proxier/nftables/context';
 import { fetchServiceAndSlices, SERVICE_PROXY_NAME_LABEL, type ServiceAndSlices } from './explain-objects';
@@ -45,7 +45,8 @@ export async function runExplain(o: ExplainOptions): Promise<void> {
   const node = { nodeName: model.nodeName, zone: zoneOf(model.snapshot.node) };
   const why = notHandled(objects, model);
   if (why) {
-    o.out.write(o.request.output === 'json' ? `${JSON.stringify({ service, node: { name: node.nodeName }, handled: false, reason: why }, null, 2)}\n`
+    const doc = { apiVersion: EXPLAIN_API_VERSION, service, node: { name: node.nodeName, zone: node.zone }, handled: false, reason: why };
+    o.out.write(o.request.output === 'json' ? `${JSON.stringify(doc, null, 2)}\n`
       : `Service ${service}: not handled by this proxy: ${why}\n`);
     return;
   }

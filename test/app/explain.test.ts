@@ -148,6 +148,7 @@ describe('explain', { timeout: 120_000 }, () => {
     assert.match(await explain('default/other', { output: 'text' }), /not handled by this proxy: it is labelled service\.kubernetes\.io\/service-proxy-name \(another proxy.s\)/);
     const hidden = JSON.parse(await explain('off/hidden'));
     assert.equal(hidden.handled, false);
+    assert.equal(hidden.apiVersion, 'kube-proxy-native/explain/v1');
     assert.match(hidden.reason, /Namespace off is labelled networking\.k8s\.io\/kube-proxy=disabled/);
   });
 

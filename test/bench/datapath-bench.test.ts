@@ -163,3 +163,15 @@ describe('the datapath report', () => {
     assert.equal(cells(flatnessTable([withOne]))[3], '+10.0 (+10.0 .. +10.0) +50% / +0.0 (+0.0 .. +0.0) +0%');
   });
 });
+
+describe('the datapath results file', () => {
+  it('puts each array of numbers on one line and reads back the same', async () => {
+    const { compactJson } = await import('../../bench/datapath/run-datapath');
+    const v = { rows: [{ rounds: [[10.5, 16.25, -0.5], [1e-7, 2, 3]], name: 'x', list: ['a', 'b'] }] };
+    const text = compactJson(v);
+    assert.deepEqual(JSON.parse(text), v);
+    assert.match(text, /\[10\.5, 16\.25, -0\.5\]/);
+    assert.match(text, /\[1e-7, 2, 3\]/);
+    assert.match(text, /"list": \[\n\s+"a",/, 'strings keep their lines');
+  });
+});

@@ -4,6 +4,8 @@
 //   apiVersion    "kube-proxy-native/explain/v1"
 //   service       "namespace/name"
 //   node          { name, zone }                      the node explained for ('' zone: no label)
+//   handled?      false (only then) when the proxy leaves the Service alone; `reason` says why
+//                 (another proxy's label, a disabled Namespace, headless, ExternalName), no servicePorts
 //   servicePorts  one per ServicePort (port x family), each:
 //     key, portName, protocol, family, port
 //     refused?    why the proxy refuses to program it (then paths is empty)

@@ -11,7 +11,7 @@ export type { RepairReason } from './proxier';
 export { compileDesiredTables, familyContexts, leaveOut } from './desired-tables';
 export { checkServicePortInKernel, type KernelObjectCheck } from './explain-kernel';
 export { explainServicePort, type ServicePortExplanation } from './explain-service-port';
-export { renderExplainJson, renderExplainText } from './explain-render';
+export { EXPLAIN_API_VERSION, renderExplainJson, renderExplainText } from './explain-render';
 export type { CompileOptions, DesiredTable, DesiredTables } from './desired-tables';
 export { planKernelDiff } from './kernel-diff';
 export { desiredWriter } from './render-script';
