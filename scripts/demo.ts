@@ -1,8 +1,10 @@
 // `npm run demo [-- --mode ipvs]`: builds a small cluster in network namespaces (a client, a node,
 // three pods), starts the embedded test API server with a few Services, runs the proxy against it,
-// shows the programmed rules and real requests reaching the endpoints, then removes everything it
-// made. `--mode ipvs` runs the (deprecated) IPVS mode instead; scripts/demo.sh boots a guest kernel
-// with IPVS for it when this one has none (docs/testing-ipvs.md).
+// shows the programmed rules and real requests reaching the endpoints, `explain` for one Service and
+// `--dry-run --diff` (nftables mode), then removes everything it made. `--mode ipvs` runs the
+// (deprecated) IPVS mode instead; scripts/demo.sh boots a guest kernel with IPVS for it when this one
+// has none (docs/testing-ipvs.md).
+import { runDryRun } from '../src/app/dry-run';
 import { runExplain } from '../src/app/explain';
 import { parseCommandLine } from '../src/config';
 import { createLogger } from '../src/log';
@@ -94,9 +96,10 @@ async function demo(c: Cluster, mode: Mode): Promise<void> {
 }
 
 /**
- * `kube-proxy-native explain default/web --config <the proxy's config>`, as an operator on the node
- * types it. The demo's node is a network namespace and its API server listens on the host's loopback,
- * so the command runs in this process, reading the node namespace's kernel (runExplain's netns).
+ * `kube-proxy-native explain default/web --config <the proxy's config>` and `--dry-run --diff`, as an
+ * operator on the node types them. The demo's node is a network namespace and its API server listens
+ * on the host's loopback, so the commands run in this process, reading the node namespace's kernel
+ * (their netns option).
  */
 async function showExplain(c: Cluster): Promise<void> {
   heading('kube-proxy-native explain default/web --config <the proxy\'s config>');
@@ -106,6 +109,13 @@ async function showExplain(c: Cluster): Promise<void> {
   const log = createLogger({ format: 'json', verbosity: 0, destination: { write: () => true } });
   await runExplain({ config: cl.config, log, request: cl.explain!, netns: c.topo.node.path, out: { write: (t) => { text += t; } } });
   for (const l of text.trimEnd().split('\n')) say(`  ${l}`);
+
+  heading('kube-proxy-native --dry-run --diff --config <the proxy\'s config>');
+  const dry = parseCommandLine(['--dry-run', '--diff', '--config', c.configPath]);
+  if (dry.errors.length > 0) throw new Error(`--dry-run's command line: ${dry.errors.join('; ')}`);
+  let diff = '';
+  await runDryRun({ config: dry.config, log, master: dry.master, diff: true, netns: c.topo.node.path, out: { write: (t) => { diff += t; } } });
+  for (const l of diff.trimEnd().split('\n')) say(`  ${l}`);
 }
 
 async function main(): Promise<void> {
