@@ -4,31 +4,19 @@
 // (list-once.ts). Nothing is written anywhere but to `out`: no table, sysctl, conntrack entry, OOM
 // score, server or Event. The kernel is only read: nf_conntrack_tcp_be_liberal (the ruleset depends
 // on it, as the proxy's does) and, with --diff, our tables.
-import type { Log } from '../base/log';
-import type { KubeProxyConfiguration } from '../config';
 import { Nft, type TableDump } from '../native';
 import {
   compileDesiredTables, countAdded, countChanges, desiredWriter, leaveOut, planKernelDiff, TABLE, unreadableByNft, type DesiredTable, type ScriptCounts,
 } from '../proxier/nftables';
 import { OwnedBuildError, type TxWriter } from '../proxier/nftables/tx-writer';
-import { listOnce } from './list-once';
+import { listOnce, type ReadOnlyCommandOptions } from './list-once';
 import { requireNftablesMode } from './nftables-only';
 import { nftablesCompileOptions } from './nftables-options';
 import { readTcpBeLiberal } from './tcp-be-liberal';
 
-export interface DryRunOptions {
-  config: KubeProxyConfiguration;
-  log: Log;
-  /** --master: overrides the kubeconfig's server. */
-  master?: string;
+export interface DryRunOptions extends ReadOnlyCommandOptions {
   /** --diff: print only what a sync would change against the kernel's tables. */
   diff: boolean;
-  /** Read this network namespace's kernel (a path such as /run/netns/X; tests) instead of our own. */
-  netns?: string;
-  /** Where the script goes (standard output). */
-  out: { write(text: string): unknown };
-  /** How long the API server's lists may take (list-once.ts default). */
-  listTimeoutMs?: number;
 }
 
 /** Throws, with the reason, where the command exits 1: another mode, a failed list or dump. */

@@ -5,32 +5,23 @@
 // kernel objects are looked up by key in our tables and compared with what the proxy would program
 // now. Nothing is written: the kernel is only read (nf_conntrack_tcp_be_liberal, addresses, our
 // elements and chains).
-import type { Log } from '../base/log';
-import type { ExplainRequest, KubeProxyConfiguration } from '../config';
+import type { ExplainRequest } from '../config';
+import type { NodeTopology } from '../core/endpoint-selection';
 import { zoneOf } from '../core/node-info';
 import type { ServicePort } from '../core/types';
-import { loadKubeConfig } from '../k8s/kubeconfig';
 import { Nft, RtnlSocket } from '../native';
 import {
   checkServicePortInKernel, compileService, EXPLAIN_API_VERSION, explainServicePort, familyContexts, renderExplainJson, renderExplainText, type ServicePortExplanation,
 } from '../proxier/nftables';
 import type { FamilyContext } from '../proxier/nftables/context';
 import { fetchServiceAndSlices, SERVICE_PROXY_NAME_LABEL, type ServiceAndSlices } from './explain-objects';
-import { listOnce, type ListedModel } from './list-once';
+import { listOnce, type ListedModel, type ReadOnlyCommandOptions } from './list-once';
 import { requireNftablesMode } from './nftables-only';
 import { nftablesCompileOptions } from './nftables-options';
 import { readTcpBeLiberal } from './tcp-be-liberal';
 
-export interface ExplainOptions {
-  config: KubeProxyConfiguration;
-  log: Log;
-  /** --master: overrides the kubeconfig's server. */
-  master?: string;
+export interface ExplainOptions extends ReadOnlyCommandOptions {
   request: ExplainRequest;
-  /** Read this network namespace's kernel (a path such as /run/netns/X; tests) instead of our own. */
-  netns?: string;
-  out: { write(text: string): unknown };
-  listTimeoutMs?: number;
 }
 
 /** Throws where the command exits 1: another mode, no such Service or port, a failed list or kernel read. */
@@ -38,8 +29,7 @@ export async function runExplain(o: ExplainOptions): Promise<void> {
   requireNftablesMode(o.config, 'explain reads');
   const { namespace, name } = o.request;
   const model = await listOnce({ config: o.config, log: o.log, master: o.master, timeoutMs: o.listTimeoutMs });
-  const credentials = loadKubeConfig({ kubeconfig: o.config.clientConnection.kubeconfig || undefined, master: o.master });
-  const objects = await fetchServiceAndSlices(credentials, namespace, name);
+  const objects = await fetchServiceAndSlices(model.kubeConfig, namespace, name);
   if (!objects.service) throw new Error(`Service ${namespace}/${name} not found`);
   const service = `${namespace}/${name}`;
   const node = { nodeName: model.nodeName, zone: zoneOf(model.snapshot.node) };
@@ -51,7 +41,7 @@ export async function runExplain(o: ExplainOptions): Promise<void> {
     return;
   }
   const ports = servicePorts(model, o.request);
-  const explained = await explainPorts(o, model, objects, ports);
+  const explained = await explainPorts(o, model, node, objects, ports);
   o.out.write(o.request.output === 'json' ? renderExplainJson(service, node, explained) : renderExplainText(service, node, explained));
 }
 
@@ -80,7 +70,7 @@ function servicePorts(model: ListedModel, req: ExplainRequest): ServicePort[] {
   return wanted;
 }
 
-async function explainPorts(o: ExplainOptions, model: ListedModel, objects: ServiceAndSlices, ports: readonly ServicePort[]): Promise<ServicePortExplanation[]> {
+async function explainPorts(o: ExplainOptions, model: ListedModel, node: NodeTopology, objects: ServiceAndSlices, ports: readonly ServicePort[]): Promise<ServicePortExplanation[]> {
   if (ports.length === 0) return [];
   const conntrackTCPLiberal = readTcpBeLiberal({ netns: o.netns });
   const contexts = familyContexts({ ...nftablesCompileOptions(o.config, model.families), conntrackTCPLiberal }, model.snapshot);
@@ -90,7 +80,7 @@ async function explainPorts(o: ExplainOptions, model: ListedModel, objects: Serv
     const out: ServicePortExplanation[] = [];
     for (const sp of ports) {
       const ctx = contextOf(contexts, sp);
-      const x = explainServicePort({ sp, slices: objects.slices, node: { nodeName: model.nodeName, zone: zoneOf(model.snapshot.node) }, ctx, localAddresses });
+      const x = explainServicePort({ sp, slices: objects.slices, node, ctx, localAddresses });
       out.push(x.path.refused ? x : { ...x, kernel: await kernelCheck(nft, sp, model, ctx) });
     }
     return out;

@@ -6,6 +6,7 @@ import type { Log } from '../base/log';
 import type { KubeProxyConfiguration } from '../config';
 import { ProxyState } from '../core';
 import type { IPFamily, ProxySnapshot } from '../core/types';
+import type { ApiCredentials } from '../k8s/api-credentials';
 import { ClusterWatcher } from '../k8s/cluster-watcher';
 import { loadKubeConfig } from '../k8s/kubeconfig';
 import type { ReflectorStatus } from '../k8s/reflector';
@@ -22,9 +23,25 @@ export interface ListOnceOptions {
   timeoutMs?: number;
 }
 
+/** What the commands that list once and print (`--dry-run`, `explain`) are given. */
+export interface ReadOnlyCommandOptions {
+  config: KubeProxyConfiguration;
+  log: Log;
+  /** --master: overrides the kubeconfig's server. */
+  master?: string;
+  /** Read this network namespace's kernel (a path such as /run/netns/X; tests) instead of our own. */
+  netns?: string;
+  /** Where the answer goes (standard output). */
+  out: { write(text: string): unknown };
+  /** How long the API server's lists may take (default LIST_ONCE_TIMEOUT_MS). */
+  listTimeoutMs?: number;
+}
+
 /** What the proxier would sync from, and who the proxy would be. */
 export interface ListedModel {
   nodeName: string;
+  /** The credentials the lists were made with (a command's further requests use them too). */
+  kubeConfig: ApiCredentials;
   /** The families the proxy would serve, primary first. */
   families: IPFamily[];
   /** The model with every listed object applied (takeChanges done). */
@@ -61,7 +78,7 @@ export async function listOnce(o: ListOnceOptions): Promise<ListedModel> {
     watcher.stop();
   }
   const { snapshot } = state.takeChanges();
-  return { nodeName, families, state, snapshot, disabledNamespaces: watcher.disabledNamespaces() };
+  return { nodeName, kubeConfig, families, state, snapshot, disabledNamespaces: watcher.disabledNamespaces() };
 }
 
 /** The model takes every object; onSynced says Services, EndpointSlices and ServiceCIDRs are listed. */
