@@ -86,6 +86,7 @@ export const CT_KEY = { state: 0, status: 2 } as const;
 export const CT_STATE_BIT = { invalid: 1, established: 2, related: 4, new: 8, untracked: 64 } as const;
 export type CtState = 'new' | 'established' | 'related' | 'invalid';
 export const CT_STATUS_DNAT = 0x20; // IPS_DST_NAT
+export const CT_STATUS_CONFIRMED = 0x08; // IPS_CONFIRMED
 export const CMP_OP = { eq: 0, neq: 1, lt: 2, lte: 3, gt: 4, gte: 5 } as const;
 export const NAT_TYPE = { snat: 0, dnat: 1 } as const;
 export const NAT_RANGE = { mapIps: 0x1, protoSpecified: 0x2, protoRandom: 0x4, persistent: 0x8, protoRandomFully: 0x10 } as const;

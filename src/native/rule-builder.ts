@@ -6,7 +6,7 @@ import { checkPort, checkU32, hostU32, protoNumber, verdictText } from './elemen
 import { Expr, REG_1, REG_2, REG_VERDICT, registerForWord } from './expressions';
 import { checkIfname, checkName, checkSetName } from './names';
 import {
-  CMP_OP, CT_KEY, CT_STATE_BIT, CT_STATUS_DNAT, CtState, DYNSET_OP, FAMILY_CODE, FIB_F_DADDR, FIB_F_SADDR, FIB_RESULT_ADDRTYPE,
+  CMP_OP, CT_KEY, CT_STATE_BIT, CT_STATUS_CONFIRMED, CT_STATUS_DNAT, CtState, DYNSET_OP, FAMILY_CODE, FIB_F_DADDR, FIB_F_SADDR, FIB_RESULT_ADDRTYPE,
   ICMP_PORT_UNREACH, ICMPV6_PORT_UNREACH, ICMPX_PORT_UNREACH, L4Proto, META, NAT_RANGE, NAT_TYPE,
   NFT_TYPES, NUMGEN_RANDOM, PAYLOAD_BASE, REJECT_TYPE, RTN_LOCAL, Verdict, VERDICT_CODE, wordAlign,
 } from './nft-types';
@@ -166,6 +166,14 @@ export class RuleBuilder {
       { type: 'ct', set: false, key: CT_KEY.status, ctDir: 255, reg: REG_1 },
       { type: 'bitwise', sreg: REG_1, dreg: REG_1, len: 4, mask: hostU32(CT_STATUS_DNAT), xor: hostU32(0) },
       { type: 'cmp', sreg: REG_1, op: CMP_OP.neq, data: hostU32(0) });
+  }
+
+  /** Not a connection's first packet (conntrack confirmed it), and no DNAT: a null NAT binding. */
+  ctStatusConfirmedNotDnat(): this {
+    return this.push('ct status & (confirmed | dnat) == confirmed',
+      { type: 'ct', set: false, key: CT_KEY.status, ctDir: 255, reg: REG_1 },
+      { type: 'bitwise', sreg: REG_1, dreg: REG_1, len: 4, mask: hostU32(CT_STATUS_CONFIRMED | CT_STATUS_DNAT), xor: hostU32(0) },
+      { type: 'cmp', sreg: REG_1, op: CMP_OP.eq, data: hostU32(CT_STATUS_CONFIRMED) });
   }
 
   private ifnameMatch(key: number, word: string, name: string, prefix: boolean, negate?: boolean): this {

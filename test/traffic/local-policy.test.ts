@@ -74,6 +74,11 @@ describe('Local traffic policies through the whole proxy', () => {
     const fromPod = { from: c.topo.pods[1].ns };
     assert.deepEqual([...answeredBy(c.topo.probe('tcp', '203.0.113.50', 80, 30, fromPod))].sort(), ['pod0', 'pod1', 'pod2']);
     assert.deepEqual([...answeredBy(c.topo.probe('tcp', NODE_IP, 31080, 30, fromPod))].sort(), ['pod0', 'pod1', 'pod2']);
+    // Nor is the node itself (upstream's "short-circuit local traffic"): the drop comes after the
+    // dispatch, as upstream's comes after DNAT, so the node's own connection to the LB IP is DNATed.
+    const fromNode = { from: c.topo.node };
+    assert.deepEqual([...answeredBy(c.topo.probe('tcp', '203.0.113.50', 80, 30, fromNode))].sort(), ['pod0', 'pod1', 'pod2']);
+    assert.deepEqual([...answeredBy(c.topo.probe('tcp', NODE_IP, 31080, 30, fromNode))].sort(), ['pod0', 'pod1', 'pod2']);
 
     c.api.update('endpointslices', slice('local-lb', ports));
     assert.equal(await waitForAnswer(c, 'tcp', NODE_IP, 31080), `pod0 ${CLIENT_IP}`);

@@ -16,37 +16,64 @@ const PROTO_PORT: KeyExpr[] = ['l4proto', 'dport'];
 
 function filterChains(ctx: FamilyContext): ChainDef[] {
   const r = () => rule(ctx.family);
-  const newJump = (chain: string) => r().ctState(['new']).jump(chain).build();
+  // A base chain runs for every packet: one `ct state` test sends the established ones on.
+  const beforeDnat = [
+    r().ctState(['new'], true).verdict({ kind: 'return' }).build(),
+    r().jump(CHAIN.firewallCheck).build(),
+    // A later packet of a flow no Service took, that conntrack confirmed before the check had its
+    // element (a UDP client with a fixed port, a SYN sent again): the nat hooks no longer see it.
+    // No DNAT happens to it, so its address now is the one upstream's checks after DNAT look up.
+    r().ctStatusConfirmedNotDnat().jump(CHAIN.noServiceChecks).build(),
+  ];
+  return [
+    // Before DNAT: the firewall, as upstream's. The checks upstream runs in filter hooks after DNAT
+    // (Services without endpoints, ClusterIPs' other ports) run in the nat hooks (noServiceChains).
+    { name: CHAIN.filterPrerouting, base: { type: 'filter', hook: 'prerouting', priority: DSTNAT - 10 }, rules: beforeDnat },
+    { name: CHAIN.filterForward, base: { type: 'filter', hook: 'forward', priority: DSTNAT - 10 },
+      rules: invalidDrop(ctx) },
+    { name: CHAIN.filterOutput, base: { type: 'filter', hook: 'output', priority: DSTNAT - 10 }, rules: beforeDnat },
+    { name: CHAIN.reject, rules: [r().reject().build()] },
+    { name: CHAIN.firewallCheck, rules: [r().vmap(DADDR_PROTO_PORT, SET.firewallIPs).build()] },
+  ];
+}
+
+/**
+ * The connections no Service took (the nat base chains jump here after `services`; a DNAT ends the
+ * hook): upstream's verdicts for a destination without a usable endpoint, reject or, under a Local
+ * policy, drop; then a ClusterIP's other ports. Upstream has them in filter hooks after DNAT, where
+ * every new connection pays their lookups on its endpoint's address and port; here only the first
+ * packet of a connection that no Service took does (and the filter hooks send the later packets of
+ * such a flow here, filterChains).
+ * Plain sets, not upstream's verdict maps: a verdict-map element that jumps makes the kernel
+ * re-validate the table through every element of the map (docs/nftables-ruleset.md). One lookup
+ * when the destination is not there: `no-endpoint-services` holds every destination without a
+ * usable endpoint, `no-local-endpoint-services` those of them to drop rather than reject.
+ */
+function noServiceChains(ctx: FamilyContext): ChainDef[] {
+  const r = () => rule(ctx.family);
+  const ret = (b: RuleBuilder) => b.verdict({ kind: 'return' }).build();
   const clusterIPsCheck = [r().daddrInSet(SET.clusterIPs).reject().comment('Reject traffic to invalid ports of ClusterIPs').build()];
   for (const cidr of ctx.serviceCIDRs) {
     clusterIPsCheck.push(r().daddr(cidr).verdict({ kind: 'drop' }).comment('Drop traffic to unallocated ClusterIPs').build());
   }
+  const jump = (chain: string) => r().jump(chain).build();
   return [
-    { name: CHAIN.filterPrerouting, base: { type: 'filter', hook: 'prerouting', priority: DSTNAT - 10 },
-      rules: [newJump(CHAIN.firewallCheck)] },
-    { name: CHAIN.filterInput, base: { type: 'filter', hook: 'input', priority: DSTNAT - 10 },
-      rules: [newJump(CHAIN.nodePortEndpointsCheck), newJump(CHAIN.serviceEndpointsCheck)] },
-    { name: CHAIN.filterForward, base: { type: 'filter', hook: 'forward', priority: DSTNAT - 10 },
-      rules: [newJump(CHAIN.serviceEndpointsCheck), newJump(CHAIN.clusterIPsCheck), ...invalidDrop(ctx)] },
-    { name: CHAIN.filterOutput, base: { type: 'filter', hook: 'output', priority: DSTNAT - 10 },
-      rules: [newJump(CHAIN.serviceEndpointsCheck), newJump(CHAIN.firewallCheck)] },
-    { name: CHAIN.filterOutputPostDnat, base: { type: 'filter', hook: 'output', priority: DSTNAT + 10 },
-      rules: [newJump(CHAIN.clusterIPsCheck)] },
-    // Plain sets, not upstream's verdict maps: a verdict-map element that jumps makes the kernel
-    // re-validate the table through every element of the map (docs/nftables-ruleset.md).
+    { name: CHAIN.noServiceChecks, rules: [jump(CHAIN.serviceEndpointsCheck), jump(CHAIN.nodePortEndpointsCheck), jump(CHAIN.clusterIPsCheck)] },
     { name: CHAIN.serviceEndpointsCheck, rules: [
-      r().lookup(DADDR_PROTO_PORT, SET.noEndpointServices).goto(CHAIN.reject).build(),
+      ret(r().lookup(DADDR_PROTO_PORT, SET.noEndpointServices, true)),
       r().lookup(DADDR_PROTO_PORT, SET.noLocalEndpointServices).verdict({ kind: 'drop' }).build(),
+      r().goto(CHAIN.reject).build(),
     ] },
-    // In the input hook the destination is local already: no fib lookup needed. The address test
-    // first, as upstream's: a connection to loopback (most of a node's own) then skips the lookups.
+    // The port first (most connections leave at it), then whether the address is a NodePort one.
     { name: CHAIN.nodePortEndpointsCheck, rules: [
-      nodePortDestination(r(), ctx, false).lookup(PROTO_PORT, SET.noEndpointNodePorts).goto(CHAIN.reject).build(),
-      nodePortDestination(r(), ctx, false).lookup(PROTO_PORT, SET.noLocalEndpointNodePorts).verdict({ kind: 'drop' }).build(),
+      ret(r().lookup(PROTO_PORT, SET.noEndpointNodePorts, true)),
+      ret(r().daddr(ctx.family === 'ip' ? '127.0.0.0/8' : '::1')),
+      ...(ctx.nodePorts.kind === 'cidrs' ? [ret(r().daddrInSet(SET.nodePortIPs, true))] : []),
+      ret(r().fibDaddrLocal(true)),
+      r().lookup(PROTO_PORT, SET.noLocalEndpointNodePorts).verdict({ kind: 'drop' }).build(),
+      r().goto(CHAIN.reject).build(),
     ] },
-    { name: CHAIN.reject, rules: [r().reject().build()] },
     { name: CHAIN.clusterIPsCheck, rules: clusterIPsCheck },
-    { name: CHAIN.firewallCheck, rules: [r().vmap(DADDR_PROTO_PORT, SET.firewallIPs).build()] },
   ];
 }
 
@@ -60,13 +87,18 @@ function invalidDrop(ctx: FamilyContext): Rule[] {
   return ctx.dropInvalid ? [rule(ctx.family).ctState(['invalid']).verdict({ kind: 'drop' }).build()] : [];
 }
 
+/** A DNAT in `services` ends the hook: only the connections no Service took reach the checks after it. */
+function natBaseRules(ctx: FamilyContext): Rule[] {
+  const jump = (chain: string) => rule(ctx.family).jump(chain).build();
+  return [jump(CHAIN.services), jump(CHAIN.noServiceChecks)];
+}
+
 function natChains(ctx: FamilyContext): ChainDef[] {
   const r = () => rule(ctx.family);
   const mark = ctx.masqueradeMark;
-  const toNodePort = (set: string, chain: string) => nodePortDestination(r().lookup(PROTO_PORT, set), ctx, true).goto(chain).build();
   return [
-    { name: CHAIN.natPrerouting, base: { type: 'nat', hook: 'prerouting', priority: DSTNAT }, rules: [r().jump(CHAIN.services).build()] },
-    { name: CHAIN.natOutput, base: { type: 'nat', hook: 'output', priority: DSTNAT }, rules: [r().jump(CHAIN.services).build()] },
+    { name: CHAIN.natPrerouting, base: { type: 'nat', hook: 'prerouting', priority: DSTNAT }, rules: natBaseRules(ctx) },
+    { name: CHAIN.natOutput, base: { type: 'nat', hook: 'output', priority: DSTNAT }, rules: natBaseRules(ctx) },
     { name: CHAIN.natPostrouting, base: { type: 'nat', hook: 'postrouting', priority: SRCNAT }, rules: [
       // Only a connection not yet marked needs the pair looked up (ClusterIP traffic from outside the
       // cluster, NodePorts and external IPs are marked already).
@@ -74,18 +106,24 @@ function natChains(ctx: FamilyContext): ChainDef[] {
         .comment('hairpin: an endpoint reached itself through a Service').build(),
       r().jump(CHAIN.masquerading).build(),
     ] },
-    // A destination is in one of these sets and maps at most. ClusterIPs first: most connections
-    // are to them; the affinity Services' verdict map (few elements) after them.
+    // ClusterIPs first: most connections are to them. The rarer kinds behind one union set each, so
+    // that a connection to no Service (most of a node's) misses two sets. A destination is in one
+    // of the second stage's sets or maps at most.
     { name: CHAIN.services, rules: [
       r().lookup(DADDR_PROTO_PORT, SET.clusterIPPorts).goto(CHAIN.clusterIPTraffic).build(),
-      r().vmap(DADDR_PROTO_PORT, SET.serviceIPs).build(),
+      r().lookup(DADDR_PROTO_PORT, SET.otherServicePorts).goto(CHAIN.otherServices).build(),
+      // The set lookup before the fib: a NodePort's connection asks the FIB, no other does.
+      nodePortDestination(r().lookup(PROTO_PORT, SET.allNodePorts), ctx).goto(CHAIN.nodePortServices).build(),
+    ] },
+    { name: CHAIN.otherServices, rules: [
       r().lookup(DADDR_PROTO_PORT, SET.externalPorts).goto(CHAIN.externalTraffic).build(),
       r().lookup(DADDR_PROTO_PORT, SET.externalLocalPorts).goto(CHAIN.externalLocalTraffic).build(),
-      // The NodePort sets before the affinity NodePorts' verdict map: a NodePort's connection then
-      // asks the FIB once (the set lookup fails before it for every other port), not twice.
-      toNodePort(SET.nodePorts, CHAIN.nodePortTraffic),
-      toNodePort(SET.nodePortsLocal, CHAIN.nodePortLocalTraffic),
-      nodePortDestination(r(), ctx, true).vmap(PROTO_PORT, SET.serviceNodePorts).build(),
+      r().vmap(DADDR_PROTO_PORT, SET.serviceIPs).build(),
+    ] },
+    { name: CHAIN.nodePortServices, rules: [
+      r().lookup(PROTO_PORT, SET.nodePorts).goto(CHAIN.nodePortTraffic).build(),
+      r().lookup(PROTO_PORT, SET.nodePortsLocal).goto(CHAIN.nodePortLocalTraffic).build(),
+      r().vmap(PROTO_PORT, SET.serviceNodePorts).build(),
     ] },
     { name: CHAIN.markMasq, rules: [r().markOr(mark).build()] },
     { name: CHAIN.masquerading, rules: [
@@ -165,10 +203,10 @@ function selectChains(ctx: FamilyContext, maps: readonly EndpointMap[]): ChainDe
 }
 
 /** Adds "addressed to a NodePort address": every local address but loopback, or our CIDR set. */
-function nodePortDestination(b: RuleBuilder, ctx: FamilyContext, fib: boolean): RuleBuilder {
+function nodePortDestination(b: RuleBuilder, ctx: FamilyContext): RuleBuilder {
   b.daddr(ctx.family === 'ip' ? '127.0.0.0/8' : '::1', true);
   if (ctx.nodePorts.kind === 'cidrs') b.daddrInSet(SET.nodePortIPs);
-  return fib ? b.fibDaddrLocal() : b;
+  return b.fibDaddrLocal();
 }
 
 const addrType = (ctx: FamilyContext): NftType => (ctx.family === 'ip' ? 'ipv4_addr' : 'ipv6_addr');
@@ -179,8 +217,8 @@ function fixedSets(ctx: FamilyContext): SetDef[] {
   const addr = addrType(ctx);
   const sets: SetDef[] = [
     { name: SET.clusterIPs, key: [addr], comment: 'Active ClusterIPs' },
-    { name: SET.noEndpointServices, key: vipKey(ctx), comment: 'services with no endpoints: rejected' },
-    { name: SET.noEndpointNodePorts, key: PORT_KEY, comment: 'service nodeports with no endpoints: rejected' },
+    { name: SET.noEndpointServices, key: vipKey(ctx), comment: 'services with no usable endpoints: rejected (dropped if in no-local-endpoint-services)' },
+    { name: SET.noEndpointNodePorts, key: PORT_KEY, comment: 'service nodeports with no usable endpoints: rejected (dropped if in no-local-endpoint-nodeports)' },
     { name: SET.noLocalEndpointServices, key: vipKey(ctx), comment: 'Local-policy services with no local endpoints: dropped' },
     { name: SET.noLocalEndpointNodePorts, key: PORT_KEY, comment: 'Local-policy service nodeports with no local endpoints: dropped' },
     { name: SET.firewallIPs, key: vipKey(ctx), map: 'verdict', comment: 'destinations that are subject to LoadBalancerSourceRanges' },
@@ -194,6 +232,8 @@ function fixedSets(ctx: FamilyContext): SetDef[] {
     { name: SET.externalLocalPorts, key: vipKey(ctx), comment: 'ExternalIP and LoadBalancer IP traffic, Local policy' },
     { name: SET.nodePorts, key: PORT_KEY, comment: 'NodePort traffic, Cluster policy' },
     { name: SET.nodePortsLocal, key: PORT_KEY, comment: 'NodePort traffic, Local policy' },
+    { name: SET.otherServicePorts, key: vipKey(ctx), comment: 'external-ports, external-local-ports and service-ips together' },
+    { name: SET.allNodePorts, key: PORT_KEY, comment: 'nodeports, nodeports-local and service-nodeports together' },
     { name: SET.hairpin, key: [addr, addr], comment: 'endpoint IP . endpoint IP: traffic an endpoint sent to itself' },
   ];
   // A destination with more endpoints than the select rules serve -> the chain of its count.
@@ -225,7 +265,7 @@ export function compileBase(ctx: FamilyContext, endpointMaps: Iterable<string> =
     if (m) maps.push({ name, ...m });
   }
   maps.sort((a, b) => a.count - b.count);
-  const chains = [...filterChains(ctx), ...natChains(ctx), ...trafficChains(ctx), ...selectChains(ctx, maps)];
+  const chains = [...filterChains(ctx), ...natChains(ctx), ...noServiceChains(ctx), ...trafficChains(ctx), ...selectChains(ctx, maps)];
   const sets = [...fixedSets(ctx), ...maps.map((m) => endpointMapSet(ctx, m.fam, m.count, m.name))].map(frozen);
   return { family: ctx.family, chains, sets, elements: baseElements(ctx) };
 }

@@ -259,11 +259,47 @@ export function compileService(sp: ServicePort, eps: SelectedEndpoints | undefin
   const elements = commonElements(p, ctx, names, fwSources);
   const affinity = sp.affinityTimeoutSeconds > 0;
   elements.push(...(affinity ? chainDispatchElements(p, ctx, names) : mapDispatchElements(p, ctx)), ...hairpinElements(p));
+  elements.push(...unionElements(elements));
   const chains = builtFor(sp.key, () => [
     ...(fwSources.length > 0 ? [firewallChain(ctx, names, fwSources)] : []),
     ...(affinity ? serviceChains(p, ctx, names) : []),
   ]);
   return { key: sp.key, family: ctx.family, chains, elements };
+}
+
+/**
+ * The sets a lookup goes through before the set it names (compile-base.ts): `services` looks up
+ * the rarer destinations' union first, the endpoints checks every destination without a usable
+ * endpoint first.
+ */
+const UNION_OF: Readonly<Record<string, string>> = {
+  [SET.externalPorts]: SET.otherServicePorts,
+  [SET.externalLocalPorts]: SET.otherServicePorts,
+  [SET.serviceIPs]: SET.otherServicePorts,
+  [SET.nodePorts]: SET.allNodePorts,
+  [SET.nodePortsLocal]: SET.allNodePorts,
+  [SET.serviceNodePorts]: SET.allNodePorts,
+  [SET.noLocalEndpointServices]: SET.noEndpointServices,
+  [SET.noLocalEndpointNodePorts]: SET.noEndpointNodePorts,
+};
+
+const UNIONS = new Set(Object.values(UNION_OF));
+const elementId = (e: ElementDef) => `${e.set}\0${e.key.join('\0')}`;
+
+/** Each element's twin in its union set, once per key (an address may be in a union set already, as a reject). */
+function unionElements(elements: readonly ElementDef[]): ElementDef[] {
+  const seen = new Set(elements.filter((e) => UNIONS.has(e.set)).map(elementId));
+  const out: ElementDef[] = [];
+  for (const e of elements) {
+    const set = UNION_OF[e.set];
+    if (!set) continue;
+    const twin = { set, key: e.key };
+    const id = elementId(twin);
+    if (seen.has(id)) continue;
+    seen.add(id);
+    out.push(twin);
+  }
+  return out;
 }
 
 /** The native builder refuses what the kernel would: that refuses this ServicePort alone. */

@@ -104,9 +104,9 @@ function walk(t: CompiledTable, ctx: FamilyContext, dest: Destination, client: C
   if (!w.end) {
     const pod = client === 'pod' && ctx.detector.kind !== 'none';
     w.steps.push({ hook: 'nat prerouting', chain: CHAIN.natPrerouting, rule: t.rule(CHAIN.natPrerouting, `jumps to ${CHAIN.services}`, says(`jump ${CHAIN.services}`)).text, verdict: `jump ${CHAIN.services}` });
-    dispatch(t, ctx, w, dest, pod);
+    if (!dispatch(t, ctx, w, dest, pod, CHAIN.services)) w.steps.push({ chain: CHAIN.services, rule: '(no rule matches)', verdict: 'return' });
     if (w.endpoints) postrouting(t, w, client);
-    else filterChecks(t, w, dest);
+    else noService(t, w, dest);
   }
   const outcome: Outcome = w.end ?? (w.endpoints ? 'dnat' : 'accept');
   const path: ConnectionPath = {
@@ -146,20 +146,24 @@ function firewall(t: CompiledTable, w: WalkState, dest: Destination, allowed: bo
   w.why = 'source not in loadBalancerSourceRanges';
 }
 
-/** `services`: the first rule whose set holds the destination. */
-function dispatch(t: CompiledTable, ctx: FamilyContext, w: WalkState, dest: Destination, pod: boolean): void {
-  for (const r of t.chain(CHAIN.services).rules) {
+/** `services` and its second stage: the first rule whose set holds the destination. True when one does. */
+function dispatch(t: CompiledTable, ctx: FamilyContext, w: WalkState, dest: Destination, pod: boolean, chain: string): boolean {
+  for (const r of t.chain(chain).rules) {
     const ref = r.setRefs.find((s) => s.set !== SET.nodePortIPs);
     if (!ref || (ref.key.length === 2) !== (dest.kind === 'NodePort')) continue;
     const el = t.element(ref.set, dest.key);
     if (!el) continue;
     const target = ref.use === 'vmap' ? verdictChain(el) : DISPATCH[ref.set];
     if (!target || (ref.use !== 'vmap' && !r.text.endsWith(`goto ${target}`))) throw new Error(`explain: rule '${r.text}' does not go where explain expects (${target})`);
-    w.steps.push({ chain: CHAIN.services, rule: r.text, verdict: `goto ${target}` });
-    traffic(t, ctx, w, dest, pod, target);
-    return;
+    w.steps.push({ chain, rule: r.text, verdict: `goto ${target}` });
+    if (target === CHAIN.otherServices || target === CHAIN.nodePortServices) {
+      if (!dispatch(t, ctx, w, dest, pod, target)) throw new Error(`explain: ${dest.ip}:${dest.port} is in @${ref.set} but in none of ${target}'s sets`);
+    } else {
+      traffic(t, ctx, w, dest, pod, target);
+    }
+    return true;
   }
-  w.steps.push({ chain: CHAIN.services, rule: '(no rule matches)', verdict: 'return: no DNAT' });
+  return false;
 }
 
 function verdictChain(el: ElementDef): string | undefined {
@@ -289,37 +293,46 @@ function postrouting(t: CompiledTable, w: WalkState, client: Client): void {
     verdict: w.masquerade ? 'masquerade: the endpoint sees this node\'s address' : 'return: the endpoint sees the client\'s address' });
 }
 
-/** Not DNATed: the filter hook (input for this node's addresses, forward otherwise) rejects or drops it. */
-function filterChecks(t: CompiledTable, w: WalkState, dest: Destination): void {
-  const hook = dest.local ? 'filter input' : 'filter forward';
-  const base = dest.local ? CHAIN.filterInput : CHAIN.filterForward;
-  const checks: [string, string, 'reject' | 'drop', string][] = dest.kind === 'NodePort'
-    ? [[CHAIN.nodePortEndpointsCheck, SET.noEndpointNodePorts, 'reject', 'no endpoints'],
-      [CHAIN.nodePortEndpointsCheck, SET.noLocalEndpointNodePorts, 'drop', 'no endpoint on this node (Local policy)']]
-    : [[CHAIN.serviceEndpointsCheck, SET.noEndpointServices, 'reject', 'no endpoints'],
-      [CHAIN.serviceEndpointsCheck, SET.noLocalEndpointServices, 'drop', 'no endpoint on this node (Local policy)']];
-  for (const [chain, set, end, why] of checks) {
-    if (!t.element(set, dest.key)) continue;
-    w.steps.push({ hook, chain: base, rule: t.rule(base, `jumps to ${chain}`, says(`jump ${chain}`)).text, verdict: `jump ${chain}` });
-    const r = t.rule(chain, `looks up @${set}`, usesSet(set));
-    if (end === 'reject') {
-      w.steps.push({ chain, rule: r.text, verdict: `goto ${CHAIN.reject}` });
-      w.steps.push({ chain: CHAIN.reject, rule: t.rule(CHAIN.reject, 'rejects', says('reject')).text, verdict: 'reject' });
-    } else {
-      w.steps.push({ chain, rule: r.text, verdict: 'drop' });
-    }
-    w.end = end;
-    w.why = why;
+/**
+ * Not DNATed: the nat base chain goes on to the checks after `services`. A destination without a
+ * usable endpoint is rejected, or dropped under a Local policy (`no-endpoint-services` holds both,
+ * `no-local-endpoint-services` the latter; the same for NodePorts); a ClusterIP's other port is rejected.
+ */
+function noService(t: CompiledTable, w: WalkState, dest: Destination): void {
+  const checks = CHAIN.noServiceChecks;
+  w.steps.push({ chain: CHAIN.natPrerouting, rule: t.rule(CHAIN.natPrerouting, `jumps to ${checks}`, says(`jump ${checks}`)).text, verdict: `jump ${checks}` });
+  const into = (chain: string) => w.steps.push({ chain: checks, rule: t.rule(checks, `jumps to ${chain}`, says(`jump ${chain}`)).text, verdict: `jump ${chain}` });
+  const nodePort = dest.kind === 'NodePort';
+  const [chain, all, drop] = nodePort
+    ? [CHAIN.nodePortEndpointsCheck, SET.noEndpointNodePorts, SET.noLocalEndpointNodePorts]
+    : [CHAIN.serviceEndpointsCheck, SET.noEndpointServices, SET.noLocalEndpointServices];
+  if (t.element(all, dest.key)) {
+    into(chain);
+    w.steps.push({ chain, rule: t.rule(chain, `looks up @${all}`, usesSet(all)).text, verdict: 'in the set: go on' });
+    endpointsVerdict(t, w, dest, chain, drop);
     return;
   }
   if (dest.kind === 'ClusterIP' && t.element(SET.clusterIPs, [dest.ip])) {
-    w.steps.push({ hook, chain: base, rule: t.rule(base, `jumps to ${CHAIN.clusterIPsCheck}`, says(`jump ${CHAIN.clusterIPsCheck}`)).text, verdict: `jump ${CHAIN.clusterIPsCheck}` });
+    into(CHAIN.clusterIPsCheck);
     w.steps.push({ chain: CHAIN.clusterIPsCheck, rule: t.rule(CHAIN.clusterIPsCheck, `looks up @${SET.clusterIPs}`, usesSet(SET.clusterIPs)).text, verdict: 'reject' });
     w.end = 'reject';
     w.why = 'a ClusterIP on a port no Service has here';
     return;
   }
-  w.steps.push({ hook, chain: base, rule: '(no rule matches)', verdict: 'accept' });
+  w.steps.push({ chain: checks, rule: '(no check matches)', verdict: 'accept: no DNAT' });
+}
+
+function endpointsVerdict(t: CompiledTable, w: WalkState, dest: Destination, chain: string, drop: string): void {
+  if (t.element(drop, dest.key)) {
+    w.steps.push({ chain, rule: t.rule(chain, `looks up @${drop}`, usesSet(drop)).text, verdict: 'drop' });
+    w.end = 'drop';
+    w.why = 'no endpoint on this node (Local policy)';
+    return;
+  }
+  w.steps.push({ chain, rule: t.rule(chain, `goes to ${CHAIN.reject}`, says(`goto ${CHAIN.reject}`)).text, verdict: `goto ${CHAIN.reject}` });
+  w.steps.push({ chain: CHAIN.reject, rule: t.rule(CHAIN.reject, 'rejects', says('reject')).text, verdict: 'reject' });
+  w.end = 'reject';
+  w.why = 'no endpoints';
 }
 
 /** Every chain a path of this explanation names (tests check each exists in the compiled table). */

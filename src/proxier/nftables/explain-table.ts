@@ -65,12 +65,14 @@ function endpointText(data: readonly KeyPart[]): string {
 export const usesSet = (set: string) => (r: Rule): boolean => r.setRefs.some((ref) => ref.set === set && ref.use !== 'dynset');
 export const says = (text: string) => (r: Rule): boolean => r.text.includes(text);
 
-/** The dispatch sets whose rule in `services` is `goto <chain>` (the verdict maps carry theirs). */
+/** The dispatch sets whose rule in `services` (or its second stage) is `goto <chain>` (the verdict maps carry theirs). */
 export const DISPATCH: Readonly<Record<string, string>> = {
   [SET.clusterIPPorts]: CHAIN.clusterIPTraffic,
   [SET.externalPorts]: CHAIN.externalTraffic,
   [SET.externalLocalPorts]: CHAIN.externalLocalTraffic,
   [SET.nodePorts]: CHAIN.nodePortTraffic,
   [SET.nodePortsLocal]: CHAIN.nodePortLocalTraffic,
+  [SET.otherServicePorts]: CHAIN.otherServices,
+  [SET.allNodePorts]: CHAIN.nodePortServices,
 };
 

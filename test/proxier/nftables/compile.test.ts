@@ -34,20 +34,50 @@ test('chain names match upstream (hash of ns/name/proto/port)', () => {
 test('base chains, hooks and the shared dispatch maps', () => {
   const t = renderDesiredScript(compileBase(ctx()), []);
   has(t, 'add chain ip kube-proxy filter-prerouting { type filter hook prerouting priority -110; }');
-  has(t, 'add chain ip kube-proxy filter-output-post-dnat { type filter hook output priority -90; }');
+  lacks(t, 'filter-output-post-dnat');
   has(t, 'add chain ip kube-proxy nat-prerouting { type nat hook prerouting priority -100; }');
   has(t, 'add chain ip kube-proxy nat-postrouting { type nat hook postrouting priority 100; }');
-  has(t, 'add rule ip kube-proxy filter-input ct state new jump nodeport-endpoints-check');
-  has(t, 'add rule ip kube-proxy services ip daddr . meta l4proto . th dport vmap @service-ips');
-  has(t, 'add rule ip kube-proxy services ip daddr . meta l4proto . th dport @cluster-ip-ports goto cluster-ip-traffic');
-  has(t, 'add rule ip kube-proxy services ip daddr . meta l4proto . th dport @external-ports goto external-traffic');
-  has(t, 'add rule ip kube-proxy services ip daddr . meta l4proto . th dport @external-local-ports goto external-local-traffic');
-  has(t, 'add rule ip kube-proxy services ip daddr != 127.0.0.0/8 fib daddr type local meta l4proto . th dport vmap @service-nodeports');
-  has(t, 'add rule ip kube-proxy services meta l4proto . th dport @nodeports ip daddr != 127.0.0.0/8 fib daddr type local goto nodeport-traffic');
+  const rulesOf = (chain: string) => t.split('\n').filter((l) => l.startsWith(`add rule ip kube-proxy ${chain} `)).map((l) => l.slice(`add rule ip kube-proxy ${chain} `.length));
+  // The filter hooks hold the firewall (before DNAT), the checks for a flow no Service took that
+  // conntrack confirmed already, and the INVALID drop; no input hook at all.
+  for (const chain of ['filter-prerouting', 'filter-output']) {
+    assert.deepEqual(rulesOf(chain), ['ct state != new return', 'jump firewall-check', 'ct status & (confirmed | dnat) == confirmed jump no-service-checks']);
+  }
+  assert.deepEqual(rulesOf('filter-forward'), ['ct state invalid drop']);
+  lacks(t, 'filter-input');
+  // The nat hooks: the dispatch, then (a DNAT ends the hook) the checks for connections no Service took.
+  for (const chain of ['nat-prerouting', 'nat-output']) assert.deepEqual(rulesOf(chain), ['jump services', 'jump no-service-checks']);
+  assert.deepEqual(rulesOf('no-service-checks'), ['jump service-endpoints-check', 'jump nodeport-endpoints-check', 'jump cluster-ips-check']);
+  // The order a connection meets them in: ClusterIPs first, then one union set per rarer kind; a
+  // NodePort asks the FIB in one rule only.
+  assert.deepEqual(rulesOf('services'), [
+    'ip daddr . meta l4proto . th dport @cluster-ip-ports goto cluster-ip-traffic',
+    'ip daddr . meta l4proto . th dport @other-service-ports goto other-services',
+    'meta l4proto . th dport @all-nodeports ip daddr != 127.0.0.0/8 fib daddr type local goto nodeport-services',
+  ]);
+  assert.deepEqual(rulesOf('other-services'), [
+    'ip daddr . meta l4proto . th dport @external-ports goto external-traffic',
+    'ip daddr . meta l4proto . th dport @external-local-ports goto external-local-traffic',
+    'ip daddr . meta l4proto . th dport vmap @service-ips',
+  ]);
+  assert.deepEqual(rulesOf('nodeport-services'), [
+    'meta l4proto . th dport @nodeports goto nodeport-traffic',
+    'meta l4proto . th dport @nodeports-local goto nodeport-local-traffic',
+    'meta l4proto . th dport vmap @service-nodeports',
+  ]);
+  assert.deepEqual(rulesOf('service-endpoints-check'), [
+    'ip daddr . meta l4proto . th dport != @no-endpoint-services return',
+    'ip daddr . meta l4proto . th dport @no-local-endpoint-services drop',
+    'goto reject-chain',
+  ]);
+  assert.deepEqual(rulesOf('nodeport-endpoints-check'), [
+    'meta l4proto . th dport != @no-endpoint-nodeports return',
+    'ip daddr 127.0.0.0/8 return',
+    'fib daddr type != local return',
+    'meta l4proto . th dport @no-local-endpoint-nodeports drop',
+    'goto reject-chain',
+  ]);
   has(t, 'add rule ip kube-proxy nat-postrouting ct status dnat meta mark & 0x4000 == 0x0 ip saddr . ip daddr @hairpin jump mark-for-masquerade comment "hairpin: an endpoint reached itself through a Service"');
-  // The order a connection meets them in: ClusterIPs first; a NodePort asks the FIB in one rule only.
-  const services = t.split('\n').filter((l) => l.startsWith('add rule ip kube-proxy services ')).map((l) => /@([\w-]+)/.exec(l)?.[1]);
-  assert.deepEqual(services, ['cluster-ip-ports', 'service-ips', 'external-ports', 'external-local-ports', 'nodeports', 'nodeports-local', 'service-nodeports']);
   has(t, 'add rule ip kube-proxy cluster-ip-traffic ip saddr != 10.0.0.0/16 jump mark-for-masquerade');
   has(t, 'add rule ip kube-proxy cluster-ip-traffic goto select-endpoint');
   has(t, 'add rule ip kube-proxy external-traffic jump mark-for-masquerade');
@@ -70,8 +100,6 @@ test('base chains, hooks and the shared dispatch maps', () => {
   has(t, 'add rule ip kube-proxy masquerading meta mark set meta mark xor 0x4000');
   has(t, 'add rule ip kube-proxy masquerading masquerade fully-random');
   has(t, 'add rule ip kube-proxy cluster-ips-check ip daddr @cluster-ips reject comment "Reject traffic to invalid ports of ClusterIPs"');
-  has(t, 'add rule ip kube-proxy service-endpoints-check ip daddr . meta l4proto . th dport @no-endpoint-services goto reject-chain');
-  has(t, 'add rule ip kube-proxy service-endpoints-check ip daddr . meta l4proto . th dport @no-local-endpoint-services drop');
   has(t, 'add map ip kube-proxy firewall-ips { type ipv4_addr . inet_proto . inet_service : verdict; comment "destinations that are subject to LoadBalancerSourceRanges"; }');
   has(t, 'add set ip kube-proxy hairpin { type ipv4_addr . ipv4_addr; comment "endpoint IP . endpoint IP: traffic an endpoint sent to itself"; }');
   has(t, 'add set ip kube-proxy affinity { type ipv4_addr . ipv4_addr . inet_service . ipv4_addr . inet_service; flags timeout,dynamic; size 262144; comment "ClientIP session affinity of every Service"; }');
@@ -160,15 +188,17 @@ test('nodePortAddresses: CIDRs and primary go into the nodeport-ips interval set
   has(t, 'add element ip kube-proxy nodeport-ips { 192.168.0.0/24 }');
   has(t, 'add element ip kube-proxy nodeport-ips { 192.168.1.2/32 }');
   lacks(t, '192.168.0.2/32'); // inside 192.168.0.0/24: an interval set refuses overlaps
-  has(t, 'add rule ip kube-proxy services meta l4proto . th dport @nodeports ip daddr != 127.0.0.0/8 ip daddr @nodeport-ips fib daddr type local goto nodeport-traffic');
-  has(t, 'add rule ip kube-proxy nodeport-endpoints-check ip daddr != 127.0.0.0/8 ip daddr @nodeport-ips meta l4proto . th dport @no-endpoint-nodeports goto reject-chain');
-  has(t, 'add rule ip kube-proxy nodeport-endpoints-check ip daddr != 127.0.0.0/8 ip daddr @nodeport-ips meta l4proto . th dport @no-local-endpoint-nodeports drop');
+  has(t, 'add rule ip kube-proxy services meta l4proto . th dport @all-nodeports ip daddr != 127.0.0.0/8 ip daddr @nodeport-ips fib daddr type local goto nodeport-services');
+  has(t, 'add rule ip kube-proxy nodeport-endpoints-check ip daddr 127.0.0.0/8 return');
+  has(t, 'add rule ip kube-proxy nodeport-endpoints-check ip daddr != @nodeport-ips return');
+  has(t, 'add element ip kube-proxy all-nodeports { tcp . 30080 }');
   lacks(t, 'fd00::');
 });
 
 test('externalIP, Cluster policy: external-ports and the cluster endpoint map under the external address', () => {
   const t = script(sp('svc1', { externalIPs: ['192.168.99.11'] }), [ep('10.180.0.1')]);
   has(t, 'add element ip kube-proxy external-ports { 192.168.99.11 . tcp . 80 }');
+  has(t, 'add element ip kube-proxy other-service-ports { 192.168.99.11 . tcp . 80 }');
   has(t, 'add element ip kube-proxy endpoints-1 { 192.168.99.11 . tcp . 80 . 0 : 10.180.0.1 . 80 }');
   lacks(t, 'add element ip kube-proxy no-endpoint-services');
 });
@@ -260,6 +290,9 @@ test('Local external policy without local endpoints: external traffic dropped, i
   const t = script(s, [ep('10.180.0.2')]);
   has(t, 'add element ip kube-proxy no-local-endpoint-nodeports { tcp . 30080 }');
   has(t, 'add element ip kube-proxy no-local-endpoint-services { 5.6.7.8 . tcp . 80 }');
+  // Their twins in the sets of every destination without a usable endpoint (one lookup for the others).
+  has(t, 'add element ip kube-proxy no-endpoint-nodeports { tcp . 30080 }');
+  has(t, 'add element ip kube-proxy no-endpoint-services { 5.6.7.8 . tcp . 80 }');
   has(t, 'add element ip kube-proxy cluster-ip-ports { 172.30.0.41 . tcp . 80 }');
   lacks(t, 'local-endpoints-');
 });
@@ -298,7 +331,9 @@ test('IPv6: ip6 syntax in maps and rules, ::1 excluded from NodePorts', () => {
   has(t, 'add map ip6 kube-proxy endpoints-1 { typeof ip6 daddr . meta l4proto . th dport . numgen random mod 1 : ip6 daddr . th dport; }');
   has(t, 'add rule ip6 kube-proxy select-endpoint dnat ip6 to ip6 daddr . meta l4proto . th dport . numgen random mod 1 map @endpoints-1');
   has(t, 'add rule ip6 kube-proxy cluster-ip-traffic ip6 saddr != fd00:10::/48 jump mark-for-masquerade');
-  has(t, 'add rule ip6 kube-proxy services meta l4proto . th dport @nodeports ip6 daddr != ::1 fib daddr type local goto nodeport-traffic');
+  has(t, 'add rule ip6 kube-proxy services meta l4proto . th dport @all-nodeports ip6 daddr != ::1 fib daddr type local goto nodeport-services');
+  has(t, 'add rule ip6 kube-proxy nodeport-endpoints-check ip6 daddr ::1 return');
+  has(t, 'add rule ip6 kube-proxy nodeport-endpoints-check fib daddr type != local return');
   has(t, 'add element ip6 kube-proxy hairpin { fd00:10::5 . fd00:10::5 }');
   const aff = script({ ...s, affinityTimeoutSeconds: 60 }, [ep('fd00:10::5', 8080)], {}, 'ip6');
   has(aff, `add rule ip6 kube-proxy ${serviceChainNames(s).cluster} meta l4proto tcp dnat to [fd00:10::5]:8080`);

@@ -39,6 +39,11 @@ const stepIn = (p: ConnectionPath, chain: string) => {
   assert.ok(s, `no step in ${chain}: ${chainsOf(p).join(' > ')}`);
   return s;
 };
+const lastStepIn = (p: ConnectionPath, chain: string) => {
+  const s = [...p.steps].reverse().find((q) => q.chain === chain);
+  assert.ok(s, `no step in ${chain}: ${chainsOf(p).join(' > ')}`);
+  return s;
+};
 
 test('ClusterIP, Cluster policy, 2 endpoints: a pod keeps its source, an outside client is masqueraded', () => {
   const x = explain(sp('web'), [ep('10.180.0.1'), ep('10.180.0.2')]);
@@ -67,17 +72,20 @@ test('more than 4 endpoints: select-endpoint sends the destination to select-end
   assert.equal(pod.endpoints?.length, 6);
 });
 
-test('no endpoints: the ClusterIP is rejected in filter forward, the NodePort in filter input', () => {
+test('no endpoints: the ClusterIP and the NodePort are rejected in the nat hook, after the dispatch', () => {
   const x = explain(sp('empty', { nodePort: 30080 }), []);
   const cip = path(x, 'ClusterIP', 'pod');
   assert.equal(cip.outcome, 'reject');
-  assert.deepEqual(chainsOf(cip), ['nat-prerouting', 'services', 'filter-forward', 'service-endpoints-check', 'reject-chain']);
-  assert.equal(cip.steps[2].hook, 'filter forward');
-  assert.match(stepIn(cip, 'service-endpoints-check').rule, /@no-endpoint-services goto reject-chain/);
+  assert.deepEqual(chainsOf(cip), ['nat-prerouting', 'services', 'nat-prerouting', 'no-service-checks', 'service-endpoints-check', 'service-endpoints-check', 'reject-chain']);
+  assert.equal(cip.steps[0].hook, 'nat prerouting');
+  assert.equal(cip.steps[2].rule, 'jump no-service-checks');
+  assert.equal(cip.steps[3].rule, 'jump service-endpoints-check');
+  assert.match(stepIn(cip, 'service-endpoints-check').rule, /!= @no-endpoint-services return$/);
+  assert.equal(lastStepIn(cip, 'service-endpoints-check').rule, 'goto reject-chain');
   assert.equal(cip.summary, 'rejected: no endpoints');
   const np = path(x, 'NodePort', 'outside');
   assert.equal(np.outcome, 'reject');
-  assert.deepEqual(chainsOf(np), ['nat-prerouting', 'services', 'filter-input', 'nodeport-endpoints-check', 'reject-chain']);
+  assert.deepEqual(chainsOf(np), ['nat-prerouting', 'services', 'nat-prerouting', 'no-service-checks', 'nodeport-endpoints-check', 'nodeport-endpoints-check', 'reject-chain']);
   assert.deepEqual(x.addresses.filter((a) => a.kind === 'NodePort').map((a) => a.ip), ['192.168.0.2', '10.0.1.1']);
 });
 
@@ -85,7 +93,7 @@ test('externalTrafficPolicy Local with a local endpoint: outside clients reach i
   const x = explain(sp('loc', { nodePort: 30080, externalPolicyLocal: true }), [local('10.180.0.1'), ep('10.180.0.2')]);
   assert.equal(x.policies.externalTrafficPolicy, 'Local');
   const outside = path(x, 'NodePort', 'outside');
-  assert.deepEqual(chainsOf(outside).slice(0, 4), ['nat-prerouting', 'services', 'nodeport-local-traffic', 'select-nodeport-local-endpoint']);
+  assert.deepEqual(chainsOf(outside).slice(0, 5), ['nat-prerouting', 'services', 'nodeport-services', 'nodeport-local-traffic', 'select-nodeport-local-endpoint']);
   assert.deepEqual(outside.endpoints, ['10.180.0.1:80']);
   assert.equal(outside.masquerade, false);
   const pod = path(x, 'NodePort', 'pod');
@@ -99,7 +107,7 @@ test('externalTrafficPolicy Local without a local endpoint: outside clients are 
   assert.equal(outside.outcome, 'drop');
   assert.equal(outside.summary, 'dropped: no endpoint on this node (Local policy)');
   assert.match(stepIn(outside, 'select-nodeport-local-endpoint').verdict, /no DNAT/);
-  assert.match(stepIn(outside, 'nodeport-endpoints-check').rule, /@no-local-endpoint-nodeports drop$/);
+  assert.match(lastStepIn(outside, 'nodeport-endpoints-check').rule, /@no-local-endpoint-nodeports drop$/);
   assert.equal(path(x, 'NodePort', 'pod').outcome, 'dnat');
 });
 
@@ -107,7 +115,7 @@ test('externalTrafficPolicy Cluster: NodePort traffic is masqueraded whoever sen
   const x = explain(sp('np', { nodePort: 30080 }), [ep('10.180.0.1')]);
   for (const client of ['pod', 'outside'] as const) {
     const p = path(x, 'NodePort', client);
-    assert.deepEqual(chainsOf(p).slice(1, 4), ['services', 'nodeport-traffic', 'nodeport-traffic']);
+    assert.deepEqual(chainsOf(p).slice(1, 5), ['services', 'nodeport-services', 'nodeport-traffic', 'nodeport-traffic']);
     assert.equal(p.masquerade, true, client);
     assert.match(stepIn(p, 'select-nodeport-endpoint').rule, /map @nodeport-endpoints-1$/);
   }
@@ -120,7 +128,8 @@ test('internalTrafficPolicy Local: the ClusterIP sends to this node\'s endpoints
   const none = explain(sp('itl2', { internalPolicyLocal: true }), [ep('10.180.0.2')]);
   const p = path(none, 'ClusterIP', 'pod');
   assert.equal(p.outcome, 'drop');
-  assert.match(stepIn(p, 'service-endpoints-check').rule, /@no-local-endpoint-services drop$/);
+  assert.match(lastStepIn(p, 'service-endpoints-check').rule, /@no-local-endpoint-services drop$/);
+  assert.equal(p.steps[0].hook, 'nat prerouting');
 });
 
 test('session affinity: the Service\'s own chain, a client with a record goes back to its endpoint', () => {
@@ -129,8 +138,9 @@ test('session affinity: the Service\'s own chain, a client with a record goes ba
   assert.equal(x.policies.affinityTimeoutSeconds, 600);
   const chain = serviceChainNames(svc).cluster;
   const pod = path(x, 'ClusterIP', 'pod');
-  assert.match(stepIn(pod, 'services').rule, /vmap @service-ips$/);
-  assert.equal(stepIn(pod, 'services').verdict, `goto ${chain}`);
+  assert.match(stepIn(pod, 'services').rule, /@other-service-ports goto other-services$/);
+  assert.match(stepIn(pod, 'other-services').rule, /vmap @service-ips$/);
+  assert.equal(stepIn(pod, 'other-services').verdict, `goto ${chain}`);
   const own = pod.steps.filter((s) => s.chain === chain);
   assert.equal(own.length, 3);
   assert.match(own[1].verdict, /record \(timeout 600s\)/);
@@ -149,7 +159,7 @@ test('loadBalancerSourceRanges: the firewall runs before the nat hook; other sou
   assert.deepEqual(chainsOf(allowed).slice(0, 4), ['filter-prerouting', 'firewall-check', fw, 'nat-prerouting']);
   assert.equal(stepIn(allowed, fw).rule, 'ip saddr 203.0.113.0/24 return');
   assert.equal(allowed.outcome, 'dnat');
-  assert.match(stepIn(allowed, 'services').rule, /@external-ports goto external-traffic$/);
+  assert.match(stepIn(allowed, 'other-services').rule, /@external-ports goto external-traffic$/);
   const denied = path(x, 'LoadBalancer', 'outside', 'not allowed');
   assert.equal(denied.outcome, 'drop');
   assert.deepEqual(chainsOf(denied), ['filter-prerouting', 'firewall-check', fw]);
@@ -178,7 +188,7 @@ test('nodePortAddresses CIDRs: only this node\'s addresses inside them accept th
   const np = x.addresses.filter((a) => a.kind === 'NodePort');
   assert.deepEqual(np.map((a) => a.ip), ['192.168.0.2']);
   assert.match(np[0].note ?? '', /192\.168\.0\.0\/24/);
-  assert.match(stepIn(path(x, 'NodePort', 'outside'), 'services').rule, /@nodeport-ips fib daddr type local goto nodeport-traffic$/);
+  assert.match(stepIn(path(x, 'NodePort', 'outside'), 'services').rule, /@nodeport-ips fib daddr type local goto nodeport-services$/);
 });
 
 test('external IPs: dispatched through external-ports, no firewall', () => {
@@ -187,12 +197,11 @@ test('external IPs: dispatched through external-ports, no firewall', () => {
   assert.equal(path(x, 'ExternalIP', 'outside').masquerade, true);
 });
 
-test('without endpoints an external IP of this node is rejected in filter input, another in filter forward', () => {
+test('without endpoints an external IP is rejected in the nat hook, this node\'s or one routed through it', () => {
   const x = explain(sp('extnone', { externalIPs: ['192.168.0.2', '192.168.7.7'] }), []);
   const mine = x.paths.find((p) => p.ip === '192.168.0.2' && p.client === 'outside')!;
   const routed = x.paths.find((p) => p.ip === '192.168.7.7' && p.client === 'outside')!;
-  assert.deepEqual([mine.outcome, mine.steps[2].hook, mine.steps[2].chain], ['reject', 'filter input', 'filter-input']);
-  assert.deepEqual([routed.outcome, routed.steps[2].hook, routed.steps[2].chain], ['reject', 'filter forward', 'filter-forward']);
+  for (const p of [mine, routed]) assert.deepEqual([p.outcome, p.steps[0].hook, p.steps.at(-1)!.chain], ['reject', 'nat prerouting', 'reject-chain']);
 });
 
 test('node addresses unknown: the NodePort is listed on *, with what nodePortAddresses says', () => {

@@ -72,6 +72,36 @@ test('an older table of ours, from before the counts\' chains (one select rule p
   });
 });
 
+test('the previous release\'s table (checks in filter input and after DNAT) is adopted: its extra base chains go', async () => {
+  const expected = await freshFullSync(services);
+  await withNetns(async (ns) => {
+    // What the previous release hooked in where this one has nothing: the checks after DNAT.
+    ns.exec('nft', ['-f', '-'], [
+      'add table ip kube-proxy',
+      'add chain ip kube-proxy service-endpoints-check',
+      'add chain ip kube-proxy nodeport-endpoints-check',
+      'add chain ip kube-proxy cluster-ips-check',
+      'add set ip kube-proxy no-endpoint-services { type ipv4_addr . inet_proto . inet_service; }',
+      'add set ip kube-proxy cluster-ips { type ipv4_addr; }',
+      'add chain ip kube-proxy filter-input { type filter hook input priority -110; }',
+      'add chain ip kube-proxy filter-output-post-dnat { type filter hook output priority -90; }',
+      'add rule ip kube-proxy filter-input ct state new jump nodeport-endpoints-check',
+      'add rule ip kube-proxy filter-input ct state new jump service-endpoints-check',
+      'add rule ip kube-proxy filter-output-post-dnat ct state new jump cluster-ips-check',
+      'add rule ip kube-proxy service-endpoints-check ip daddr . meta l4proto . th dport @no-endpoint-services drop',
+      'add rule ip kube-proxy cluster-ips-check ip daddr @cluster-ips reject',
+      'add element ip kube-proxy no-endpoint-services { 172.30.0.10 . tcp . 80 }',
+    ].join('\n') + '\n');
+    const { proxier, nft } = proxierIn(ns);
+    try {
+      assert.deepEqual(await proxier.sync(snapshot(services), changed(), false), { full: true, ok: true });
+      assert.deepEqual(normalizedRuleset(ns), expected);
+      const listed = ns.nft('list', 'table', 'ip', 'kube-proxy');
+      assert.doesNotMatch(listed, /filter-input|filter-output-post-dnat|hook input/);
+    } finally { nft.close(); }
+  });
+});
+
 test('a restart adopts our own table with counts\' chains the new snapshot no longer has', async () => {
   const smaller = large.map(([s, e]): [ServicePort, Endpoint[]] => [s, e.slice(0, 5)]);
   const expected = await freshFullSync(smaller);

@@ -24,7 +24,7 @@ test('after markDirty, the full sync reads our table and undoes every foreign ch
       ns.exec('nft', ['-f', '-'], [
         `add chain ip ${t} intruder { type filter hook prerouting priority -500; policy drop; }`,
         `add set ip ${t} foreign { type ipv4_addr; }`,
-        `chain ip ${t} filter-input { policy drop; }`,
+        `chain ip ${t} filter-forward { policy drop; }`,
         `delete element ip ${t} cluster-ip-ports { 172.30.0.41 . tcp . 80 }`,
         `delete element ip ${t} service-ips { 172.30.0.44 . tcp . 80 }`,
         `flush chain ip ${t} ${affChain}`,
@@ -36,7 +36,7 @@ test('after markDirty, the full sync reads our table and undoes every foreign ch
       proxier.markDirty('foreign_change');
       assert.deepEqual(await proxier.sync(snapshot(entries), changed(), false), { full: true, ok: true });
       assert.deepEqual(normalizedRuleset(ns), before);
-      assert.match(ns.nft('list', 'chain', 'ip', t, 'filter-input'), /policy accept/);
+      assert.match(ns.nft('list', 'chain', 'ip', t, 'filter-forward'), /policy accept/);
       assert.deepEqual(repairs, ['foreign_change']);
     } finally { nft.close(); }
   });

@@ -20,11 +20,11 @@ test('after markDirty, the full sync reads our table and undoes every foreign ch
   await proxier.sync(snapshot(entries), changed(), true);
   const before = ruleset(kernel);
   const affChain = serviceChainNames(aff).cluster;
-  const input = (await nft.dumpTable('ip', T)).chains.find((c) => c.name === 'filter-input')!;
+  const input = (await nft.dumpTable('ip', T)).chains.find((c) => c.name === 'filter-forward')!;
   await kernel.open().commit(new Transaction()
     .addChain('ip', T, { name: 'intruder', base: { type: 'filter', hook: 'prerouting', priority: -500, policy: 'drop' } })
     .addSet('ip', T, { name: 'foreign', key: ['ipv4_addr'] })
-    .addChain('ip', T, { name: 'filter-input', base: { type: 'filter', hook: 'input', priority: input.priority!, policy: 'drop' } })
+    .addChain('ip', T, { name: 'filter-forward', base: { type: 'filter', hook: 'forward', priority: input.priority!, policy: 'drop' } })
     .declareSet('ip', T, { name: 'cluster-ip-ports', key: svcKey })
     .deleteElements('ip', T, 'cluster-ip-ports', [{ key: ['172.30.0.41', 'tcp', 80] }])
     .declareSet('ip', T, { name: 'service-ips', key: svcKey, map: 'verdict' })
@@ -35,7 +35,7 @@ test('after markDirty, the full sync reads our table and undoes every foreign ch
   proxier.markDirty('foreign_change');
   assert.deepEqual(await proxier.sync(snapshot(entries), changed(), false), { full: true, ok: true });
   assert.equal(ruleset(kernel), before);
-  assert.equal((await nft.dumpTable('ip', T)).chains.find((c) => c.name === 'filter-input')!.policy, 'accept');
+  assert.equal((await nft.dumpTable('ip', T)).chains.find((c) => c.name === 'filter-forward')!.policy, 'accept');
   assert.deepEqual(repairs, ['foreign_change']);
 });
 
