@@ -25,6 +25,17 @@ export const TIMED_NODE_PORT = 32767;
  */
 const BLOCKS = { last: 1, first: 2, nodePort: 3, affinity: 4 } as const;
 
+/**
+ * One Service in NO_ENDPOINTS_EVERY (past those whose counts make D) has no endpoint, as in real
+ * clusters: both rulesets then hold elements in their no-endpoint sets and maps, which every
+ * connection's checks look up (an empty set would flatter whichever ruleset looks it up more).
+ */
+export const NO_ENDPOINTS_EVERY = 100;
+
+export function withoutEndpoints(index: number, distinct: number): boolean {
+  return index >= Math.max(distinct, TIMED.nodePort + 1) && index % NO_ENDPOINTS_EVERY === NO_ENDPOINTS_EVERY / 2;
+}
+
 export interface DatapathCluster {
   services: number;
   distinct: number;
@@ -59,6 +70,7 @@ export function datapathCluster(services: number, distinct: number): DatapathClu
   if (services < least) throw new RangeError(`${distinct} distinct endpoint counts need at least ${least} Services, got ${services}`);
   const cluster = syntheticCluster({ services, endpointsPerService: distinct, nodePortShare: 0.1, endpointCount: (i) => endpointCount(i, distinct) });
   const on = (ips: string[]) => ips.map((ip) => ({ ip, port: ENDPOINT_PORT }));
+  cluster.forEach((s, i) => { if (withoutEndpoints(i, distinct)) cluster[i] = { ...s, endpoints: [] }; });
   cluster[TIMED.last] = { ...cluster[TIMED.last], endpoints: on(loopbacks(BLOCKS.last, distinct)) };
   cluster[TIMED.first] = { ...cluster[TIMED.first], endpoints: on(loopbacks(BLOCKS.first, 1)) };
   // D endpoints too (D is a count in use already): its NodePort's select rule is the last one.

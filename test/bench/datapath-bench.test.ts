@@ -16,13 +16,17 @@ describe('the datapath bench layout', () => {
   it('gives the Services exactly D distinct endpoint counts, the largest to Service 0 and 1 to Service 1', () => {
     for (const d of [1, 2, 3, 50]) {
       const c = datapathCluster(200, d);
-      const counts = new Set(c.cluster.filter((s) => !s.affinity).map((s) => s.endpoints.length));
+      const counts = new Set(c.cluster.filter((s) => !s.affinity && s.endpoints.length > 0).map((s) => s.endpoints.length));
       assert.equal(counts.size, d, `D = ${d}`);
       assert.equal(Math.max(...counts), d);
       assert.equal(c.cluster[TIMED.last].endpoints.length, d);
       assert.equal(c.cluster[TIMED.first].endpoints.length, 1);
       assert.equal(c.endpoints, c.cluster.reduce((n, s) => n + s.endpoints.length, 0));
     }
+    // One in 100 of the others has none (index 50, 150, ...: past the counts' Services and the timed ones).
+    const none = datapathCluster(1000, 50).cluster.flatMap((s, i) => (s.endpoints.length === 0 ? [i] : []));
+    assert.deepEqual(none, [50, 150, 250, 350, 450, 550, 650, 750, 850, 950]);
+    assert.deepEqual(datapathCluster(1000, 200).cluster.flatMap((s, i) => (s.endpoints.length === 0 ? [i] : [])), [250, 350, 450, 550, 650, 750, 850, 950]);
     assert.equal(endpointCount(7, 500), 7);
     assert.equal(endpointCount(600, 500), 1 + (600 % 4));
   });
@@ -75,6 +79,18 @@ describe("upstream's table for the datapath bench", () => {
     assert.ok(lines.includes(`add rule ip kube-proxy ${set.replace('affinity-', 'endpoint-')} update @${set} { ip saddr }`));
     assert.ok(lines.includes('add rule ip kube-proxy services fib daddr type local ip daddr != 127.0.0.0/8 meta l4proto . th dport vmap @service-nodeports'));
     assert.ok(lines.includes('add rule ip kube-proxy nodeport-endpoints-check ip daddr != 127.0.0.0/8 meta l4proto . th dport vmap @no-endpoint-nodeports'));
+  });
+
+  it('rejects a Service without endpoints through its no-endpoint maps, with no chain of its own', () => {
+    const c = datapathCluster(200, 3);
+    const o = upstreamOptions(c);
+    const none = o.services.filter((s) => s.endpoints.length === 0);
+    assert.equal(none.length, 2);
+    const text = upstreamSyncScript(o);
+    for (const s of none) {
+      assert.ok(text.includes(`add element ip kube-proxy no-endpoint-services { ${s.clusterIP} . tcp . ${s.port} : goto reject-chain }`));
+      if (s.nodePort) assert.ok(text.includes(`add element ip kube-proxy no-endpoint-nodeports { tcp . ${s.nodePort} : goto reject-chain }`));
+    }
   });
 
   it('loads into the kernel, DNATs a NodePort on a local address, and records the affinity client', async () => {

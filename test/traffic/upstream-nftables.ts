@@ -14,7 +14,7 @@ export interface UpstreamService {
   clusterIP: string;
   port: number;
   nodePort?: number;
-  /** Endpoint IPs, all on targetPort. */
+  /** Endpoint IPs, all on targetPort; none: rejected, as upstream's no-endpoint maps do. */
   endpoints: string[];
   targetPort: number;
   /** ClientIP session affinity's timeout: a dynamic set per endpoint, as upstream. */
@@ -137,8 +137,17 @@ function nodePortMatch(o: UpstreamOptions, inServices: boolean): string {
   return inServices ? `fib daddr type local ${noLocalhost}` : noLocalhost;
 }
 
-/** One ServicePort with endpoints under the Cluster policy (syncProxyRules, writeServiceToEndpointRules). */
+/** Without endpoints: no chain, the ClusterIP (and NodePort) rejected through the no-endpoint verdict maps. */
+function noEndpointLines(t: string, s: UpstreamService): string[] {
+  const out = [`add element ${t} cluster-ips { ${s.clusterIP} }`,
+    `add element ${t} no-endpoint-services { ${s.clusterIP} . tcp . ${s.port} : goto reject-chain }`];
+  if (s.nodePort) out.push(`add element ${t} no-endpoint-nodeports { tcp . ${s.nodePort} : goto reject-chain }`);
+  return out;
+}
+
+/** One ServicePort under the Cluster policy (syncProxyRules, writeServiceToEndpointRules). */
 function serviceLines(t: string, ipX: string, clusterCIDR: string, s: UpstreamService): string[] {
+  if (s.endpoints.length === 0) return noEndpointLines(t, s);
   const svc = upstreamServiceChain(s);
   const eps = s.endpoints.map((ip) => ({ ip, chain: upstreamEndpointChain(s, ip), affinity: upstreamAffinitySet(s, ip) }));
   const affinity = s.affinitySeconds !== undefined;
