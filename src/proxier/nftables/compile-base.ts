@@ -17,21 +17,27 @@ const PROTO_PORT: KeyExpr[] = ['l4proto', 'dport'];
 function filterChains(ctx: FamilyContext): ChainDef[] {
   const r = () => rule(ctx.family);
   // A base chain runs for every packet: one `ct state` test sends the established ones on.
-  const beforeDnat = [
-    r().ctState(['new'], true).verdict({ kind: 'return' }).build(),
-    r().jump(CHAIN.firewallCheck).build(),
-    // A later packet of a flow no Service took, that conntrack confirmed before the check had its
-    // element (a UDP client with a fixed port, a SYN sent again): the nat hooks no longer see it.
-    // No DNAT happens to it, so its address now is the one upstream's checks after DNAT look up.
-    r().ctStatusConfirmedNotDnat().jump(CHAIN.noServiceChecks).build(),
-  ];
+  // Then, after the firewall, a later packet of a flow no Service took, that conntrack confirmed
+  // before the checks had its element (a UDP client with a fixed port, a SYN sent again): the nat
+  // hooks no longer see it. No DNAT happens to it, so its address now is the one upstream's checks
+  // after DNAT look up. What arrives on lo was sent here and checked in the output hook already.
+  const beforeDnat = (hook: 'prerouting' | 'output') => {
+    const later = r().ctStatusConfirmedNotDnat();
+    if (hook === 'prerouting') later.iifname('lo', true);
+    return [
+      r().ctState(['new'], true).verdict({ kind: 'return' }).build(),
+      r().jump(CHAIN.firewallCheck).build(),
+      later.jump(CHAIN.noServiceChecks).build(),
+    ];
+  };
   return [
     // Before DNAT: the firewall, as upstream's. The checks upstream runs in filter hooks after DNAT
     // (Services without endpoints, ClusterIPs' other ports) run in the nat hooks (noServiceChains).
-    { name: CHAIN.filterPrerouting, base: { type: 'filter', hook: 'prerouting', priority: DSTNAT - 10 }, rules: beforeDnat },
+    { name: CHAIN.filterPrerouting, base: { type: 'filter', hook: 'prerouting', priority: DSTNAT - 10 },
+      rules: beforeDnat('prerouting') },
     { name: CHAIN.filterForward, base: { type: 'filter', hook: 'forward', priority: DSTNAT - 10 },
       rules: invalidDrop(ctx) },
-    { name: CHAIN.filterOutput, base: { type: 'filter', hook: 'output', priority: DSTNAT - 10 }, rules: beforeDnat },
+    { name: CHAIN.filterOutput, base: { type: 'filter', hook: 'output', priority: DSTNAT - 10 }, rules: beforeDnat('output') },
     { name: CHAIN.reject, rules: [r().reject().build()] },
     { name: CHAIN.firewallCheck, rules: [r().vmap(DADDR_PROTO_PORT, SET.firewallIPs).build()] },
   ];
