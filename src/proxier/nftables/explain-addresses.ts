@@ -98,19 +98,17 @@ export interface Destination {
   port: number;
   /** Set lookups' key: address . proto . port, or proto . port for a NodePort. */
   key: KeyPart[];
-  /** The address is this node's: a packet not DNATed goes to the input hook, else forward. */
-  local: boolean;
 }
 
 /** One destination per address, and one for a Service's NodePort (every accepting address behaves alike). */
-export function destinations(addresses: readonly ReachableAddress[], local: readonly string[] | undefined): Destination[] {
+export function destinations(addresses: readonly ReachableAddress[]): Destination[] {
   const out: Destination[] = [];
   for (const a of addresses) {
     const proto = a.protocol.toLowerCase();
     if (a.kind === 'NodePort') {
-      if (!out.some((d) => d.kind === 'NodePort')) out.push({ kind: a.kind, ip: a.ip, port: a.port, key: [proto, a.port], local: true });
+      if (!out.some((d) => d.kind === 'NodePort')) out.push({ kind: a.kind, ip: a.ip, port: a.port, key: [proto, a.port] });
     } else {
-      out.push({ kind: a.kind, ip: a.ip, port: a.port, key: [a.ip, proto, a.port], local: a.kind !== 'ClusterIP' && (local ?? []).includes(a.ip) });
+      out.push({ kind: a.kind, ip: a.ip, port: a.port, key: [a.ip, proto, a.port] });
     }
   }
   return out;

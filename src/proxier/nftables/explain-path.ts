@@ -62,7 +62,7 @@ export interface PathInputs {
   /** The model's selection for it (explainEndpoints' `selection`); undefined = no endpoints. */
   selection: SelectedEndpoints | undefined;
   ctx: FamilyContext;
-  /** This node's addresses, when known: the NodePort addresses listed, and whether an external IP is local. */
+  /** This node's addresses, when known: the NodePort addresses listed. */
   localAddresses?: readonly string[];
 }
 
@@ -80,7 +80,7 @@ export function explainPath(inputs: PathInputs): PathExplanation {
   const table = new CompiledTable(ctx, objects);
   const addresses = addressesOf(sp, ctx, inputs.localAddresses, objects.elements);
   const paths: ConnectionPath[] = [];
-  for (const dest of destinations(addresses, inputs.localAddresses)) {
+  for (const dest of destinations(addresses)) {
     const firewalled = table.element(SET.firewallIPs, dest.key) !== undefined;
     for (const client of ['pod', 'outside'] as const) paths.push(walk(table, ctx, dest, client, firewalled ? 'allowed' : undefined));
     if (firewalled) paths.push(walk(table, ctx, dest, 'outside', 'not allowed'));
