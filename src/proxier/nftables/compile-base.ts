@@ -73,7 +73,7 @@ function noServiceChains(ctx: FamilyContext): ChainDef[] {
     // The port first (most connections leave at it), then whether the address is a NodePort one.
     { name: CHAIN.nodePortEndpointsCheck, rules: [
       ret(r().lookup(PROTO_PORT, SET.noEndpointNodePorts, true)),
-      ret(r().daddr(ctx.family === 'ip' ? '127.0.0.0/8' : '::1')),
+      ret(r().daddr(loopback(ctx))),
       ...(ctx.nodePorts.kind === 'cidrs' ? [ret(r().daddrInSet(SET.nodePortIPs, true))] : []),
       ret(r().fibDaddrLocal(true)),
       r().lookup(PROTO_PORT, SET.noLocalEndpointNodePorts).verdict({ kind: 'drop' }).build(),
@@ -208,9 +208,12 @@ function selectChains(ctx: FamilyContext, maps: readonly EndpointMap[]): ChainDe
   return chains;
 }
 
+/** Never a NodePort address: upstream's nftables mode serves no NodePort on loopback either. */
+const loopback = (ctx: FamilyContext): string => (ctx.family === 'ip' ? '127.0.0.0/8' : '::1');
+
 /** Adds "addressed to a NodePort address": every local address but loopback, or our CIDR set. */
 function nodePortDestination(b: RuleBuilder, ctx: FamilyContext): RuleBuilder {
-  b.daddr(ctx.family === 'ip' ? '127.0.0.0/8' : '::1', true);
+  b.daddr(loopback(ctx), true);
   if (ctx.nodePorts.kind === 'cidrs') b.daddrInSet(SET.nodePortIPs);
   return b.fibDaddrLocal();
 }
