@@ -61,8 +61,10 @@ async function cluster(prefix: string, liberalAtStart: boolean): Promise<{ c: Cl
   return { c, server };
 }
 
+/** Our filter-forward chain's rules; none when there is no such chain (a liberal conntrack at start-up). */
 function forwardRules(c: Cluster): string {
-  return c.topo.node.nft('list', 'chain', 'ip', 'kube-proxy', 'filter-forward');
+  const table = c.topo.node.nft('list', 'table', 'ip', 'kube-proxy');
+  return /\bchain filter-forward \{/.test(table) ? c.topo.node.nft('list', 'chain', 'ip', 'kube-proxy', 'filter-forward') : '';
 }
 
 /** A new held connection, its first exchange, then an exchange during which the packet is injected. */

@@ -35,8 +35,7 @@ function filterChains(ctx: FamilyContext): ChainDef[] {
     // (Services without endpoints, ClusterIPs' other ports) run in the nat hooks (noServiceChains).
     { name: CHAIN.filterPrerouting, base: { type: 'filter', hook: 'prerouting', priority: DSTNAT - 10 },
       rules: beforeDnat('prerouting') },
-    { name: CHAIN.filterForward, base: { type: 'filter', hook: 'forward', priority: DSTNAT - 10 },
-      rules: invalidDrop(ctx) },
+    ...forwardChain(ctx),
     { name: CHAIN.filterOutput, base: { type: 'filter', hook: 'output', priority: DSTNAT - 10 }, rules: beforeDnat('output') },
     { name: CHAIN.reject, rules: [r().reject().build()] },
     { name: CHAIN.firewallCheck, rules: [r().vmap(DADDR_PROTO_PORT, SET.firewallIPs).build()] },
@@ -87,10 +86,13 @@ function noServiceChains(ctx: FamilyContext): ChainDef[] {
  * Upstream's `ct state invalid drop` (kubernetes#74839): a reply conntrack finds INVALID (out of
  * the TCP window) is not un-DNATed; forwarded as it is, the client answers the pod's address with a
  * RST that kills the real connection. nf_conntrack_tcp_be_liberal makes only out-of-window RSTs
- * INVALID, so with it set upstream installs no rule (asymmetric routing needs the packets).
+ * INVALID, so with it set upstream installs no rule (asymmetric routing needs the packets), and we
+ * no chain: it would hold nothing, and forwarded packets would still pass its hook.
  */
-function invalidDrop(ctx: FamilyContext): Rule[] {
-  return ctx.dropInvalid ? [rule(ctx.family).ctState(['invalid']).verdict({ kind: 'drop' }).build()] : [];
+function forwardChain(ctx: FamilyContext): ChainDef[] {
+  if (!ctx.dropInvalid) return [];
+  const drop = rule(ctx.family).ctState(['invalid']).verdict({ kind: 'drop' }).build();
+  return [{ name: CHAIN.filterForward, base: { type: 'filter', hook: 'forward', priority: DSTNAT - 10 }, rules: [drop] }];
 }
 
 /** A DNAT in `services` ends the hook: only the connections no Service took reach the checks after it. */

@@ -355,6 +355,7 @@ test("INVALID packets dropped in filter-forward unless nf_conntrack_tcp_be_liber
     assert.equal(strict.split('\n').filter((l) => l.includes('ct state invalid')).length, 1, 'forward path only');
     const liberal = ctx({ conntrackTCPLiberal: true }, family);
     lacks(renderDesiredScript(compileBase(liberal), []), 'ct state invalid');
+    lacks(renderDesiredScript(compileBase(liberal), []), 'filter-forward');
     assert.notEqual(contextKey(liberal), contextKey(ctx({}, family)), 'a different context key: a full sync');
   }
 });
