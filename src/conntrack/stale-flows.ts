@@ -33,7 +33,7 @@ function ipFamily(ip: string): 4 | 6 {
 /** The Service's own addresses (not NodePort) in its family, without duplicates or blanks. */
 function serviceIPs(sp: ServicePort): string[] {
   const fam = familyOf(sp);
-  const ips = [sp.clusterIP, ...sp.externalIPs, ...sp.loadBalancerIPs].filter((ip) => ip && ipFamily(ip) === fam);
+  const ips = [...(sp.clusterIPRefused ? [] : [sp.clusterIP]), ...sp.externalIPs, ...sp.loadBalancerIPs].filter((ip) => ip && ipFamily(ip) === fam);
   return [...new Set(ips)];
 }
 

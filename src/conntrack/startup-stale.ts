@@ -117,12 +117,13 @@ function owners(snapshot: StartupSnapshot, family: 4 | 6, protocol: FlowProtocol
   for (const sp of snapshot.services.values()) {
     if ((sp.family === 'IPv6' ? 6 : 4) !== family) continue;
     // A cluster IP is ours for every protocol: no one else DNATs it.
-    const cluster = sp.clusterIP ? addrKey(sp.clusterIP, family) : undefined;
+    const served = sp.clusterIPRefused ? undefined : sp.clusterIP;
+    const cluster = served ? addrKey(served, family) : undefined;
     if (cluster !== undefined) o.clusterIPs.add(cluster);
     if (flowProtocol(sp) !== protocol) continue;
     const sel = snapshot.endpoints.get(sp.key);
     const live = endpointKeys([...(sel?.allReachable ?? []), ...(sel?.cluster ?? []), ...(sel?.local ?? [])], family);
-    for (const ip of [sp.clusterIP, ...sp.externalIPs, ...sp.loadBalancerIPs]) {
+    for (const ip of [served, ...sp.externalIPs, ...sp.loadBalancerIPs]) {
       const a = ip ? addrKey(ip, family) : undefined;
       if (a !== undefined) addAll(o.byAddrPort, `${a}|${sp.port}`, live);
     }

@@ -18,6 +18,9 @@ export function servicePortEqual(a: ServicePort, b: ServicePort): boolean {
     a.internalPolicyLocal === b.internalPolicyLocal &&
     a.healthCheckNodePort === b.healthCheckNodePort &&
     a.trafficDistribution === b.trafficDistribution &&
+    a.created === b.created &&
+    a.uid === b.uid &&
+    a.clusterIPRefused === b.clusterIPRefused &&
     sameList(a.externalIPs, b.externalIPs) &&
     sameList(a.loadBalancerIPs, b.loadBalancerIPs) &&
     sameList(a.loadBalancerSourceRanges, b.loadBalancerSourceRanges)

@@ -1,9 +1,11 @@
 // The model's facade: events in, snapshot + change set out. See docs/model.md for the cost model.
 import type { V1EndpointSlice, V1Node, V1Service } from '@kubernetes/client-node';
+import { AddressOwnership, type RefusedClaim } from './address-ownership';
 import { selectEndpoints } from './endpoint-selection';
 import { EndpointsChangeTracker, type TriggerTime } from './endpoints-change-tracker';
 import { cidrFamilyOf } from './ip';
 import { emptyNodeInfo, nodeInfoFromNode, zoneOf } from './node-info';
+import { ServedServices } from './served-services';
 import { ServiceChangeTracker, type EventKind } from './service-change-tracker';
 import type {
   ChangeSet,
@@ -44,6 +46,11 @@ export interface TakenChanges {
   endpointChangesByFamily: Record<IPFamily, number>;
   /** The node's zone changed: every selection was recomputed; the caller should sync fully. */
   topologyChanged: boolean;
+  /**
+   * Claims on a key another ServicePort owns (core/address-ownership): refused by this take, and
+   * refusals this take ended. Each is reported once, when it starts and when it ends.
+   */
+  claims: { refused: RefusedClaim[]; ended: RefusedClaim[] };
 }
 
 export interface PendingCounts {
@@ -55,6 +62,8 @@ export class ProxyState {
   private readonly services: ServiceChangeTracker;
   private readonly endpoints: EndpointsChangeTracker;
   private readonly selected = new Map<string, SelectedEndpoints>();
+  private readonly ownership: AddressOwnership;
+  private readonly served: ServedServices;
   private node: NodeInfo;
   private appliedZone = '';
   /** Service CIDRs as last given, and as the last takeChanges() applied them (sorted, unique). */
@@ -73,6 +82,8 @@ export class ProxyState {
       startTime: opts.startTime ?? new Date(),
       sharedKey: (key) => this.services.applied.get(key)?.key ?? key,
     });
+    this.ownership = new AddressOwnership(this.services.applied);
+    this.served = new ServedServices(this.services.applied, this.ownership.restricted());
     this.node = emptyNodeInfo(opts.nodeName);
   }
 
@@ -122,6 +133,10 @@ export class ProxyState {
    */
   takeChanges(): TakenChanges {
     const svc = this.services.apply();
+    // A removed ServicePort is reported as it was served (conntrack cleanup must not touch keys it never had).
+    for (const [key, sp] of svc.removed) svc.removed.set(key, this.ownership.restricted().get(key) ?? sp);
+    const owned = this.ownership.update(svc.changed, svc.previous);
+    for (const key of owned.affected) svc.changed.add(key);
     const eps = this.endpoints.apply();
     const zone = zoneOf(this.node);
     const topologyChanged = zone !== this.appliedZone;
@@ -147,6 +162,7 @@ export class ProxyState {
       endpointChanges: eps.events,
       endpointChangesByFamily: eps.eventsByFamily,
       topologyChanged,
+      claims: { refused: owned.refused, ended: owned.ended },
     };
     return this.mergeRequeued(taken);
   }
@@ -163,13 +179,18 @@ export class ProxyState {
     };
   }
 
+  /** Claims refused as of the last takeChanges(): every ServicePort that lost a key, with its owner. */
+  refusedClaims(): RefusedClaim[] {
+    return this.ownership.allRefusals();
+  }
+
   /** The current applied state (same live maps takeChanges returns). */
   snapshot(): ProxySnapshot {
-    return { services: this.services.applied, endpoints: this.selected, node: this.node, serviceCIDRs: this.appliedCIDRs };
+    return { services: this.served, endpoints: this.selected, node: this.node, serviceCIDRs: this.appliedCIDRs };
   }
 
   private reselect(key: string): void {
-    const sp: ServicePort | undefined = this.services.applied.get(key);
+    const sp: ServicePort | undefined = this.served.get(key);
     if (!sp) {
       this.selected.delete(key);
       return;

@@ -14,6 +14,8 @@ export interface ServiceApplyResult {
   changed: Set<string>;
   /** ServicePorts that disappeared, as they were. */
   removed: Map<string, ServicePort>;
+  /** Every changed ServicePort that existed before, as it was (the removed ones too). */
+  previous: Map<string, ServicePort>;
   /** Events received since the previous apply(). */
   events: number;
 }
@@ -74,7 +76,7 @@ export class ServiceChangeTracker {
   }
 
   apply(): ServiceApplyResult {
-    const result: ServiceApplyResult = { changed: new Set(), removed: new Map(), events: this.events };
+    const result: ServiceApplyResult = { changed: new Set(), removed: new Map(), previous: new Map(), events: this.events };
     for (const [id, ports] of this.pending) {
       const desired = byKey(ports);
       const previous = itemsOf(this.appliedByService.get(id));
@@ -82,12 +84,14 @@ export class ServiceChangeTracker {
         if (desired.has(key)) continue;
         result.changed.add(key);
         result.removed.set(key, this.applied.get(key)!);
+        result.previous.set(key, this.applied.get(key)!);
         this.applied.delete(key);
       }
       for (const [key, sp] of desired) {
         const old = previous.includes(key) ? this.applied.get(key) : undefined;
         if (old && servicePortEqual(old, sp)) continue;
         result.changed.add(key);
+        if (old) result.previous.set(key, old);
         this.applied.set(key, sp);
       }
       setOrDelete(this.appliedByService, id, keptOneOrMore(desired.keys()));

@@ -25,6 +25,8 @@ type FamilyFields = Pick<
 
 type SharedFields = Pick<
   ServicePort,
+  | 'created'
+  | 'uid'
   | 'affinityTimeoutSeconds'
   | 'externalPolicyLocal'
   | 'internalPolicyLocal'
@@ -107,6 +109,9 @@ function servicePort(namespace: string, name: string, family: IPFamily, clusterI
     internalPolicyLocal: s.internalPolicyLocal,
     healthCheckNodePort: s.healthCheckNodePort,
   };
+  // Left absent, not undefined, when unknown (objects from the API server always have both).
+  if (s.created !== undefined) sp.created = s.created;
+  if (s.uid !== undefined) sp.uid = s.uid;
   // Rare: left absent, not undefined, as before (the objects compare equal to what they were).
   if (s.trafficDistribution !== undefined) sp.trafficDistribution = s.trafficDistribution;
   return sp;
@@ -203,13 +208,25 @@ function externallyAccessible(svc: V1Service): boolean {
 function sharedFields(svc: V1Service, ref: ObjectRef, log: ModelLog): SharedFields {
   const spec = svc.spec ?? {};
   const externalPolicyLocal = externallyAccessible(svc) && spec.externalTrafficPolicy === 'Local';
+  const uid = svc.metadata?.uid;
   return {
+    created: createdSeconds(svc.metadata?.creationTimestamp),
+    uid: typeof uid === 'string' && uid !== '' ? uid : undefined,
     affinityTimeoutSeconds: affinityTimeout(svc, ref, log),
     externalPolicyLocal,
     internalPolicyLocal: spec.internalTrafficPolicy === 'Local',
     healthCheckNodePort: healthCheckNodePort(svc, externalPolicyLocal, ref, log),
     ...(spec.trafficDistribution ? { trafficDistribution: spec.trafficDistribution } : {}),
   };
+}
+
+/**
+ * creationTimestamp in whole seconds (its precision; a small integer, kept unboxed), or undefined
+ * when absent or unreadable: such a Service counts as the newest when two claim one address.
+ */
+function createdSeconds(t: unknown): number | undefined {
+  const ms = t instanceof Date ? t.getTime() : typeof t === 'string' ? Date.parse(t) : NaN;
+  return Number.isFinite(ms) ? Math.floor(ms / 1000) : undefined;
 }
 
 function affinityTimeout(svc: V1Service, ref: ObjectRef, log: ModelLog): number {

@@ -36,6 +36,17 @@ export interface ServicePort {
   healthCheckNodePort: number;
   /** `spec.trafficDistribution` as given (informational: selection follows the slices' hints). */
   trafficDistribution?: string;
+  /**
+   * The Service's `metadata.creationTimestamp` in seconds and `metadata.uid`: the older Service owns
+   * an address two Services claim (core/address-ownership). Absent: the newest.
+   */
+  created?: number;
+  uid?: string;
+  /**
+   * Set on the snapshot's copy when another ServicePort owns this one's ClusterIP and port
+   * (core/address-ownership): no dispatch of its ClusterIP is programmed; its other keys are.
+   */
+  clusterIPRefused?: true;
 }
 
 export interface Endpoint {

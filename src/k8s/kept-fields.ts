@@ -41,7 +41,12 @@ const identity = { name: value, namespace: value, resourceVersion: value };
 
 /** core/service-conversion.ts reads all of these. */
 export const SERVICE: Keep = fields({
-  metadata: fields({ ...identity, annotations: keys(KEPT_ANNOTATIONS.loadBalancerSourceRanges) }),
+  metadata: fields({
+    ...identity,
+    uid: value,
+    creationTimestamp: date,
+    annotations: keys(KEPT_ANNOTATIONS.loadBalancerSourceRanges),
+  }),
   spec: fields({
     type: value,
     clusterIP: value,

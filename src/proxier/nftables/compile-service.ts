@@ -103,6 +103,8 @@ interface Plan {
   externallyAccessible: boolean;
   usesClusterChain: boolean;
   usesLocalChain: boolean;
+  /** False when another ServicePort owns this one's ClusterIP and port (core/address-ownership). */
+  servesClusterIP: boolean;
 }
 
 function plan(sp: ServicePort, eps: SelectedEndpoints | undefined): Plan {
@@ -121,6 +123,7 @@ function plan(sp: ServicePort, eps: SelectedEndpoints | undefined): Plan {
     externallyAccessible,
     usesClusterChain: cluster.length > 0,
     usesLocalChain: local.length > 0,
+    servesClusterIP: sp.clusterIPRefused !== true,
   };
 }
 
@@ -133,11 +136,11 @@ function externalAddresses(p: Plan, ctx: FamilyContext): string[] {
 /** Elements every ServicePort has, whichever path serves it: ClusterIP, no-endpoint verdicts, firewall. */
 function commonElements(p: Plan, ctx: FamilyContext, names: ServiceChainNames, fwRanges: string[]): ElementDef[] {
   const { sp, proto } = p;
-  const out: ElementDef[] = [{ set: SET.clusterIPs, key: [sp.clusterIP] }];
+  const out: ElementDef[] = p.servesClusterIP ? [{ set: SET.clusterIPs, key: [sp.clusterIP] }] : [];
   // Upstream's verdicts: reject when the Service has no endpoint at all, drop when it has some
   // but none here under a Local policy.
   const drop = (local: boolean) => p.hasEndpoints && local;
-  if (!p.hasInternal) {
+  if (!p.hasInternal && p.servesClusterIP) {
     const set = drop(sp.internalPolicyLocal) ? SET.noLocalEndpointServices : SET.noEndpointServices;
     out.push({ set, key: vip(p, sp.clusterIP) });
   }
@@ -160,7 +163,7 @@ function chainDispatchElements(p: Plan, ctx: FamilyContext, names: ServiceChainN
   const { sp, proto } = p;
   const out: ElementDef[] = [];
   const internalChain = sp.internalPolicyLocal ? names.local : names.cluster;
-  if (p.hasInternal) out.push({ set: SET.serviceIPs, key: vip(p, sp.clusterIP), verdict: { kind: 'goto', chain: internalChain } });
+  if (p.hasInternal && p.servesClusterIP) out.push({ set: SET.serviceIPs, key: vip(p, sp.clusterIP), verdict: { kind: 'goto', chain: internalChain } });
   if (!p.hasEndpoints) return out;
   const toExternal: Verdict = { kind: 'goto', chain: names.external };
   for (const ip of externalAddresses(p, ctx)) out.push({ set: SET.serviceIPs, key: vip(p, ip), verdict: toExternal });
@@ -186,7 +189,7 @@ function mapDispatchElements(p: Plan, ctx: FamilyContext): ElementDef[] {
   const { sp, proto } = p;
   const out: ElementDef[] = [];
   const internal = sp.internalPolicyLocal ? p.local : p.cluster;
-  if (internal.length > 0) {
+  if (internal.length > 0 && p.servesClusterIP) {
     out.push({ set: SET.clusterIPPorts, key: vip(p, sp.clusterIP) }, ...endpointElements('cluster', vip(p, sp.clusterIP), internal));
   }
   if (p.hasEndpoints && p.externallyAccessible) {
