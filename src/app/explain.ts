@@ -11,7 +11,7 @@ import { zoneOf } from '../core/node-info';
 import type { ServicePort } from '../core/types';
 import { Nft, RtnlSocket } from '../native';
 import {
-  checkServicePortInKernel, compileService, EXPLAIN_API_VERSION, explainServicePort, familyContexts, renderExplainJson, renderExplainText, type ServicePortExplanation,
+  checkServicePortInKernel, claimsOf, compileService, EXPLAIN_API_VERSION, explainServicePort, familyContexts, renderExplainJson, renderExplainText, type ServicePortExplanation,
 } from '../proxier/nftables';
 import type { FamilyContext } from '../proxier/nftables/context';
 import { fetchServiceAndSlices, SERVICE_PROXY_NAME_LABEL, type ServiceAndSlices } from './explain-objects';
@@ -75,12 +75,13 @@ async function explainPorts(o: ExplainOptions, model: ListedModel, node: NodeTop
   const conntrackTCPLiberal = readTcpBeLiberal({ netns: o.netns });
   const contexts = familyContexts({ ...nftablesCompileOptions(o.config, model.families), conntrackTCPLiberal }, model.snapshot);
   const localAddresses = await nodeAddresses(o.netns);
+  const refused = model.state.refusedClaims();
   const nft = Nft.open(o.netns ? { netns: o.netns } : undefined);
   try {
     const out: ServicePortExplanation[] = [];
     for (const sp of ports) {
       const ctx = contextOf(contexts, sp);
-      const x = explainServicePort({ sp, slices: objects.slices, node, ctx, localAddresses });
+      const x = { ...explainServicePort({ sp, slices: objects.slices, node, ctx, localAddresses }), claims: claimsOf(sp, refused) };
       out.push(x.path.refused ? x : { ...x, kernel: await kernelCheck(nft, sp, model, ctx) });
     }
     return out;

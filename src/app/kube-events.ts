@@ -32,6 +32,15 @@ export function recordFailedServiceHealthcheck(r: EventRecorder, service: { name
   r.eventf(ref, 'Warning', 'FailedToStartServiceHealthcheck', 'Listen', message);
 }
 
+/**
+ * Ours (upstream has no such event): a Service claimed an address, port or NodePort another Service
+ * owns, and the claim was refused (core/address-ownership). Recorded on the claimant, once per refusal.
+ */
+export function recordClaimRefused(r: EventRecorder, service: { namespace: string; name: string }, message: string): void {
+  const ref: ObjectRef = { kind: 'Service', namespace: service.namespace, name: service.name, uid: `${service.namespace}/${service.name}` };
+  r.eventf(ref, 'Warning', 'AddressClaimRefused', 'Program', message);
+}
+
 /** With bindAddressHardFail, the healthz or metrics server could not listen and the proxy exits (server.go Run). */
 export function recordFailedServer(r: EventRecorder, nodeName: string, server: 'healthz' | 'metrics', err: unknown): void {
   const reason = server === 'healthz' ? 'FailedToStartProxierHealthcheck' : 'FailedToStartMetricServer';

@@ -32,7 +32,7 @@ import { shutDown, type OpenedParts } from './shutdown';
 import { nftablesParts } from './nftables-parts';
 import { ipvsParts, openIpvsKernel } from './ipvs-parts';
 import { syncParts, type ModeParts, type SyncParts } from './sync-parts';
-import { eventRecorder, recordFailedServer, recordFailedServiceHealthcheck, recordReadOnlySysFs, recordStarting } from './kube-events';
+import { eventRecorder, recordFailedServer, recordClaimRefused, recordFailedServiceHealthcheck, recordReadOnlySysFs, recordStarting } from './kube-events';
 
 export interface ProxyAppOptions {
   config: KubeProxyConfiguration;
@@ -140,7 +140,10 @@ async function openAndStart(o: ProxyAppOptions, mode: BuiltMode, model: Model, o
   const onServiceHealthFailure = (service: { namespace: string; name: string }, message: string): void => {
     if (opened.events) recordFailedServiceHealthcheck(opened.events, service, message);
   };
-  const sync = syncParts({ ...o, ...model, onServiceHealthFailure }, await modeParts(o, mode, model, opened));
+  const onClaimRefused = (service: { namespace: string; name: string }, message: string): void => {
+    if (opened.events) recordClaimRefused(opened.events, service, message);
+  };
+  const sync = syncParts({ ...o, ...model, onServiceHealthFailure, onClaimRefused }, await modeParts(o, mode, model, opened));
   Object.assign(opened, { guard: sync.guard, runner: sync.runner, serviceHealth: sync.serviceHealth });
   const kubeConfig = loadKubeConfig({ kubeconfig: o.config.clientConnection.kubeconfig || undefined, master: o.master });
   const events = (opened.events = eventRecorder(kubeConfig, o.log, model.metrics.restClient));

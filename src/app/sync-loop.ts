@@ -46,6 +46,8 @@ export interface SyncLoopDeps {
   releaseMemory?: (when: 'before the first full sync' | 'after a full sync') => void;
   /** Releases memory after partial syncs once the process has grown (memory-growth.ts). */
   growth?: Pick<GrowthWatch, 'syncStarting' | 'syncFinished' | 'released'>;
+  /** Reports refused address claims (claim-reports.ts); called with every take's ownership changes. */
+  claims?: (changes: TakenChanges['claims'], current: number) => void;
   /** The wall clock (metric timestamps, the full-sync period); the system's by default. */
   clock?: Pick<Clock, 'wall'>;
 }
@@ -104,6 +106,7 @@ export class SyncLoop {
   readonly run = async (reason: RunReason): Promise<boolean> => {
     this.d.growth?.syncStarting();
     const taken = this.d.state.takeChanges();
+    if (taken.claims.refused.length + taken.claims.ended.length > 0) this.d.claims?.(taken.claims, this.d.state.refusedClaims().length);
     const full = this.wantsFull(reason, taken);
     // The first full sync follows the initial list, whose garbage would otherwise stay under the sync's peak.
     if (full && this.lastFullAt === undefined) this.d.releaseMemory?.('before the first full sync');

@@ -16,6 +16,7 @@ import type { ProxyMetrics } from '../metrics/proxy-metrics';
 import type { ConntrackClient } from '../native';
 import { BoundedFrequencyRunner } from '../runner/bounded-frequency-runner';
 import { systemClock } from '../base/clock';
+import { reportClaims } from './claim-reports';
 import { GrowthWatch } from './memory-growth';
 import { releaseMemoryLogged } from './release-memory';
 import type { RulesetGuard } from './ruleset-guard';
@@ -31,6 +32,8 @@ export interface SyncInputs {
   nodeName?: string;
   /** A health-check node port could not be opened (upstream's FailedToStartServiceHealthcheck). */
   onServiceHealthFailure?: (service: { namespace: string; name: string }, message: string) => void;
+  /** A Service's claim on an address another Service owns was refused (kube-events.ts recordClaimRefused). */
+  onClaimRefused?: (service: { namespace: string; name: string }, message: string) => void;
   families: IPFamily[];
   metrics: ProxyMetrics;
   health: ProxyHealth;
@@ -63,6 +66,7 @@ export function syncParts(i: SyncInputs, mode: (runSoon: () => void) => ModePart
   const loop = new SyncLoop({
     state: i.state, proxier, families: i.families, metrics: i.metrics, health: i.health, serviceHealth, log: i.log,
     conntrack: new ConntrackCleanup(i.conntrack),
+    claims: (changes, current) => reportClaims({ log: i.log, metrics: i.metrics, onRefused: i.onClaimRefused }, changes, current),
     releaseMemory: (when) => releaseMemoryLogged(i.log, when),
     growth: new GrowthWatch({
       readBytes: () => process.memoryUsage.rss(), nowMs: () => performance.now(),

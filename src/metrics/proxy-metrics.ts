@@ -43,6 +43,10 @@ export interface ProxyMetrics {
   rulesetRepairsTotal: Counter<'reason'>;
   /** Ours: commits by other processes that changed our tables (each seen on the nftables event group). */
   rulesetForeignChangesTotal: Counter;
+  /** Ours: claims on an address, port or NodePort another ServicePort owns, refused (core/address-ownership), by the claimant's kind. */
+  addressClaimsRefusedTotal: Counter<'claim'>;
+  /** Ours: such refusals in force now. */
+  addressClaimsRefused: Gauge;
   /** client-go's rest_client_requests_total and rest_client_request_duration_seconds, fed by our API client. */
   restClient: RestClientMetrics;
 }
@@ -118,6 +122,17 @@ export function createProxyMetrics(register: Registry, opts: CreateMetricsOption
     rulesetForeignChangesTotal: new Counter({
       name: 'kubeproxy_native_ruleset_foreign_changes_total',
       help: 'Commits by another process that changed our nftables tables',
+      registers,
+    }),
+    addressClaimsRefusedTotal: new Counter<'claim'>({
+      name: 'kubeproxy_native_address_claims_refused_total',
+      help: 'Claims refused because another ServicePort owns the address, port and protocol (or NodePort), by the refused claim\'s kind: clusterIP, externalIP, loadBalancerIP, nodePort',
+      labelNames: ['claim'],
+      registers,
+    }),
+    addressClaimsRefused: new Gauge({
+      name: 'kubeproxy_native_address_claims_refused',
+      help: 'Claims refused now because another ServicePort owns the address, port and protocol (or NodePort)',
       registers,
     }),
     restClient: createRestClientMetrics(register),

@@ -64,7 +64,8 @@ const isLoopback = (ip: string): boolean => ip.startsWith('127.') || ip === '::1
 export function addressesOf(sp: ServicePort, ctx: FamilyContext, local: readonly string[] | undefined, elements: readonly ElementDef[]): ReachableAddress[] {
   const proto = sp.protocol;
   const ofFamily = (ips: readonly string[]) => [...new Set(ips.filter((ip) => ipFamilyOf(ip) === ctx.family))];
-  const out: ReachableAddress[] = [{ kind: 'ClusterIP', ip: sp.clusterIP, port: sp.port, protocol: proto }];
+  // A ClusterIP another ServicePort owns is not reachable through this one (core/address-ownership).
+  const out: ReachableAddress[] = sp.clusterIPRefused ? [] : [{ kind: 'ClusterIP', ip: sp.clusterIP, port: sp.port, protocol: proto }];
   if (sp.nodePort !== 0) {
     const note = ctx.nodePorts.kind === 'all'
       ? `every local ${ctx.family === 'ip' ? 'IPv4' : 'IPv6'} address but loopback`

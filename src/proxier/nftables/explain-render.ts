@@ -19,6 +19,9 @@
 //                 list: [{ ip, port, slices, nodeName?, zone?, ready, serving, terminating, isLocal,
 //                          cluster: { use: used|unused|not-applicable, reason?: { code, text } },
 //                          local: (the same) }] }   reason codes: src/core/endpoint-reasons.ts
+//     claims?     [{ role: lost|owns, claim, otherClaim, key, other, reason }]  a key this ServicePort and
+//                 another both claim: `lost`, the other owns it (nothing of it is programmed here);
+//                 `owns`, the other's claim is refused (docs/failure-modes.md, "Two Services claim one address")
 //     kernel?     [{ kind: 'element'|'chain', set?, chain?, key, expected, kernel?, status: 'as expected'|'differs'|'missing' }]
 //                 (explain-kernel.ts: key and values as nft text; a chain's rules one a line)
 //                 (absent: not checked)
@@ -28,7 +31,7 @@
 import type { EndpointExplanation, EndpointsExplanation, EndpointUse } from '../../core/endpoint-reasons';
 import type { NodeTopology } from '../../core/endpoint-selection';
 import type { ConnectionPath, PathExplanation } from './explain-path';
-import type { KernelObjectCheck, ServicePortExplanation } from './explain-service-port';
+import { claimText, type ClaimExplanation, type KernelObjectCheck, type ServicePortExplanation } from './explain-service-port';
 
 export type { KernelObjectCheck, ServicePortExplanation } from './explain-service-port';
 
@@ -51,6 +54,7 @@ export interface ServicePortDocument {
   addresses: PathExplanation['addresses'];
   policies: PathExplanation['policies'];
   endpoints: Omit<EndpointsExplanation, 'key' | 'node' | 'selection' | 'endpoints'> & { list: EndpointExplanation[] };
+  claims?: ClaimExplanation[];
   kernel?: KernelObjectCheck[];
   paths: ConnectionPath[];
 }
@@ -66,6 +70,7 @@ function portDocument(x: ServicePortExplanation): ServicePortDocument {
     addresses: x.path.addresses, policies: x.path.policies, endpoints: { ...summary, list }, paths: x.path.paths,
   };
   if (x.path.refused !== undefined) doc.refused = x.path.refused;
+  if (x.claims !== undefined && x.claims.length > 0) doc.claims = x.claims;
   if (x.kernel !== undefined) doc.kernel = x.kernel;
   return doc;
 }
@@ -106,6 +111,7 @@ function portText(x: ServicePortExplanation): string[] {
   out.push('  Policies');
   out.push(...policyLines(x).map((l) => `    ${l}`));
   if (path.refused !== undefined) out.push(`  REFUSED by the proxy, nothing is programmed: ${path.refused}`);
+  if (x.claims !== undefined && x.claims.length > 0) out.push('  Address claims shared with another Service', ...x.claims.map((c) => `    ${claimText(c)}`));
   out.push(...endpointLines(x.endpoints));
   if (x.kernel !== undefined) out.push(...kernelLines(x.kernel));
   if (path.paths.length > 0) {

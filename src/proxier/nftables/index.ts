@@ -10,7 +10,7 @@ export { guardedTables } from './foreign-changes';
 export type { RepairReason } from './proxier';
 export { compileDesiredTables, familyContexts, leaveOut } from './desired-tables';
 export { checkServicePortInKernel, type KernelObjectCheck } from './explain-kernel';
-export { explainServicePort, type ServicePortExplanation } from './explain-service-port';
+export { claimsOf, explainServicePort, type ClaimExplanation, type ServicePortExplanation } from './explain-service-port';
 export { EXPLAIN_API_VERSION, renderExplainJson, renderExplainText } from './explain-render';
 export type { CompileOptions, DesiredTable, DesiredTables } from './desired-tables';
 export { planKernelDiff } from './kernel-diff';
