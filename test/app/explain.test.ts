@@ -48,6 +48,9 @@ function populate(api: TestApiServer): void {
   api.create('services', service('empty', { clusterIP: '10.96.0.13', ports: [{ name: 'https', port: 443 }] }));
   api.create('services', service('other', { clusterIP: '10.96.0.15', ports: web, labels: { 'service.kubernetes.io/service-proxy-name': 'cilium' } }));
   api.create('services', service('hidden', { namespace: 'off', clusterIP: '10.96.0.16', ports: web }));
+  // Claims web's ClusterIP and port as an external IP: refused (a ClusterIP beats an external IP).
+  api.create('services', service('claimer', { clusterIP: '10.96.0.17', externalIPs: ['10.96.0.10', '203.0.113.17'], ports: web }));
+  api.create('endpointslices', endpointSlice('claimer', 'claimer-1', { ports: web, endpoints: [{ ip: '10.244.1.40' }] }));
 }
 
 async function config() {
@@ -142,6 +145,23 @@ describe('explain', { timeout: 120_000 }, () => {
     const text = await explain('default/web', { output: 'text' });
     assert.match(text, /Kernel objects: \d+ checked, 2 not as expected/);
     assert.match(text, /missing +element cluster-ip-ports +10\.96\.0\.10 \. tcp \. 80/);
+  });
+
+  it('shows both sides of a refused address claim: the owner, and the claimant with the reason', async () => {
+    type Claim = { role: string; claim: string; otherClaim: string; key: string; other: string; reason: string };
+    const [owner] = (await ports('default/web')) as (Port & { claims?: Claim[] })[];
+    assert.deepEqual(owner.claims, [{
+      role: 'owns', claim: 'ClusterIP', otherClaim: 'externalIP', key: '10.96.0.10:80/TCP',
+      other: 'default/claimer:http/TCP/IPv4', reason: 'a ClusterIP beats an external or load-balancer IP',
+    }]);
+    const [claimant] = (await ports('default/claimer')) as (Port & { claims?: Claim[]; addresses: { kind: string; ip: string }[] })[];
+    assert.deepEqual(claimant.claims?.map((c) => [c.role, c.claim, c.key, c.other]), [['lost', 'externalIP', '10.96.0.10:80/TCP', 'default/web:http/TCP/IPv4']]);
+    assert.deepEqual(claimant.addresses.map((a) => `${a.kind} ${a.ip}`), ['ClusterIP 10.96.0.17', 'ExternalIP 203.0.113.17'], 'the lost address is not reachable through it');
+    assert.deepEqual(claimant.kernel!.filter((c) => c.status !== 'as expected'), [], 'what is programmed for it is exactly its own keys');
+    assert.ok(!claimant.kernel!.some((c) => c.key.startsWith('10.96.0.10 ')), 'nothing of the lost key is programmed for it');
+    const text = await explain('default/claimer', { output: 'text' });
+    assert.match(text, /Address claims shared with another Service\n +externalIP 10\.96\.0\.10:80\/TCP: REFUSED, owned by default\/web \(port http\) as its ClusterIP/);
+    assert.match(await explain('default/web', { output: 'text' }), /ClusterIP 10\.96\.0\.10:80\/TCP: owned; also claimed by default\/claimer \(port http\) as its externalIP, refused/);
   });
 
   it('says why it does not handle a Service of another proxy or of a disabled Namespace', async () => {
