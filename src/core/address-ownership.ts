@@ -55,7 +55,8 @@ function kindOf(sp: ServicePort, address: string): ClaimKind | undefined {
 }
 
 /** Every address `sp` claims, once. */
-function addressesOf(sp: ServicePort): string[] {
+function addressesOf(sp: ServicePort): readonly string[] {
+  if (sp.externalIPs.length === 0 && sp.loadBalancerIPs.length === 0) return [sp.clusterIP];
   return [...new Set([sp.clusterIP, ...sp.externalIPs, ...sp.loadBalancerIPs])];
 }
 
@@ -158,6 +159,7 @@ export class AddressOwnership {
       const sp = this.raw.get(key);
       const old = this.lost.get(key);
       const now = sp ? this.lostBy(sp) : undefined;
+      if (old === undefined && now === undefined) continue; // the common case: it owns every key it claims, as before
       setOrDelete(this.lost, key, now);
       const oldIds = new Set((old?.refusals ?? []).map(refusalId));
       const nowIds = new Set((now?.refusals ?? []).map(refusalId));
