@@ -108,10 +108,10 @@ function servicePort(namespace: string, name: string, family: IPFamily, clusterI
     externalPolicyLocal: s.externalPolicyLocal,
     internalPolicyLocal: s.internalPolicyLocal,
     healthCheckNodePort: s.healthCheckNodePort,
+    // In the literal even when unknown (undefined): a field added later would cost a property store per ServicePort.
+    created: s.created,
+    uid: s.uid,
   };
-  // Left absent, not undefined, when unknown (objects from the API server always have both).
-  if (s.created !== undefined) sp.created = s.created;
-  if (s.uid !== undefined) sp.uid = s.uid;
   // Rare: left absent, not undefined, as before (the objects compare equal to what they were).
   if (s.trafficDistribution !== undefined) sp.trafficDistribution = s.trafficDistribution;
   return sp;

@@ -8,23 +8,27 @@ const DUAL = ['IPv4', 'IPv6'] as const;
 
 test('a ClusterIP Service becomes one ServicePort per port with upstream defaults', () => {
   const log = recordingLogger();
-  const sps = servicePortsFromService(
-    service('web', { ports: [{ name: 'http', port: 80, protocol: 'TCP' }, { name: 'dns', port: 53, protocol: 'UDP' }] }),
-    V4,
-    log,
-  );
+  const svc = service('web', { ports: [{ name: 'http', port: 80, protocol: 'TCP' }, { name: 'dns', port: 53, protocol: 'UDP' }] });
+  // Who owns an address two Services claim (core/address-ownership) reads these two.
+  svc.metadata!.uid = '6f1c2a4e-0000-4000-8000-000000000001';
+  svc.metadata!.creationTimestamp = new Date('2026-01-01T00:00:00Z');
+  const sps = servicePortsFromService(svc, V4, log);
+  const identity = { created: 1767225600, uid: '6f1c2a4e-0000-4000-8000-000000000001' };
   assert.deepEqual(sps, [
     {
       key: 'ns/web:http/TCP/IPv4', namespace: 'ns', name: 'web', portName: 'http', protocol: 'TCP', family: 'IPv4',
       clusterIP: '10.96.0.10', port: 80, nodePort: 0, externalIPs: [], loadBalancerIPs: [], loadBalancerSourceRanges: [],
-      affinityTimeoutSeconds: 0, externalPolicyLocal: false, internalPolicyLocal: false, healthCheckNodePort: 0,
+      affinityTimeoutSeconds: 0, externalPolicyLocal: false, internalPolicyLocal: false, healthCheckNodePort: 0, ...identity,
     },
     {
       key: 'ns/web:dns/UDP/IPv4', namespace: 'ns', name: 'web', portName: 'dns', protocol: 'UDP', family: 'IPv4',
       clusterIP: '10.96.0.10', port: 53, nodePort: 0, externalIPs: [], loadBalancerIPs: [], loadBalancerSourceRanges: [],
-      affinityTimeoutSeconds: 0, externalPolicyLocal: false, internalPolicyLocal: false, healthCheckNodePort: 0,
+      affinityTimeoutSeconds: 0, externalPolicyLocal: false, internalPolicyLocal: false, healthCheckNodePort: 0, ...identity,
     },
   ]);
+  // A creationTimestamp as the API sends it (a string, when the object was not decoded by client-node).
+  (svc.metadata as { creationTimestamp: unknown }).creationTimestamp = '2026-01-01T00:00:09Z';
+  assert.equal(servicePortsFromService(svc, V4, log)[0].created, 1767225609);
   assert.equal(log.lines.length, 0);
 });
 
