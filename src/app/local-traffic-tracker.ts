@@ -1,10 +1,14 @@
 // Per-Service facts that the health-check node ports and the no-local-endpoints gauges need, kept up to
 // date from the keys each sync changed, so a sync at 50k Services does not walk all of them.
 import type { ChangeSet, Endpoint, IPFamily, ProxySnapshot, SelectedEndpoints, ServicePort } from '../core/types';
+import type { HealthCheckClaim } from '../health';
 
 export interface LocalTrafficView {
-  /** namespace/name -> healthCheckNodePort, for Services with externalTrafficPolicy Local. */
-  healthCheckPorts: Map<string, number>;
+  /**
+   * namespace/name -> healthCheckNodePort, for Services with externalTrafficPolicy Local, with the
+   * Service's age: of two Services given one port, the older gets it (health-check-port-owner.ts).
+   */
+  healthCheckPorts: Map<string, HealthCheckClaim>;
   /**
    * namespace/name -> local READY endpoints, for those Services: as upstream's
    * EndpointsMap.LocalReadyEndpoints, distinct IPs over all the Service's ports (serving-terminating
@@ -23,7 +27,7 @@ export interface LocalTrafficView {
   noLocal: Record<IPFamily, { internal: number; external: number }>;
 }
 
-interface Entry { nsName: string; family: IPFamily; hcPort: number; readyLocalIps: readonly string[]; noLocalInternal: boolean; noLocalExternal: boolean }
+interface Entry { nsName: string; family: IPFamily; hcPort: number; created?: number; uid?: string; readyLocalIps: readonly string[]; noLocalInternal: boolean; noLocalExternal: boolean }
 
 /** Holds only ServicePorts with a Local policy: usually a small share of the cluster. */
 export class LocalTrafficTracker {
@@ -48,6 +52,8 @@ export class LocalTrafficTracker {
       nsName: `${sp.namespace}/${sp.name}`,
       family: sp.family,
       hcPort: sp.externalPolicyLocal ? sp.healthCheckNodePort : 0,
+      created: sp.created,
+      uid: sp.uid,
       readyLocalIps: [...new Set([...ready(selected?.local), ...ready(selected?.allReachable)])],
       noLocalInternal: sp.internalPolicyLocal && dropped,
       noLocalExternal: sp.externalPolicyLocal && dropped,
@@ -65,7 +71,7 @@ export class LocalTrafficTracker {
       if (e.noLocalInternal) v.noLocal[e.family].internal++;
       if (e.noLocalExternal) v.noLocal[e.family].external++;
       if (e.hcPort === 0) continue;
-      v.healthCheckPorts.set(e.nsName, e.hcPort);
+      v.healthCheckPorts.set(e.nsName, { port: e.hcPort, ...(e.created !== undefined ? { created: e.created } : {}), ...(e.uid !== undefined ? { uid: e.uid } : {}) });
       let sets = ips.get(e.nsName);
       if (!sets) ips.set(e.nsName, (sets = { IPv4: new Set(), IPv6: new Set() }));
       for (const ip of e.readyLocalIps) sets[e.family].add(ip);

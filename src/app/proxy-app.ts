@@ -13,6 +13,7 @@ import { startHealthServer } from '../health/health-server';
 import { type RunningServer, serveUnlessDisabled } from '../http';
 import { systemClock } from '../base/clock';
 import { ProxyHealth, type StaleResource } from '../health/proxy-health';
+import type { HealthCheckFailure } from '../health/service-health';
 import { ClusterWatcher } from '../k8s/cluster-watcher';
 import type { EventRecorder } from '../k8s/event-recorder';
 import { loadKubeConfig, type ApiCredentials } from '../k8s/kubeconfig';
@@ -58,6 +59,8 @@ export interface RunningProxy {
   /** 0 while the server is not listening (bindAddressHardFail false: it retries). */
   readonly healthPort: number;
   readonly metricsPort: number;
+  /** Services whose health-check node port is not open now, and why (logged once per change). */
+  healthCheckFailures(): HealthCheckFailure[];
   /** Resolves when the next sync finishes. */
   nextSync(): Promise<SyncResult>;
   stop(): Promise<void>;
@@ -173,6 +176,7 @@ async function openAndStart(o: ProxyAppOptions, mode: BuiltMode, model: Model, o
     metrics: model.metrics, registry: model.registry, watcher, health: model.health, events,
     get healthPort() { return healthServer.port; },
     get metricsPort() { return metricsServer.port; },
+    healthCheckFailures: () => sync.serviceHealth.failures(),
     nextSync: () => sync.loop.nextSync(),
     stop: () => shutDown(opened),
   };

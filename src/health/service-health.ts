@@ -5,6 +5,7 @@
 import type { Log } from '../base/log';
 import { type HttpLimits, type RunningServer, serveHardened } from '../http';
 import { WILDCARD } from './health-check-addresses';
+import { type HealthCheckClaim, healthCheckPortLosses } from './health-check-port-owner';
 
 export interface ServiceHealthOptions {
   /**
@@ -43,8 +44,20 @@ function splitName(nsName: string): { namespace: string; name: string } {
   return { namespace: nsName.slice(0, i), name: nsName.slice(i + 1) };
 }
 
+/** A Service whose health-check node port is not open (ServiceHealthServer.failures). */
+export interface HealthCheckFailure {
+  /** namespace/name */
+  service: string;
+  port: number;
+  reason: string;
+  /** Later syncs that failed the same way (not logged). */
+  retries: number;
+}
+
 export class ServiceHealthServer {
   private readonly services = new Map<string, Instance>();
+  /** Services whose port is not open, with what was last reported for them. */
+  private readonly failed = new Map<string, { port: number; reason: string; retries: number }>();
 
   constructor(private readonly o: ServiceHealthOptions) {}
 
@@ -54,33 +67,77 @@ export class ServiceHealthServer {
   }
 
   /**
-   * Makes the open servers match `wanted` (namespace/name -> healthCheckNodePort): closes those of
-   * Services that went away or changed port, opens the new ones. A port that cannot be opened is
-   * logged and left out (retried on the next call), as upstream does.
+   * Makes the open servers match `wanted` (namespace/name -> healthCheckNodePort, with the Service's
+   * age when known): closes those of Services that went away or changed port, opens the new ones.
+   * Of two Services asking for one port, the older gets it (health-check-port-owner.ts). A port that
+   * cannot be opened is left out and tried again on every later call, as upstream does; unlike
+   * upstream, which logs and records the Warning event on every failed try, it is reported once per
+   * change (a new port or a new reason), and again when it opens.
    */
-  async syncServices(wanted: ReadonlyMap<string, number>): Promise<void> {
+  async syncServices(wanted: ReadonlyMap<string, number | HealthCheckClaim>): Promise<void> {
+    const claims = new Map<string, HealthCheckClaim>();
+    for (const [nsName, w] of wanted) {
+      const claim = typeof w === 'number' ? { port: w } : w;
+      splitName(nsName);
+      if (!Number.isInteger(claim.port) || claim.port < 0 || claim.port > 65535) throw new Error(`healthCheckNodePort of ${nsName}: ${claim.port} is not a port`);
+      claims.set(nsName, claim);
+    }
+    const losses = healthCheckPortLosses(claims);
     for (const [nsName, inst] of [...this.services]) {
-      if (wanted.get(nsName) === inst.port) continue;
+      if (claims.get(nsName)?.port === inst.port && !losses.has(nsName)) continue;
       this.o.log?.info({ service: nsName, port: inst.port }, 'closing healthcheck');
       this.services.delete(nsName);
       await Promise.all(inst.servers.map((s) => s.close()));
     }
-    for (const [nsName, port] of wanted) {
+    // A Service no longer asking for a port has no failure left to report.
+    for (const nsName of [...this.failed.keys()]) if (!claims.has(nsName)) this.failed.delete(nsName);
+    for (const [nsName, { port }] of claims) {
       if (this.services.has(nsName)) continue;
-      splitName(nsName);
-      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`healthCheckNodePort of ${nsName}: ${port} is not a port`);
+      const loss = losses.get(nsName);
+      if (loss) {
+        this.reportFailure(nsName, port, loss.reason);
+        continue;
+      }
       const inst: Instance = { port, servers: [], localEndpoints: 0 };
+      const addresses = this.addresses();
       try {
-        const addresses = this.addresses();
         for (const addr of addresses) inst.servers.push(await this.serve(nsName, addr, port));
-        this.services.set(nsName, inst);
-        this.o.log?.info({ service: nsName, port, addresses }, 'opened healthcheck');
       } catch (err) {
         await Promise.all(inst.servers.map((s) => s.close()));
-        this.o.log?.error({ service: nsName, port, err: String(err) }, 'failed to start healthcheck');
-        this.o.onFailedToStart?.(splitName(nsName), failedToStartMessage(this.o.nodeName ?? '', nsName, port, err));
+        this.reportFailure(nsName, port, err instanceof Error ? err.message : String(err));
+        continue;
       }
+      this.services.set(nsName, inst);
+      const before = this.failed.get(nsName);
+      this.failed.delete(nsName);
+      if (before) this.o.log?.info({ service: nsName, port, addresses, failedBefore: before.reason }, 'opened healthcheck after failing');
+      else this.o.log?.info({ service: nsName, port, addresses }, 'opened healthcheck');
     }
+  }
+
+  /**
+   * Logs and records the event when this failure is new for the Service (first, or another port or
+   * reason than last time); the same failure on later syncs is counted only.
+   */
+  private reportFailure(nsName: string, port: number, reason: string): void {
+    const before = this.failed.get(nsName);
+    if (before && before.port === port && before.reason === reason) {
+      before.retries++;
+      return;
+    }
+    this.failed.set(nsName, { port, reason, retries: 0 });
+    this.o.log?.error({ service: nsName, port, err: reason },
+      'failed to start healthcheck; tried again on every sync, logged again only if the port or the reason changes');
+    this.o.onFailedToStart?.(splitName(nsName), failedToStartMessage(this.o.nodeName ?? '', nsName, port, reason));
+  }
+
+  /**
+   * The Services whose health-check node port is not open now, by name: the port, why (the last
+   * bind error, or the Service that owns a shared port) and how many later syncs failed alike.
+   */
+  failures(): HealthCheckFailure[] {
+    return [...this.failed].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([service, f]) => ({ service, port: f.port, reason: f.reason, retries: f.retries }));
   }
 
   /** Local endpoint counts per namespace/name; Services not listed have none. */

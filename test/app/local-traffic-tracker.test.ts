@@ -24,7 +24,7 @@ function localCount(endpoints: EndpointSpec[], opts: { dualStack?: EndpointSpec[
   const tracker = new LocalTrafficTracker();
   tracker.update(taken.snapshot, taken.changes, true);
   const view = tracker.view();
-  return { count: view.localEndpoints.get('default/web'), port: view.healthCheckPorts.get('default/web') };
+  return { count: view.localEndpoints.get('default/web'), port: view.healthCheckPorts.get('default/web')?.port };
 }
 
 describe('health-check node port counts (upstream LocalReadyEndpoints)', () => {
@@ -60,5 +60,20 @@ describe('health-check node port counts (upstream LocalReadyEndpoints)', () => {
   it('a dual-stack Service reports a family count (pods with both addresses are not counted twice)', () => {
     const r = localCount([{ ip: '10.244.1.5' }, { ip: '10.244.1.6' }], { dualStack: [{ ip: 'fd00:244::5' }, { ip: 'fd00:244::6' }] });
     assert.equal(r.count, 2);
+  });
+});
+
+describe('health-check node port claims', () => {
+  it('carry the Service\'s age, so the older of two Services sharing a port gets it', () => {
+    const state = new ProxyState({ nodeName: NODE_NAME, ipFamilies: ['IPv4'], log: silentLog });
+    const ports = [{ name: 'http', port: 80, targetPort: 8080, nodePort: 30080 }];
+    const svc = service('web', { clusterIP: '10.96.0.10', ports, type: 'LoadBalancer', externalTrafficPolicy: 'Local', healthCheckNodePort: HC_PORT });
+    svc.metadata.creationTimestamp = '2024-05-01T10:00:00Z';
+    svc.metadata.uid = 'uid-web';
+    state.onService('add', svc);
+    const taken = state.takeChanges();
+    const tracker = new LocalTrafficTracker();
+    tracker.update(taken.snapshot, taken.changes, true);
+    assert.deepEqual(tracker.view().healthCheckPorts.get('default/web'), { port: HC_PORT, created: Date.parse('2024-05-01T10:00:00Z') / 1000, uid: 'uid-web' });
   });
 });

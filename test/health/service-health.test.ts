@@ -5,6 +5,13 @@ import assert from 'node:assert/strict';
 import * as net from 'node:net';
 import { ServiceHealthServer } from '../../src/health/service-health';
 
+interface LogLine { level: string; obj: Record<string, unknown>; msg: string }
+function recordingLog() {
+  const lines: LogLine[] = [];
+  const at = (level: string) => (obj: object, msg: string) => lines.push({ level, obj: obj as Record<string, unknown>, msg });
+  return { lines, info: at('info'), warn: at('warn'), error: at('error') };
+}
+
 let proxyHealthy = true;
 let hc: ServiceHealthServer;
 
@@ -86,7 +93,7 @@ describe('service health-check node ports', { timeout: 60_000 }, () => {
     assert.deepEqual(hc.openServices(), ['x/ok', 'x/taken'], 'retried on the next sync');
   });
 
-  it('reports a port it cannot open with upstream\'s message (service_health.go SyncServices), each time it tries', async () => {
+  it('reports a port it cannot open with upstream\'s message (service_health.go SyncServices), once while nothing changes', async () => {
     const blocker = net.createServer();
     await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', () => r()));
     const taken = (blocker.address() as net.AddressInfo).port;
@@ -98,12 +105,123 @@ describe('service health-check node ports', { timeout: 60_000 }, () => {
     try {
       await h.syncServices(new Map([['shop/web', taken]]));
       await h.syncServices(new Map([['shop/web', taken]]));
-      assert.equal(failures.length, 2);
+      assert.equal(failures.length, 1, 'upstream records it on every try; we record it once per change');
       assert.deepEqual(failures[0].service, { namespace: 'shop', name: 'web' });
       assert.equal(failures[0].message, `node node-a failed to start healthcheck "shop/web" on port ${taken}: healthCheckNodePort of shop/web: cannot listen on 127.0.0.1:${taken}: EADDRINUSE`);
     } finally {
       await h.closeAll();
       await new Promise<void>((r) => blocker.close(() => r()));
+    }
+  });
+
+  it('a taken port: 50 syncs give one log line and one event, keep retrying, and the freed port is bound with one line more', async () => {
+    const blocker = net.createServer();
+    await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', () => r()));
+    const taken = (blocker.address() as net.AddressInfo).port;
+    const log = recordingLog();
+    let events = 0;
+    const h = new ServiceHealthServer({ addresses: ['127.0.0.1'], proxyHealthy: () => true, log, onFailedToStart: () => events++ });
+    try {
+      for (let i = 0; i < 50; i++) await h.syncServices(new Map([['shop/web', taken]]));
+      assert.deepEqual(log.lines.map((l) => [l.level, l.msg]), [
+        ['error', 'failed to start healthcheck; tried again on every sync, logged again only if the port or the reason changes'],
+      ]);
+      assert.equal(events, 1);
+      assert.deepEqual(h.failures(), [{ service: 'shop/web', port: taken, reason: `healthCheckNodePort of shop/web: cannot listen on 127.0.0.1:${taken}: EADDRINUSE`, retries: 49 }]);
+      assert.deepEqual(h.openServices(), []);
+
+      await new Promise<void>((r) => blocker.close(() => r()));
+      await h.syncServices(new Map([['shop/web', taken]]));
+      assert.deepEqual(h.openServices(), ['shop/web'], 'the freed port is bound on the next sync');
+      assert.equal((await probe(taken)).status, 503);
+      assert.deepEqual(h.failures(), []);
+      assert.equal(log.lines.length, 2);
+      assert.equal(log.lines[1].msg, 'opened healthcheck after failing');
+      assert.equal(log.lines[1].obj.failedBefore, `healthCheckNodePort of shop/web: cannot listen on 127.0.0.1:${taken}: EADDRINUSE`);
+      for (let i = 0; i < 10; i++) await h.syncServices(new Map([['shop/web', taken]]));
+      assert.equal(log.lines.length, 2, 'an open port logs nothing more');
+      assert.equal(events, 1);
+    } finally {
+      await h.closeAll();
+      if (blocker.listening) await new Promise<void>((r) => blocker.close(() => r()));
+    }
+  });
+
+  it('a failure on a new port is reported again; one that fails again after recovering too', async () => {
+    const blockers = [net.createServer(), net.createServer()];
+    for (const b of blockers) await new Promise<void>((r) => b.listen(0, '127.0.0.1', () => r()));
+    const [t1, t2] = blockers.map((b) => (b.address() as net.AddressInfo).port);
+    const log = recordingLog();
+    const messages: string[] = [];
+    const h = new ServiceHealthServer({ addresses: ['127.0.0.1'], proxyHealthy: () => true, log, onFailedToStart: (_s, m) => messages.push(m) });
+    try {
+      for (let i = 0; i < 5; i++) await h.syncServices(new Map([['shop/web', t1]]));
+      for (let i = 0; i < 5; i++) await h.syncServices(new Map([['shop/web', t2]]));
+      assert.equal(messages.length, 2);
+      assert.match(messages[1], new RegExp(`on port ${t2}: `));
+      await h.syncServices(new Map());
+      assert.deepEqual(h.failures(), [], 'a Service that no longer asks has no failure');
+      await h.syncServices(new Map([['shop/web', t2]]));
+      assert.equal(messages.length, 3, 'asked again after going away: a new failure');
+      assert.equal(log.lines.filter((l) => l.level === 'error').length, 3);
+    } finally {
+      await h.closeAll();
+      for (const b of blockers) await new Promise<void>((r) => b.close(() => r()));
+    }
+  });
+
+  it('two Services sharing one port: the older gets it, the other is reported once, whatever the map order', async () => {
+    const port = await freePort();
+    const older = { port, created: 1_700_000_000, uid: 'b-uid' };
+    const newer = { port, created: 1_700_000_100, uid: 'a-uid' };
+    for (const order of [[['z/old', older], ['a/new', newer]], [['a/new', newer], ['z/old', older]]] as const) {
+      const log = recordingLog();
+      const messages: string[] = [];
+      const h = new ServiceHealthServer({ addresses: ['127.0.0.1'], proxyHealthy: () => true, log, nodeName: 'n1', onFailedToStart: (_s, m) => messages.push(m) });
+      try {
+        for (let i = 0; i < 20; i++) await h.syncServices(new Map(order));
+        assert.deepEqual(h.openServices(), ['z/old']);
+        assert.deepEqual(((await probe(port)).body as { service: unknown }).service, { namespace: 'z', name: 'old' });
+        assert.deepEqual(messages, [`node n1 failed to start healthcheck "a/new" on port ${port}: healthCheckNodePort ${port} is also the healthCheckNodePort of Service z/old, and the older Service gets it`]);
+        assert.equal(log.lines.filter((l) => l.level === 'error').length, 1);
+        assert.deepEqual(h.failures().map((f) => [f.service, f.retries]), [['a/new', 19]]);
+      } finally {
+        await h.closeAll();
+      }
+    }
+  });
+
+  it('a shared port moves to the older Service when it arrives, and back when it leaves', async () => {
+    const port = await freePort();
+    const log = recordingLog();
+    const h = new ServiceHealthServer({ addresses: ['127.0.0.1'], proxyHealthy: () => true, log });
+    try {
+      await h.syncServices(new Map([['a/new', { port, created: 200 }]]));
+      assert.deepEqual(h.openServices(), ['a/new']);
+      await h.syncServices(new Map([['a/new', { port, created: 200 }], ['b/old', { port, created: 100 }]]));
+      assert.deepEqual(h.openServices(), ['b/old'], 'the newer one gives the port up');
+      assert.deepEqual(h.failures().map((f) => f.service), ['a/new']);
+      await h.syncServices(new Map([['a/new', { port, created: 200 }]]));
+      assert.deepEqual(h.openServices(), ['a/new']);
+      assert.deepEqual(h.failures(), []);
+      assert.equal(log.lines.at(-1)?.msg, 'opened healthcheck after failing');
+    } finally {
+      await h.closeAll();
+    }
+  });
+
+  it('same creation second: the lower UID gets the port; no age at all: the first name', async () => {
+    const port = await freePort();
+    const h = new ServiceHealthServer({ addresses: ['127.0.0.1'], proxyHealthy: () => true });
+    try {
+      await h.syncServices(new Map([['a/x', { port, created: 5, uid: 'uid-2' }], ['b/y', { port, created: 5, uid: 'uid-1' }]]));
+      assert.deepEqual(h.openServices(), ['b/y']);
+      assert.match(h.failures()[0].reason, /created in the same second: the lower UID gets it$/);
+      await h.syncServices(new Map([['b/y', port], ['a/x', port]]));
+      assert.deepEqual(h.openServices(), ['a/x']);
+      assert.match(h.failures()[0].reason, /the first name gets it$/);
+    } finally {
+      await h.closeAll();
     }
   });
 
