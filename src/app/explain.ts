@@ -14,6 +14,7 @@ import {
   checkServicePortInKernel, claimsOf, compileService, EXPLAIN_API_VERSION, explainServicePort, familyContexts, renderExplainJson, renderExplainText, type ServicePortExplanation,
 } from '../proxier/nftables';
 import type { FamilyContext } from '../proxier/nftables/context';
+import { healthCheckFacts } from './explain-health-check';
 import { fetchServiceAndSlices, SERVICE_PROXY_NAME_LABEL, type ServiceAndSlices } from './explain-objects';
 import { listOnce, type ListedModel, type ReadOnlyCommandOptions } from './list-once';
 import { requireNftablesMode } from './nftables-only';
@@ -42,7 +43,8 @@ export async function runExplain(o: ExplainOptions): Promise<void> {
   }
   const ports = servicePorts(model, o.request);
   const explained = await explainPorts(o, model, node, objects, ports);
-  o.out.write(o.request.output === 'json' ? renderExplainJson(service, node, explained) : renderExplainText(service, node, explained));
+  const healthCheck = healthCheckFacts(service, model.snapshot.services.values(), o.config);
+  o.out.write(o.request.output === 'json' ? renderExplainJson(service, node, explained, healthCheck) : renderExplainText(service, node, explained, healthCheck));
 }
 
 /** Why the proxy leaves the Service alone, as the watch's selectors and the model do; undefined when it handles it. */

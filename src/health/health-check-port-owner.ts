@@ -16,6 +16,8 @@ export interface HealthCheckClaim {
 export interface HealthCheckPortLoss {
   /** namespace/name of the Service that gets the port. */
   owner: string;
+  /** The rule that decided, e.g. `the older Service gets it`. */
+  rule: string;
   reason: string;
 }
 
@@ -54,10 +56,8 @@ export function healthCheckPortLosses(claims: ReadonlyMap<string, HealthCheckCla
   for (const [name, c] of claims) {
     const owner = c.port === 0 ? name : owners.get(c.port)!;
     if (owner === name) continue;
-    out.set(name, {
-      owner,
-      reason: `healthCheckNodePort ${c.port} is also the healthCheckNodePort of Service ${owner}, and ${why(claims.get(owner)!, c)}`,
-    });
+    const rule = why(claims.get(owner)!, c);
+    out.set(name, { owner, rule, reason: `healthCheckNodePort ${c.port} is also the healthCheckNodePort of Service ${owner}, and ${rule}` });
   }
   return out;
 }

@@ -53,6 +53,19 @@ function populate(api: TestApiServer): void {
   api.create('endpointslices', endpointSlice('claimer', 'claimer-1', { ports: web, endpoints: [{ ip: '10.244.1.40' }] }));
 }
 
+/** LoadBalancers with externalTrafficPolicy Local whose health-check node port the running proxy cannot bind. */
+function populateHealthChecks(api: TestApiServer, healthzPort: number): void {
+  const ports = [{ name: 'http', port: 80, targetPort: 8080, nodePort: 30090 }];
+  const lb = (name: string, hcPort: number, created: string, nodePort: number) => {
+    const svc = service(name, { clusterIP: `10.96.1.${nodePort - 30090 + 1}`, ports: [{ ...ports[0], nodePort }], type: 'LoadBalancer', externalTrafficPolicy: 'Local', healthCheckNodePort: hcPort });
+    svc.metadata.creationTimestamp = created;
+    api.create('services', svc);
+  };
+  lb('lb-new', 32100, '2025-02-01T00:00:00Z', 30090);
+  lb('lb-old', 32100, '2025-01-01T00:00:00Z', 30091);
+  lb('lb-healthz', healthzPort, '2025-01-01T00:00:00Z', 30092);
+}
+
 async function config() {
   const cl = parseCommandLine(['--proxy-mode=nftables', `--hostname-override=${NODE_NAME}`, '--cluster-cidr=10.244.0.0/16',
     `--healthz-bind-address=127.0.0.1:${await freePort()}`, `--metrics-bind-address=127.0.0.1:${await freePort()}`]);
@@ -82,6 +95,7 @@ describe('explain', { timeout: 120_000 }, () => {
     await api.start();
     populate(api);
     base = await config();
+    populateHealthChecks(api, Number(base.healthzBindAddress.split(':')[1]));
     ns = createNetns('kpn-explain');
     const proxy = await startProxy({ config: base, log: quiet, netns: ns.path, master: api.url, healthCheckAddresses: ['127.0.0.1'] });
     try {
@@ -170,6 +184,18 @@ describe('explain', { timeout: 120_000 }, () => {
     assert.equal(hidden.handled, false);
     assert.equal(hidden.apiVersion, 'kube-proxy-native/explain/v1');
     assert.match(hidden.reason, /Namespace off is labelled networking\.k8s\.io\/kube-proxy=disabled/);
+  });
+
+  it('states what it checked about a health-check node port: one shared with an older Service, the proxy\'s own healthz port', async () => {
+    const shared = JSON.parse(await explain('default/lb-new')).healthCheckNodePort;
+    assert.equal(shared.port, 32100);
+    assert.deepEqual(shared.conflicts.map((c: { kind: string; with: string; owner: string }) => [c.kind, c.with, c.owner]), [['Service', 'default/lb-old', 'default/lb-old']]);
+    const old = JSON.parse(await explain('default/lb-old')).healthCheckNodePort;
+    assert.deepEqual(old.conflicts.map((c: { owner: string }) => c.owner), ['default/lb-old']);
+    const text = await explain('default/lb-healthz', { output: 'text' });
+    assert.match(text, new RegExp(`Health-check node port ${base.healthzBindAddress.split(':')[1]}: 1 CONFLICT\n  this proxy's healthz server \\(healthzBindAddress ${base.healthzBindAddress.replace(/\./g, '\\.')}\\) listens on port`));
+    assert.match(text, /\n  not checked: whether the running proxy holds the port/);
+    assert.equal('healthCheckNodePort' in JSON.parse(await explain('default/web')), false, 'none for a Service without one');
   });
 
   it('takes --port by name or number, and fails clearly on an unknown Service or port', async () => {

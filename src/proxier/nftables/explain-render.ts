@@ -4,6 +4,11 @@
 //   apiVersion    "kube-proxy-native/explain/v1"
 //   service       "namespace/name"
 //   node          { name, zone }                      the node explained for ('' zone: no label)
+//   healthCheckNodePort?  (only for a Service with one: LoadBalancer, externalTrafficPolicy Local)
+//                 { port, conflicts: [{ kind: healthz|metrics|Service, with (bind address or
+//                 namespace/name), owner (who the running proxy gives the port: namespace/name, or
+//                 'healthz server' / 'metrics server'), note }], checked: [..], notChecked: [..] }
+//                 (explain-health-check.ts: explain cannot see the running proxy's binds)
 //   handled?      false (only then) when the proxy leaves the Service alone; `reason` says why
 //                 (another proxy's label, a disabled Namespace, headless, ExternalName), no servicePorts
 //   servicePorts  one per ServicePort (port x family), each:
@@ -30,6 +35,7 @@
 //                 steps: [{ hook?, chain, rule, verdict }] }]
 import type { EndpointExplanation, EndpointsExplanation, EndpointUse } from '../../core/endpoint-reasons';
 import type { NodeTopology } from '../../core/endpoint-selection';
+import { healthCheckLines, type HealthCheckNodePortFacts } from './explain-health-check';
 import type { ConnectionPath, PathExplanation } from './explain-path';
 import { claimText, type ClaimExplanation, type KernelObjectCheck, type ServicePortExplanation } from './explain-service-port';
 
@@ -41,6 +47,7 @@ export interface ExplainDocument {
   apiVersion: typeof EXPLAIN_API_VERSION;
   service: string;
   node: { name: string; zone: string };
+  healthCheckNodePort?: HealthCheckNodePortFacts;
   servicePorts: ServicePortDocument[];
 }
 
@@ -59,8 +66,11 @@ export interface ServicePortDocument {
   paths: ConnectionPath[];
 }
 
-export function explainDocument(service: string, node: NodeTopology, ports: readonly ServicePortExplanation[]): ExplainDocument {
-  return { apiVersion: EXPLAIN_API_VERSION, service, node: { name: node.nodeName, zone: node.zone }, servicePorts: ports.map(portDocument) };
+export function explainDocument(service: string, node: NodeTopology, ports: readonly ServicePortExplanation[], healthCheck?: HealthCheckNodePortFacts): ExplainDocument {
+  return {
+    apiVersion: EXPLAIN_API_VERSION, service, node: { name: node.nodeName, zone: node.zone },
+    ...(healthCheck ? { healthCheckNodePort: healthCheck } : {}), servicePorts: ports.map(portDocument),
+  };
 }
 
 function portDocument(x: ServicePortExplanation): ServicePortDocument {
@@ -75,8 +85,8 @@ function portDocument(x: ServicePortExplanation): ServicePortDocument {
   return doc;
 }
 
-export function renderExplainJson(service: string, node: NodeTopology, ports: readonly ServicePortExplanation[]): string {
-  return JSON.stringify(explainDocument(service, node, ports), null, 2) + '\n';
+export function renderExplainJson(service: string, node: NodeTopology, ports: readonly ServicePortExplanation[], healthCheck?: HealthCheckNodePortFacts): string {
+  return JSON.stringify(explainDocument(service, node, ports, healthCheck), null, 2) + '\n';
 }
 
 // --- text
@@ -97,10 +107,11 @@ function short(rule: string): string {
   return text.length > RULE_MAX ? `${text.slice(0, RULE_HEAD)}...${text.slice(text.length - (RULE_MAX - RULE_HEAD - 3))}` : text;
 }
 
-export function renderExplainText(service: string, node: NodeTopology, ports: readonly ServicePortExplanation[]): string {
+export function renderExplainText(service: string, node: NodeTopology, ports: readonly ServicePortExplanation[], healthCheck?: HealthCheckNodePortFacts): string {
   const head = `Service ${service} on node ${node.nodeName}${node.zone ? ` (zone ${node.zone})` : ''}`;
   if (ports.length === 0) return `${head}: no ServicePort of a family this proxy serves\n`;
-  return [head, ...ports.flatMap((p) => ['', ...portText(p)])].join('\n') + '\n';
+  const facts = healthCheck ? ['', ...healthCheckLines(healthCheck)] : [];
+  return [head, ...facts, ...ports.flatMap((p) => ['', ...portText(p)])].join('\n') + '\n';
 }
 
 function portText(x: ServicePortExplanation): string[] {

@@ -12,6 +12,7 @@ export { compileDesiredTables, familyContexts, leaveOut } from './desired-tables
 export { checkServicePortInKernel, type KernelObjectCheck } from './explain-kernel';
 export { claimsOf, explainServicePort, type ClaimExplanation, type ServicePortExplanation } from './explain-service-port';
 export { EXPLAIN_API_VERSION, renderExplainJson, renderExplainText } from './explain-render';
+export type { HealthCheckConflict, HealthCheckNodePortFacts } from './explain-health-check';
 export type { CompileOptions, DesiredTable, DesiredTables } from './desired-tables';
 export { planKernelDiff } from './kernel-diff';
 export { desiredWriter } from './render-script';

@@ -10,6 +10,7 @@ import { explainServicePort } from '../../../src/proxier/nftables/explain-servic
 import {
   EXPLAIN_API_VERSION, explainDocument, renderExplainJson, renderExplainText, type ServicePortExplanation,
 } from '../../../src/proxier/nftables/explain-render';
+import type { HealthCheckNodePortFacts } from '../../../src/proxier/nftables/explain-health-check';
 import { ctx, sp } from './fixtures';
 
 const NODE = { nodeName: 'node1', zone: 'zone-a' };
@@ -86,6 +87,30 @@ test('JSON and text of a refused ServicePort, and without a kernel check', () =>
   assert.match(text, /Endpoints: none listed \(connections are rejected\)/);
   assert.doesNotMatch(text, /Kernel objects|Path of a new connection/);
   assert.equal(renderExplainText('ns1/none', NODE, []), 'Service ns1/none on node node1 (zone zone-a): no ServicePort of a family this proxy serves\n');
+});
+
+test('the Service\'s health-check node port: a block after the head in text, a field before servicePorts in JSON', () => {
+  const facts: HealthCheckNodePortFacts = {
+    port: 32000,
+    conflicts: [{ kind: 'Service', with: 'ns1/old', owner: 'ns1/old', note: 'Service ns1/old has the same healthCheckNodePort 32000: the proxy serves ns1/old\'s health check on it (the older Service gets it), not this Service\'s' }],
+    checked: ['A', 'B'],
+    notChecked: ['C'],
+  };
+  const text = renderExplainText('ns1/web', NODE, [explanation()], facts);
+  assert.equal(text.split('\n').slice(0, 7).join('\n'), [
+    'Service ns1/web on node node1 (zone zone-a)',
+    '',
+    'Health-check node port 32000: 1 CONFLICT',
+    '  Service ns1/old has the same healthCheckNodePort 32000: the proxy serves ns1/old\'s health check on it (the older Service gets it), not this Service\'s',
+    '  checked: A; B',
+    '  not checked: C',
+    '',
+  ].join('\n'));
+  assert.equal(text, GOLDEN.replace('\n\n', `\n\n${text.split('\n').slice(2, 7).join('\n')}\n`), 'the rest as without it');
+  const doc = JSON.parse(renderExplainJson('ns1/web', NODE, [explanation()], facts));
+  assert.deepEqual(Object.keys(doc), ['apiVersion', 'service', 'node', 'healthCheckNodePort', 'servicePorts']);
+  assert.deepEqual(doc.healthCheckNodePort, facts);
+  assert.match(renderExplainText('ns1/web', NODE, [explanation()], { ...facts, conflicts: [] }), /\nHealth-check node port 32000: no conflict found\n/);
 });
 
 const GOLDEN = `Service ns1/web on node node1 (zone zone-a)
