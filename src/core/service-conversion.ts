@@ -69,6 +69,8 @@ export function servicePortsFromService(
   if (shouldSkip(svc)) return [];
   const unknownFamilies = listOf<unknown>(svc.spec.ipFamilies).filter((f) => f !== 'IPv4' && f !== 'IPv6');
   if (unknownFamilies.length > 0) log.warn({ ...ref, field: 'spec.ipFamilies', value: unknownFamilies }, 'unknown IP family; ignored');
+  reportClusterIPs(svc, ref, log);
+  reportUnknownType(svc, ref, log);
   const ports = validPorts(svc, ref, log, opts.maxPortsPerService ?? DEFAULT_MAX_PORTS_PER_SERVICE);
   if (ports.length === 0) return [];
   const shared = sharedFields(svc, ref, log);
@@ -77,10 +79,7 @@ export function servicePortsFromService(
   for (const family of families) {
     const clusterIP = clusterIPByFamily(svc, family);
     if (clusterIP === undefined) continue;
-    if (ipFamilyOf(clusterIP) !== family) {
-      log.warn({ ...ref, clusterIP, family }, 'cluster IP is not a valid address of its family; family skipped');
-      continue;
-    }
+    if (ipFamilyOf(clusterIP) !== family) continue; // named by reportClusterIPs
     for (const p of ports) out.push(servicePort(namespace, name, family, clusterIP, p, byFamily[family], shared));
   }
   return out;
@@ -136,6 +135,73 @@ export function clusterIPByFamily(svc: V1Service, family: IPFamily): string | un
   if (i < 0) return undefined;
   const ip = listOf<string>(spec.clusterIPs)[i] ?? (i === 0 ? spec.clusterIP : undefined);
   return typeof ip === 'string' && ip && ip !== 'None' ? ip : undefined;
+}
+
+/**
+ * Names what clusterIPByFamily cannot use, for every family in the object (served by this node or
+ * not), once: an address not of its family (that family is not served), a family listed twice in
+ * spec.ipFamilies (the first one's cluster IP is used, as upstream's GetClusterIPByFamily), a
+ * spec.clusterIPs entry without a spec.ipFamilies entry, and a spec.clusterIP other than
+ * spec.clusterIPs[0] (clusterIPs[0] is used, as upstream). The API server refuses all of them.
+ */
+function reportClusterIPs(svc: V1Service, ref: ObjectRef, log: ModelLog): void {
+  const families = listOf<unknown>(svc.spec?.ipFamilies);
+  const ips = listOf<unknown>(svc.spec?.clusterIPs);
+  const clusterIP = svc.spec?.clusterIP;
+  if (families.length === 0) {
+    // An old object: spec.clusterIP alone, of its own family.
+    if (typeof clusterIP === 'string' && clusterIP !== '' && clusterIP !== 'None' && ipFamilyOf(clusterIP) === undefined) {
+      log.warn({ ...ref, field: 'spec.clusterIP', value: clusterIP }, 'cluster IP is not an IP address; the Service is not served');
+    }
+    return;
+  }
+  families.forEach((f, i) => {
+    if (f !== 'IPv4' && f !== 'IPv6') return; // named with the unknown families
+    const first = families.indexOf(f);
+    if (first !== i) {
+      log.warn({ ...ref, field: `spec.ipFamilies[${i}]`, value: f, ignored: ips[i] },
+        `${f} listed twice in spec.ipFamilies: a Service has one cluster IP per family; spec.clusterIPs[${i}] is ignored, spec.clusterIPs[${first}] used`);
+      return;
+    }
+    const field = i < ips.length ? `spec.clusterIPs[${i}]` : 'spec.clusterIP';
+    const ip = i < ips.length ? ips[i] : i === 0 ? clusterIP : undefined;
+    if (typeof ip !== 'string' || ip === '' || ip === 'None' || ipFamilyOf(ip) === f) return;
+    log.warn({ ...ref, field, value: ip, family: f }, `not an ${f} address, yet spec.ipFamilies[${i}] is ${f}; the Service is not served over ${f}`);
+  });
+  for (let i = families.length; i < ips.length; i++) {
+    log.warn({ ...ref, field: `spec.clusterIPs[${i}]`, value: ips[i] }, 'cluster IP without a spec.ipFamilies entry of its index; ignored');
+  }
+  if (ips.length > 0 && typeof clusterIP === 'string' && clusterIP !== '' && clusterIP !== ips[0]) {
+    log.warn({ ...ref, field: 'spec.clusterIP', value: clusterIP, used: ips[0] }, 'spec.clusterIP differs from spec.clusterIPs[0]; spec.clusterIPs[0] is used, as upstream');
+  }
+}
+
+const SERVICE_TYPES: readonly unknown[] = ['ClusterIP', 'NodePort', 'LoadBalancer', 'ExternalName'];
+
+/**
+ * An unknown spec.type changes nothing but is named: as upstream (ExternallyAccessible,
+ * NeedsHealthCheck), a type other than NodePort and LoadBalancer is not externally accessible unless
+ * it is ClusterIP with external IPs, so its externalTrafficPolicy is not applied and it has no
+ * health-check node port; its nodePorts, external IPs and load-balancer IPs are served as given.
+ */
+function reportUnknownType(svc: V1Service, ref: ObjectRef, log: ModelLog): void {
+  const type = svc.spec?.type;
+  if (type === undefined || SERVICE_TYPES.includes(type)) return;
+  log.warn({ ...ref, field: 'spec.type', value: type },
+    'unknown Service type; served as upstream serves it: not externally accessible (externalTrafficPolicy not applied, no health-check node port), its nodePorts, external IPs and load-balancer IPs as given');
+}
+
+/**
+ * Whether a traffic policy is Local. Upstream compares with "Local" only, so any other value is
+ * Cluster; a value the API server would refuse (not Cluster or Local) is named.
+ */
+function policyLocal(svc: V1Service, field: 'externalTrafficPolicy' | 'internalTrafficPolicy', ref: ObjectRef, log: ModelLog): boolean {
+  const value: unknown = svc.spec?.[field];
+  if (value === 'Local') return true;
+  if (value !== undefined && value !== '' && value !== 'Cluster') {
+    log.warn({ ...ref, field: `spec.${field}`, value }, 'unknown traffic policy; Cluster assumed, as upstream (which tests for Local only)');
+  }
+  return false;
 }
 
 function validPorts(svc: V1Service, ref: ObjectRef, log: ModelLog, max: number): ValidPort[] {
@@ -207,14 +273,14 @@ function externallyAccessible(svc: V1Service): boolean {
 
 function sharedFields(svc: V1Service, ref: ObjectRef, log: ModelLog): SharedFields {
   const spec = svc.spec ?? {};
-  const externalPolicyLocal = externallyAccessible(svc) && spec.externalTrafficPolicy === 'Local';
+  const externalPolicyLocal = policyLocal(svc, 'externalTrafficPolicy', ref, log) && externallyAccessible(svc);
   const uid = svc.metadata?.uid;
   return {
     created: createdSeconds(svc.metadata?.creationTimestamp),
     uid: typeof uid === 'string' && uid !== '' ? uid : undefined,
     affinityTimeoutSeconds: affinityTimeout(svc, ref, log),
     externalPolicyLocal,
-    internalPolicyLocal: spec.internalTrafficPolicy === 'Local',
+    internalPolicyLocal: policyLocal(svc, 'internalTrafficPolicy', ref, log),
     healthCheckNodePort: healthCheckNodePort(svc, externalPolicyLocal, ref, log),
     ...(spec.trafficDistribution ? { trafficDistribution: spec.trafficDistribution } : {}),
   };

@@ -191,9 +191,87 @@ test('a Service without ports, without a name, or with 10,000 ports is skipped w
 
 test('a cluster IP that is not an address of its family is logged and that family skipped', () => {
   const log = recordingLogger();
-  const svc = service('bad', { ipFamilies: ['IPv4', 'IPv6'], clusterIPs: ['fd00::1', 'fd00::2'] });
+  const svc = service('bad', { ipFamilies: ['IPv4', 'IPv6'], clusterIP: 'fd00::1', clusterIPs: ['fd00::1', 'fd00::2'] });
   assert.deepEqual(servicePortsFromService(svc, DUAL, log).map((s) => s.family), ['IPv6']);
-  assert.equal(log.lines[0].obj.family, 'IPv4');
+  assert.deepEqual(log.lines, [{
+    obj: { kind: 'Service', namespace: 'ns', name: 'bad', field: 'spec.clusterIPs[0]', value: 'fd00::1', family: 'IPv4' },
+    msg: 'not an IPv4 address, yet spec.ipFamilies[0] is IPv4; the Service is not served over IPv4',
+  }]);
+});
+
+// Objects the API server would refuse: what is dropped or assumed is named once a conversion, with
+// the field, whether or not this node serves the family concerned.
+
+test('a second IPv4 cluster IP (ipFamilies IPv4 twice) is named and ignored; the first is served', () => {
+  for (const families of [V4, DUAL]) {
+    const log = recordingLogger();
+    const svc = service('two', { ipFamilies: ['IPv4', 'IPv4'], clusterIP: '10.96.0.1', clusterIPs: ['10.96.0.1', '10.96.0.2'] });
+    assert.deepEqual(servicePortsFromService(svc, families, log).map((s) => [s.key, s.clusterIP]), [['ns/two:http/TCP/IPv4', '10.96.0.1']]);
+    assert.deepEqual(log.lines, [{
+      obj: { kind: 'Service', namespace: 'ns', name: 'two', field: 'spec.ipFamilies[1]', value: 'IPv4', ignored: '10.96.0.2' },
+      msg: 'IPv4 listed twice in spec.ipFamilies: a Service has one cluster IP per family; spec.clusterIPs[1] is ignored, spec.clusterIPs[0] used',
+    }], families.join());
+  }
+});
+
+test('a second IPv4 cluster IP under ipFamilies [IPv4, IPv6] is named even on an IPv4-only node', () => {
+  for (const families of [V4, DUAL]) {
+    const log = recordingLogger();
+    const svc = service('mixed', { ipFamilies: ['IPv4', 'IPv6'], clusterIP: '10.96.0.1', clusterIPs: ['10.96.0.1', '10.96.0.2'] });
+    assert.deepEqual(servicePortsFromService(svc, families, log).map((s) => s.key), ['ns/mixed:http/TCP/IPv4']);
+    assert.equal(log.lines.length, 1, families.join());
+    assert.deepEqual(log.lines[0].obj, { kind: 'Service', namespace: 'ns', name: 'mixed', field: 'spec.clusterIPs[1]', value: '10.96.0.2', family: 'IPv6' });
+  }
+});
+
+test('cluster IPs beyond ipFamilies, and a clusterIP other than clusterIPs[0], are named; clusterIPs[0] is served', () => {
+  const log = recordingLogger();
+  const svc = service('extra', { ipFamilies: ['IPv4'], clusterIP: '10.96.0.9', clusterIPs: ['10.96.0.1', '10.96.0.2'] });
+  assert.deepEqual(servicePortsFromService(svc, DUAL, log).map((s) => s.clusterIP), ['10.96.0.1']);
+  assert.deepEqual(log.lines.map((l) => [l.obj.field, l.obj.value, l.msg]), [
+    ['spec.clusterIPs[1]', '10.96.0.2', 'cluster IP without a spec.ipFamilies entry of its index; ignored'],
+    ['spec.clusterIP', '10.96.0.9', 'spec.clusterIP differs from spec.clusterIPs[0]; spec.clusterIPs[0] is used, as upstream'],
+  ]);
+});
+
+test('an old object (no ipFamilies) whose clusterIP is not an address is named', () => {
+  const log = recordingLogger();
+  const svc = service('old', { ipFamilies: undefined, clusterIPs: undefined, clusterIP: 'not-an-ip' });
+  assert.deepEqual(servicePortsFromService(svc, DUAL, log), []);
+  assert.deepEqual(log.lines.map((l) => [l.obj.field, l.obj.value]), [['spec.clusterIP', 'not-an-ip']]);
+});
+
+test('an unknown spec.type is named and served as upstream: not externally accessible, ports and addresses as given', () => {
+  const log = recordingLogger();
+  const [sp] = servicePortsFromService(service('odd', {
+    type: 'Loadbalancer', externalTrafficPolicy: 'Local', healthCheckNodePort: 32000, externalIPs: ['192.0.2.1'],
+    ports: [{ name: 'http', port: 80, nodePort: 30080 }],
+  }), V4, log);
+  assert.deepEqual(log.lines.map((l) => l.obj), [{ kind: 'Service', namespace: 'ns', name: 'odd', field: 'spec.type', value: 'Loadbalancer' }]);
+  assert.match(log.lines[0].msg, /^unknown Service type; served as upstream serves it: not externally accessible/);
+  assert.deepEqual([sp.externalPolicyLocal, sp.healthCheckNodePort, sp.nodePort, sp.externalIPs], [false, 0, 30080, ['192.0.2.1']]);
+  const quiet = recordingLogger();
+  for (const type of ['ClusterIP', 'NodePort', 'LoadBalancer', undefined]) {
+    servicePortsFromService(service('ok', { type, ports: [{ name: 'http', port: 80, nodePort: 30080 }] }), V4, quiet);
+  }
+  assert.deepEqual(quiet.lines, [], 'the known types and the default say nothing');
+});
+
+test('an unknown traffic policy is named with its field and taken as Cluster, as upstream', () => {
+  const log = recordingLogger();
+  const [sp] = servicePortsFromService(service('pol', {
+    type: 'NodePort', externalTrafficPolicy: 'local', internalTrafficPolicy: 'OnlyLocal', ports: [{ name: 'http', port: 80, nodePort: 30080 }],
+  }), V4, log);
+  assert.deepEqual([sp.externalPolicyLocal, sp.internalPolicyLocal], [false, false]);
+  assert.deepEqual(log.lines, [
+    { obj: { kind: 'Service', namespace: 'ns', name: 'pol', field: 'spec.externalTrafficPolicy', value: 'local' }, msg: 'unknown traffic policy; Cluster assumed, as upstream (which tests for Local only)' },
+    { obj: { kind: 'Service', namespace: 'ns', name: 'pol', field: 'spec.internalTrafficPolicy', value: 'OnlyLocal' }, msg: 'unknown traffic policy; Cluster assumed, as upstream (which tests for Local only)' },
+  ]);
+  const quiet = recordingLogger();
+  for (const p of ['Cluster', 'Local', undefined, ''] as const) {
+    servicePortsFromService(service('ok', { type: 'NodePort', externalTrafficPolicy: p, internalTrafficPolicy: p, ports: [{ name: 'http', port: 80, nodePort: 30080 }] }), V4, quiet);
+  }
+  assert.deepEqual(quiet.lines, []);
 });
 
 test('shapes the types do not allow (nulls, strings for lists, wrong types) cost a warning, never an exception', () => {
