@@ -55,8 +55,12 @@ export class ServiceChangeTracker {
     }
     this.events++;
     const id = serviceName(ns, name);
-    const desired = kind === 'delete' ? [] : servicePortsFromService(svc, this.families, this.log, this.opts);
+    // What the conversion drops or assumes is said when the Service arrives or its ServicePorts change,
+    // not again on every update that changes nothing the proxy reads (status writes, relabels).
+    const said: Parameters<ModelLog['warn']>[] = [];
+    const desired = kind === 'delete' ? [] : servicePortsFromService(svc, this.families, { warn: (...a) => { said.push(a); } }, this.opts);
     const families = differingFamilies(this.families, byKey(desired), itemsOf(this.appliedByService.get(id)), this.applied, servicePortEqual);
+    if (kind === 'add' || families.length > 0) for (const a of said) this.log.warn(...a);
     if (families.length === 0) {
       this.pending.delete(id);
       this.pendingFamilies.delete(id);

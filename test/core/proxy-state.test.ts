@@ -295,3 +295,21 @@ test('a slice relabelled to another Service, or losing its label, leaves its for
   assert.equal(log.lines.length, 1, 'the missing label is still logged');
   assert.equal(ps.takeChanges().snapshot.endpoints.get('ns/api:http/TCP/IPv4')!.hasAny, false);
 });
+
+test('what the conversion drops or assumes is said when the Service arrives or changes, not on updates that change nothing', () => {
+  const { ps, log } = state();
+  const odd = (extra: Record<string, unknown> = {}) => service('odd', { internalTrafficPolicy: 'Sometimes', ...extra } as never);
+  ps.onService('add', odd());
+  const said = () => log.lines.filter((l) => /internalTrafficPolicy/.test(JSON.stringify(l))).length;
+  assert.equal(said(), 1, JSON.stringify(log.lines));
+  ps.takeChanges();
+  for (let i = 0; i < 10; i++) {
+    const again = odd();
+    again.status = { loadBalancer: {} };
+    again.metadata!.resourceVersion = String(100 + i);
+    assert.equal(ps.onService('update', again), false);
+  }
+  assert.equal(said(), 1, 'ten updates that change nothing the proxy reads: not said again');
+  ps.onService('update', odd({ sessionAffinity: 'ClientIP' }));
+  assert.equal(said(), 2, 'a real change: said again, with the object as it now is');
+});
