@@ -1,6 +1,7 @@
 // What one ServicePort needs of IPVS: its virtual services (one per ClusterIP, externalIP,
 // LoadBalancer IP and, with a NodePort, per node IP that serves NodePorts), each with its real
-// servers, and the addresses to bind to kube-ipvs0. Pure: the same input always gives the same
+// servers, and the addresses to bind to kube-ipvs0. The snapshot's ServicePort already lacks the
+// keys another ServicePort owns (core/address-ownership), and a refused ClusterIP is skipped. Pure: the same input always gives the same
 // output, in the same order.
 import type { Endpoint, SelectedEndpoints, ServicePort } from '../../core/types';
 import { IPVS_SVC_F_PERSISTENT, type IpvsDestination, type IpvsService } from '../../native/ipvs-types';
@@ -77,7 +78,9 @@ export function desiredServicePort(sp: ServicePort, eps: SelectedEndpoints | und
     if (!services.has(key)) services.set(key, { key, service, dests: ds });
     if (bindIt(ip)) bind.add(ip);
   };
-  add(sp.clusterIP, sp.port, internal, () => true);
+  // A ClusterIP and port another ServicePort owns (core/address-ownership): no virtual service and
+  // no binding of ours; the owner binds the address, and unbinding follows the last one wanting it.
+  if (!sp.clusterIPRefused) add(sp.clusterIP, sp.port, internal, () => true);
   for (const ip of sp.externalIPs) add(ip, sp.port, external, (a) => !ctx.localAddresses.has(a));
   for (const ip of sp.loadBalancerIPs) add(ip, sp.port, external, (a) => !ctx.localAddresses.has(a));
   if (sp.nodePort !== 0) {

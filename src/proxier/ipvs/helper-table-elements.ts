@@ -27,8 +27,11 @@ export function servicePortElements(sp: ServicePort, eps: SelectedEndpoints | un
   const externals = [...new Set([...sp.externalIPs, ...sp.loadBalancerIPs].filter((ip) => familyOfIp(ip) === ctx.family))];
   const lbIPs = [...new Set(sp.loadBalancerIPs.filter((ip) => familyOfIp(ip) === ctx.family))];
 
-  add(SET.clusterIPs, vip(sp.clusterIP));
-  for (const ip of [sp.clusterIP, ...externals]) {
+  // A ClusterIP and port another ServicePort owns (core/address-ownership): none of its elements,
+  // so neither its masquerade mark, its no-endpoint verdict nor its binding stand in for the owner's.
+  const clusterIP = sp.clusterIPRefused ? [] : [sp.clusterIP];
+  for (const ip of clusterIP) add(SET.clusterIPs, vip(ip));
+  for (const ip of [...clusterIP, ...externals]) {
     add(SET.serviceIPs, vip(ip));
     if (!ctx.nodeAddresses.has(ip)) add(SET.ipvsIPs, [ip]);
   }
@@ -58,7 +61,7 @@ function noEndpointElements(sp: ServicePort, eps: SelectedEndpoints | undefined,
   const hasInternal = (sp.internalPolicyLocal ? local : cluster) > 0;
   const hasExternal = (sp.externalPolicyLocal ? local : cluster) > 0;
   const pick = (policyLocal: boolean, drop: SetName, reject: SetName) => (hasAny && policyLocal ? drop : reject);
-  if (!hasInternal) {
+  if (!hasInternal && !sp.clusterIPRefused) {
     const set = pick(sp.internalPolicyLocal, SET.noLocalEndpointServices, SET.noEndpointServices);
     out.push({ family: ctx.family, set, key: [sp.clusterIP, proto, sp.port] });
   }

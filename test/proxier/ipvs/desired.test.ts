@@ -29,6 +29,14 @@ describe('desired state of one ServicePort', () => {
     assert.deepEqual(desiredServicePort(sp('a'), two, ctx()).bind, ['10.96.0.10']);
   });
 
+  it('a refused ClusterIP (another ServicePort owns it and the port): no virtual service, not bound; its other addresses kept', () => {
+    const refused = sp('a', { clusterIPRefused: true, nodePort: 30080, externalIPs: ['203.0.113.7'] });
+    const d = desiredServicePort(refused, two, ctx());
+    assert.deepEqual([...d.services.keys()], ['TCP 203.0.113.7:80', 'TCP 10.0.0.1:30080', 'TCP 10.0.0.2:30080']);
+    assert.deepEqual(d.bind, ['203.0.113.7']);
+    assert.deepEqual(d.skipped, [], 'refused, not skipped: nothing to warn about per ServicePort');
+  });
+
   it('NodePort: one virtual service per node IP of its family, none bound', () => {
     assert.deepEqual(text(sp('a', { nodePort: 30080 }), two).slice(1), [
       'TCP 10.0.0.1:30080 rr f0 t0/32 -> 10.1.0.5:8080 10.1.0.6:8080',

@@ -53,3 +53,14 @@ test('a ServicePort of the other family, or with a ClusterIP of the other family
   assert.deepEqual(sets(sp('v6', { family: 'IPv6', clusterIP: 'fd00::1' })), []);
   assert.deepEqual(sets(sp('odd', { clusterIP: 'fd00::1' })), []);
 });
+
+test('a refused ClusterIP (another ServicePort owns it and the port): none of its elements, even without endpoints; the rest kept', () => {
+  const s = sp('a', { clusterIPRefused: true, externalIPs: ['1.2.3.4'], nodePort: 30080 });
+  const all = sets(s, []);
+  assert.deepEqual(all.filter((t) => t.includes('172.30.0.41')), [], all.join('\n'));
+  assert.deepEqual(all.filter((t) => /^(cluster-ips|service-ips|ipvs-ips|no-endpoint-services|no-endpoint-nodeports) /.test(t)), [
+    'service-ips 1.2.3.4 . tcp . 80', 'ipvs-ips 1.2.3.4', 'no-endpoint-services 1.2.3.4 . tcp . 80', 'no-endpoint-nodeports tcp . 30080',
+  ]);
+  const internalLocal = sp('b', { clusterIPRefused: true, internalPolicyLocal: true });
+  assert.deepEqual(sets(internalLocal, [ep('10.0.2.5')]), [], 'no drop verdict on the owner\'s address either');
+});
