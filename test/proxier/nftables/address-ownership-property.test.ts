@@ -131,8 +131,14 @@ async function runSequence(seed: number, seen: Coverage): Promise<void> {
       const svc = world.newService(name);
       world.services.set(name, svc);
       state.onService('add', toV1Service(svc));
-      for (const f of svc.families) if (world.chance(0.85)) moveEndpoints(name, f, world.randomPods(svc, name, f));
-      return `add ${JSON.stringify(toV1Service(svc).spec)} created +${svc.created % 100} uid ${svc.uid}`;
+      const pods: string[] = [];
+      for (const f of svc.families) {
+        if (!world.chance(0.85)) continue;
+        const ips = world.randomPods(svc, name, f);
+        moveEndpoints(name, f, ips);
+        pods.push(`${f} [${ips.join(', ')}]`);
+      }
+      return `add ${name} ${JSON.stringify(toV1Service(svc).spec)} created +${svc.created % 100} uid ${svc.uid}; endpoints ${pods.join(' ') || 'unchanged'}`;
     },
     () => { // delete a Service, and usually its slices
       const present = [...world.services.keys()];
