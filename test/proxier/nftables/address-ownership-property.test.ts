@@ -156,13 +156,13 @@ async function runSequence(seed: number, seen: Coverage): Promise<void> {
       }
       return `delete ${name}${dropSlices ? ' and its slices' : ''}`;
     },
-    () => { // update a Service: new external IPs, LB ingress, NodePorts
+    () => { // update a Service: new external IPs, LB ingress, NodePorts, sometimes a port
       const present = [...world.services.values()];
       if (present.length === 0) return undefined;
       const svc = world.pick(present);
       world.randomizeExposure(svc);
       state.onService('update', toV1Service(svc));
-      return `update ${svc.name}: externalIPs ${JSON.stringify(svc.externalIPs)} ingress ${JSON.stringify(svc.ingress)} nodePorts ${svc.ports.map((p) => p.nodePort)}`;
+      return `update ${svc.name}: externalIPs ${JSON.stringify(svc.externalIPs)} ingress ${JSON.stringify(svc.ingress)} ports ${svc.ports.map((p) => `${p.port}/${p.protocol} nodePort ${p.nodePort}`).join(', ')}`;
     },
     () => { // an endpoint move (rollout): the slice's endpoints replaced
       const name = world.pick(NAMES);

@@ -87,8 +87,9 @@ export class World {
     return svc;
   }
 
-  /** New external IPs, LB ingress and NodePorts (what an update of the Service changes). */
+  /** New external IPs, LB ingress and NodePorts, now and then a new port (what an update of the Service changes). */
   randomizeExposure(svc: ServiceModel): void {
+    for (const p of svc.ports) if (this.chance(0.15)) p.port = this.pick(PORTS);
     svc.externalIPs = this.chance(0.6) ? [...new Set([this.pick(OUTSIDE), ...(this.chance(0.3) ? [this.pick(OUTSIDE)] : [])])] : [];
     svc.ingress = this.chance(0.5)
       ? [{ ip: this.pick(OUTSIDE), ...(this.chance(0.8) ? { ipMode: 'VIP' as const } : this.chance(0.5) ? {} : { ipMode: 'Proxy' as const }) }]
