@@ -14,6 +14,8 @@ export interface DesiredVS {
   key: string;
   service: IpvsService;
   dests: readonly IpvsDestination[];
+  /** Made for a NodePort on a node address: an address's own Service comes first (ownership.ts). */
+  viaNodePort: boolean;
 }
 
 export interface DesiredServicePort {
@@ -70,12 +72,12 @@ export function desiredServicePort(sp: ServicePort, eps: SelectedEndpoints | und
   const skipped: string[] = [];
   const internal = dests(endpointsFor(sp.internalPolicyLocal, eps), sp);
   const external = dests(endpointsFor(sp.externalPolicyLocal, eps), sp);
-  const add = (raw: string, port: number, ds: IpvsDestination[], bindIt: (ip: string) => boolean): void => {
+  const add = (raw: string, port: number, ds: IpvsDestination[], bindIt: (ip: string) => boolean, viaNodePort = false): void => {
     const ip = canonicalIP(raw);
     if (!ip || familyOfIP(ip) !== sp.family || ctx.excluded(ip)) { skipped.push(raw); return; }
     const service = serviceAt(sp, ip, port, ctx);
     const key = vsKey(service);
-    if (!services.has(key)) services.set(key, { key, service, dests: ds });
+    if (!services.has(key)) services.set(key, { key, service, dests: ds, viaNodePort });
     if (bindIt(ip)) bind.add(ip);
   };
   // A ClusterIP and port another ServicePort owns (core/address-ownership): no virtual service and
@@ -84,7 +86,7 @@ export function desiredServicePort(sp: ServicePort, eps: SelectedEndpoints | und
   for (const ip of sp.externalIPs) add(ip, sp.port, external, (a) => !ctx.localAddresses.has(a));
   for (const ip of sp.loadBalancerIPs) add(ip, sp.port, external, (a) => !ctx.localAddresses.has(a));
   if (sp.nodePort !== 0) {
-    for (const ip of ctx.nodePortIPs) if (familyOfIP(ip) === sp.family) add(ip, sp.nodePort, external, () => false);
+    for (const ip of ctx.nodePortIPs) if (familyOfIP(ip) === sp.family) add(ip, sp.nodePort, external, () => false, true);
   }
   return { key: sp.key, services, bind: [...bind], skipped };
 }

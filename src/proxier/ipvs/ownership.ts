@@ -1,6 +1,10 @@
 // The desired state of every ServicePort, indexed the ways a partial sync needs it: which
-// ServicePorts want a virtual service (two may: the first by key gets it) and how many want an
-// address bound to kube-ipvs0 (a VIP shared by ServicePorts stays while any of them wants it).
+// ServicePorts want a virtual service and how many want an address bound to kube-ipvs0 (a VIP shared
+// by ServicePorts stays while any of them wants it). The model gives every address . protocol . port
+// one owner (core/address-ownership), so two ServicePorts want one virtual service only when an
+// external or LoadBalancer IP is a node address and its port another Service's NodePort: the address's
+// Service gets it, as in the nftables mode, whose address dispatch comes before the NodePort one;
+// then the first by key.
 import type { DesiredServicePort, DesiredVS } from './desired';
 
 export class Ownership {
@@ -46,11 +50,22 @@ export class Ownership {
     const set = this.owners.get(vs);
     if (!set || set.size === 0) return { owner: undefined, contenders: 0 };
     let first: string | undefined;
-    for (const k of set) if (first === undefined || k < first) first = k;
-    return { owner: this.desired.get(first!)?.services.get(vs), ownerKey: first, contenders: set.size };
+    let firstVS: DesiredVS | undefined;
+    for (const k of set) {
+      const d = this.desired.get(k)?.services.get(vs);
+      if (first === undefined || before(d, k, firstVS, first)) { first = k; firstVS = d; }
+    }
+    return { owner: firstVS, ownerKey: first, contenders: set.size };
   }
 
   wantsAddress(address: string): boolean {
     return (this.addrRefs.get(address) ?? 0) > 0;
   }
+}
+
+/** Whether `a` (ServicePort key `ak`) gets a contested virtual service before `b`: not via a NodePort first, then by key. */
+function before(a: DesiredVS | undefined, ak: string, b: DesiredVS | undefined, bk: string): boolean {
+  const an = a?.viaNodePort ? 1 : 0;
+  const bn = b?.viaNodePort ? 1 : 0;
+  return an !== bn ? an < bn : ak < bk;
 }

@@ -173,7 +173,7 @@ export class IpvsProxier implements Proxier {
     const { owner, ownerKey, contenders } = this.owned.ownerOf(vs);
     if (contenders > 1 && !this.conflictsLogged.has(vs)) {
       this.conflictsLogged.add(vs);
-      this.opts.log.warn({ virtualService: vs, servicePort: ownerKey, contenders }, 'Several ServicePorts want the same virtual service; the first by key gets it');
+      this.opts.log.warn({ virtualService: vs, servicePort: ownerKey, contenders }, 'Several ServicePorts want the same virtual service (an external IP that is a node address, on another Service\'s NodePort); the external IP\'s Service gets it, then the first by key');
     } else if (contenders <= 1) this.conflictsLogged.delete(vs);
     return owner;
   }

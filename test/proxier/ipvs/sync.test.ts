@@ -226,4 +226,16 @@ describe('IpvsProxier virtual services wanted twice', () => {
     assert.deepEqual((await ipvsText(s.ipvs)).filter((l) => l.includes('192.0.2.1')), ['TCP 192.0.2.1:80 rr -> 10.1.0.5:8080 w0 10.1.0.6:8080 w1']);
     assert.deepEqual(await boundAddresses(s.rtnl), ['10.96.0.20', '192.0.2.1']);
   });
+
+  it('an external IP that is a node address gets the virtual service before another Service\'s NodePort on it, whatever the keys', async () => {
+    const s = setup();
+    const a = sp('a', { nodePort: 30080 });
+    const z = sp('z', { clusterIP: '10.96.0.20', port: 30080, externalIPs: ['10.0.0.1'] });
+    const both = snapshot([[a, [ep('10.1.0.5')]], [z, [ep('10.1.0.6')]]]);
+    await s.proxier.sync(both, changed([]), true);
+    const on = async (addr: string) => (await ipvsText(s.ipvs)).filter((l) => l.includes(`${addr}:30080`));
+    assert.deepEqual(await on('10.0.0.1'), ['TCP 10.0.0.1:30080 rr -> 10.1.0.6:8080 w1'], 'the external IP\'s Service, as the nftables mode dispatches it');
+    assert.deepEqual(await on('10.0.0.2'), ['TCP 10.0.0.2:30080 rr -> 10.1.0.5:8080 w1'], 'the NodePort on the other node address');
+    assert.equal(s.log.lines.filter((l) => l.msg.startsWith('Several ServicePorts')).length, 1);
+  });
 });
