@@ -64,7 +64,7 @@ check_versions() {
   case "$out" in "etcd Version: ${ETCD_VERSION#v}"*) ;; *) log "etcd --version says '$out'"; return 1 ;; esac
 }
 
-mkdir -p "$cache_root"
+mkdir -p "$cache_root" && cache_root=$(cd "$cache_root" && pwd) && dir="$cache_root/$key" # absolute paths in the JSON
 exec 9>"$cache_root/.lock"
 command -v flock >/dev/null && flock 9 # one build at a time on this machine; a second caller waits, then reuses
 
