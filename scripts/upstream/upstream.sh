@@ -41,7 +41,6 @@ x() { echo "-X 'k8s.io/component-base/version.$1=$2' -X 'k8s.io/client-go/pkg/ve
 minor=${K8S_VERSION#v1.}; minor=${minor%%.*}
 key="k8s-$K8S_VERSION+etcd-$ETCD_VERSION+$gover"
 cache_root=${UPSTREAM_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/kube-proxy-native/upstream}
-dir="$cache_root/$key"
 # What the binaries are built from; a cache entry with another stamp is rebuilt.
 stamp=$( { cat "$here/versions.sh" "$here"/k8s/go.mod "$here"/k8s/go.sum "$here"/etcd/go.mod \
   "$here"/etcd/go.sum; echo "$tags"; sed -n '/^# BUILD-RECIPE/,/^# END-RECIPE/p' "$0"; } | sha256sum | cut -c1-16)
