@@ -107,10 +107,9 @@ export function expectedSets(family: Fam, sps: readonly OracleServicePort[]): Ma
       put('no-endpoint-services', c.key);
       continue;
     }
-    // The owner serves the key on every path it claims it by: its ClusterIP and, when it lists
-    // the address as external too, the external path (the ClusterIP path is looked up first).
+    // A ClusterIP it also lists as external is served once, as the ClusterIP (it claims it once).
     if (owner.clusterIP === addr) put('cluster-ip-ports', c.key);
-    if (owner.externals.includes(addr)) { put('external-ports', c.key); put('other-service-ports', c.key); }
+    else { put('external-ports', c.key); put('other-service-ports', c.key); }
     endpoints('endpoints-', 'endpoint-chains', 'select-endpoint', c.key, owner.endpoints);
   }
   for (const c of nodePorts) {
