@@ -13,15 +13,16 @@
 // terminating or not ready, edited at random (Services added, deleted and updated, endpoints moved,
 // added, removed and changing conditions), go through the real pipeline: V1 objects into a
 // ProxyState, takeChanges(), the nftables proxier's sync on the fake kernel, partial most of the
-// time, full now and then.
-// After every sync the fake kernel (not the proxier's mirror) must send every dispatch
+// time, full now and then; now and then the kernel refuses a commit, or applies it and loses the
+// reply, and the changes go back with ProxyState.requeue() as the app's sync loop does.
+// After every successful sync the fake kernel (not the proxier's mirror) must send every dispatch
 // key only where its owner sends it, as ownership-oracle.ts computes it by brute force: the
 // endpoint maps, verdict maps and sets of the key, the affinity and firewall chains its verdicts
 // reach (the owner's, DNATing to the owner's endpoints), and nothing for a claimant that lost it.
 // Seeded: I36_SEED=<n> replays one failing sequence.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ProxyState } from '../../../src/core/proxy-state';
+import { ProxyState, type TakenChanges } from '../../../src/core/proxy-state';
 import type { FakeKernel } from '../../../src/native';
 import { TABLE } from '../../../src/proxier/nftables/names';
 import { proxierOnFake } from './fake-helpers';
@@ -33,6 +34,8 @@ import { NAMES, THIS_NODE, World, describeEndpoint, random, toV1Service, toV1Sli
 
 const SEQUENCES = 400;
 const STEPS = 15;
+/** How often a sync meets a kernel that refuses its commit or loses the reply. */
+const FAULT_CHANCE = 0.08;
 const NFT_FAMILY: Record<Fam, 'ip' | 'ip6'> = { IPv4: 'ip', IPv6: 'ip6' };
 /** Sets whose elements are not keyed by a dispatch key. */
 const KEYLESS = new Set(['cluster-ips', 'hairpin', 'affinity', 'nodeport-ips']);
@@ -170,11 +173,14 @@ interface Coverage {
   terminatingFallback: number;
   /** A claimant that firewalls the key (an LB IP with source ranges). */
   sourceRanges: number;
+  /** Syncs the kernel failed (refused, reply lost), and checks after the full sync that followed one. */
+  failedSyncs: number; lostReplies: number; recoveries: number;
 }
 
 const NEW_COVERAGE = (): Coverage => ({
   checks: 0, clusterVsExternal: 0, duplicateClusterIP: 0, externalVsExternal: 0, nodePort: 0, ownerWithoutEndpoints: 0,
   affinity: 0, affinityLoserWithChains: 0, localPolicy: 0, localOwnerMixed: 0, terminatingFallback: 0, sourceRanges: 0,
+  failedSyncs: 0, lostReplies: 0, recoveries: 0,
 });
 
 function count(seen: Coverage, sps: readonly OracleServicePort[]): void {
@@ -204,7 +210,7 @@ function count(seen: Coverage, sps: readonly OracleServicePort[]): void {
 async function runSequence(seed: number, seen: Coverage): Promise<void> {
   const world = new World(random(seed));
   const state = new ProxyState({ nodeName: THIS_NODE, ipFamilies: ['IPv4', 'IPv6'], log: { warn: () => undefined }, startTime: new Date(0) });
-  const { proxier, kernel } = proxierOnFake();
+  const { proxier, kernel, nft } = proxierOnFake();
   const log: string[] = [];
   const where = () => `seed ${seed} (replay: I36_SEED=${seed}); steps so far:\n  ${log.join('\n  ')}`;
   const pods = (eps: readonly EndpointModel[]) => `[${eps.map(describeEndpoint).join(', ')}]`;
@@ -294,22 +300,52 @@ async function runSequence(seed: number, seen: Coverage): Promise<void> {
   const total = weights.reduce((a, b) => a + b, 0);
 
   let first = true;
-  for (let step = 0; step < STEPS; step++) {
+  /** The fault armed for the next commit, and the changes of the sync it failed, until the next sync succeeds. */
+  let fault: 'refused' | 'reply lost' | undefined;
+  let failed: TakenChanges | undefined;
+  for (let step = 0; step < STEPS || failed; step++) {
     let x = world.r() * total;
     const i = weights.findIndex((w) => (x -= w) < 0);
     const did = steps[i]();
     if (did) log.push(`${step}: ${did}`);
     // Several changes between syncs now and then; the last step always syncs.
     if (step < STEPS - 1 && world.chance(0.25)) continue;
-    const full = first || world.chance(0.15);
+    // After a failure the app asks for a full sync; the proxier must make it full whatever it is asked.
+    const full = first || world.chance(failed ? 0.5 : 0.15);
     first = false;
+    if (!fault && !failed && world.chance(FAULT_CHANCE)) {
+      // Refused (nothing applied), or applied with its reply lost (ENOBUFS): the outcome the proxier cannot know.
+      if (world.chance(0.5)) { nft.inject({ errno: world.pick(['ENOMEM', 'EPERM', 'ENOENT']), at: -1 }); fault = 'refused'; }
+      else { nft.loseNextReply(); fault = 'reply lost'; }
+    }
     const taken = state.takeChanges();
+    for (const key of failed?.changes.services ?? []) {
+      assert.ok(taken.changes.services.has(key), `${where()}\nthe failed sync's change of ${key} was not handed back by requeue()`);
+    }
+    const before = kernel.listRuleset();
+    const commits = nft.commits.length;
     const res = await proxier.sync(taken.snapshot, taken.changes, full);
-    assert.equal(res.ok, true, `${where()}\nsync failed: ${res.ok ? '' : res.error?.message}`);
-    log.push(`${step}: ${full ? 'full' : 'partial'} sync`);
     const sps = oracleServicePorts(world);
+    if (!res.ok) {
+      assert.ok(fault && nft.commits.length > commits && nft.commits.at(-1)!.error, `${where()}\nsync failed: ${res.error?.message}`);
+      log.push(`${step}: ${full ? 'full' : 'partial'} sync failed (${fault}: ${res.error?.message})`);
+      // Refused: the kernel holds what it held; reply lost: what this sync wrote.
+      if (fault === 'refused') assert.equal(kernel.listRuleset(), before, `${where()}\na refused commit changed the kernel`);
+      else checkKernel(kernel, sps, where);
+      seen.failedSyncs++;
+      if (fault === 'reply lost') seen.lostReplies++;
+      state.requeue(taken);
+      fault = undefined;
+      failed = taken;
+      continue;
+    }
+    assert.ok(!fault || nft.commits.length === commits, `${where()}\na commit met an armed fault (${fault}) and the sync succeeded`);
+    if (failed) assert.equal(res.full, true, `${where()}\nthe sync after a failed one was not full`);
+    log.push(`${step}: ${res.full ? 'full' : 'partial'} sync`);
     checkKernel(kernel, sps, where);
     count(seen, sps);
+    if (failed) seen.recoveries++;
+    failed = undefined;
   }
 }
 
@@ -321,7 +357,7 @@ test(`every dispatch key goes only where its owner sends it after every sync (${
   const started = Date.now();
   for (const seed of seeds) await runSequence(seed, seen);
   t.diagnostic(`checks that met each collision: ${JSON.stringify(seen)} in ${Date.now() - started} ms`);
-  // Not vacuous: the checks met every kind of collision, many times over.
+  // Not vacuous: the checks met every kind of collision, and the kernel failed syncs, many times over.
   if (seeds.length === SEQUENCES) {
     for (const [what, n] of Object.entries(seen)) assert.ok(n >= 100, `only ${n} checks with ${what}: ${JSON.stringify(seen)}`);
   }
