@@ -129,8 +129,14 @@ function plan(sp: ServicePort, eps: SelectedEndpoints | undefined): Plan {
 
 const vip = (p: Plan, ip: string): KeyPart[] => [ip, p.proto, p.sp.port];
 
+/**
+ * The external and LB addresses dispatched on the external path. Its own ClusterIP listed again is
+ * left out: that key is claimed once, as a ClusterIP (core/address-ownership), and served by the
+ * ClusterIP path alone; both would write one key's endpoint slots and verdict with different values
+ * (internalTrafficPolicy Local, affinity, more than 4 endpoints) and the external one could win.
+ */
 function externalAddresses(p: Plan, ctx: FamilyContext): string[] {
-  return [...new Set([...p.sp.externalIPs, ...p.sp.loadBalancerIPs].filter((ip) => ipFamilyOf(ip) === ctx.family))];
+  return [...new Set([...p.sp.externalIPs, ...p.sp.loadBalancerIPs].filter((ip) => ipFamilyOf(ip) === ctx.family && ip !== p.sp.clusterIP))];
 }
 
 /** Elements every ServicePort has, whichever path serves it: ClusterIP, no-endpoint verdicts, firewall. */

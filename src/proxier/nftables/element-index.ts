@@ -122,8 +122,9 @@ function replaceOrPush(first: ElementDef[], el: ElementDef, from: number): void 
 
 /**
  * Claims each of `owner`'s elements (a full sync, ServicePort by ServicePort) and returns those it
- * claimed first, whose values are written. A ServicePort that wants one key twice (an external IP
- * equal to its ClusterIP) is written with its last element, as a later claim replaces its own.
+ * claimed first, whose values are written. A ServicePort that wants one key twice is written with
+ * its last element, as a later claim replaces its own (compileService makes none: its ClusterIP
+ * listed as an external IP is served once, as the ClusterIP).
  */
 export function claimAll(index: ElementIndex, owner: string, els: readonly ElementDef[]): ElementDef[] {
   const first: ElementDef[] = [];

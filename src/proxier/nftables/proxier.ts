@@ -341,7 +341,11 @@ export class NftablesProxier implements Proxier {
     const adopted = this.adoption?.get(f);
     const chains = new Set<string>([...(prior?.mirror.chains.keys() ?? []), ...(adopted?.chains ?? []), ...(this.maybeChains.get(f) ?? [])]);
     const sets = new Map(adopted?.sets ?? []);
-    for (const [name, fp] of prior?.mirror.sets ?? []) sets.set(name, mirrorSetMatcher(fp));
+    // After a dump the kernel's list is the truth: a set the mirror remembers and the dump lacks is
+    // gone (a commit applied though its reply was lost, someone deleted it), and a delete of it
+    // would fail this full sync, and every one after it, with ENOENT. Chains need no such care:
+    // they are added, then deleted.
+    for (const [name, fp] of prior?.mirror.sets ?? []) if (!adopted || sets.has(name)) sets.set(name, mirrorSetMatcher(fp));
     return { chains, sets };
   }
 

@@ -307,6 +307,29 @@ test('Local internal policy: ClusterIP served by local endpoints only, or droppe
   lacks(withLocal, '10.180.0.2 . 80 }');
 });
 
+test('its own ClusterIP listed as an external or LB IP is served as the ClusterIP only: one key, one path', () => {
+  // Internal policy Local, 1 local endpoint of 3: the external path would have put all 3 under the same key.
+  const eps = [ep('10.180.0.1', 80, { isLocal: true }), ep('10.180.0.2'), ep('10.180.0.3')];
+  const own = { externalIPs: ['172.30.0.41'], loadBalancerIPs: ['172.30.0.41'], internalPolicyLocal: true };
+  const t = script(sp('svc1', own), eps);
+  has(t, 'add element ip kube-proxy cluster-ip-ports { 172.30.0.41 . tcp . 80 }');
+  has(t, 'add element ip kube-proxy endpoints-1 { 172.30.0.41 . tcp . 80 . 0 : 10.180.0.1 . 80 }');
+  lacks(t, 'endpoints-3');
+  lacks(t, 'add element ip kube-proxy external-ports');
+  // Session affinity: the one verdict for the key goes to the internal policy's chain, not to external-.
+  const a = script(sp('svc1', { ...own, affinityTimeoutSeconds: 60 }), eps);
+  has(a, `add element ip kube-proxy service-ips { 172.30.0.41 . tcp . 80 : goto ${svc.local} }`);
+  lacks(a, `172.30.0.41 . tcp . 80 : goto ${svc.external}`);
+  // Without a local endpoint the ClusterIP is dropped, not served by the external path's endpoints.
+  const none = script(sp('svc1', own), [ep('10.180.0.2')]);
+  has(none, 'add element ip kube-proxy no-local-endpoint-services { 172.30.0.41 . tcp . 80 }');
+  lacks(none, 'endpoints-1');
+  // Another external address of the same Service keeps its external path.
+  const other = script(sp('svc1', { ...own, externalIPs: ['172.30.0.41', '192.168.99.11'] }), eps);
+  has(other, 'add element ip kube-proxy external-ports { 192.168.99.11 . tcp . 80 }');
+  has(other, 'add element ip kube-proxy endpoints-3 { 192.168.99.11 . tcp . 80 . 2 : 10.180.0.3 . 80 }');
+});
+
 test('masqueradeAll masquerades all ClusterIP traffic; a custom masqueradeBit changes the mark', () => {
   const t = script(sp('svc1'), [ep('10.180.0.1')], { masqueradeAll: true, masqueradeBit: 5 });
   has(t, 'add rule ip kube-proxy cluster-ip-traffic jump mark-for-masquerade');

@@ -1,6 +1,8 @@
 // A small random cluster for the address-ownership property test: Services whose ClusterIPs,
 // external IPs, LoadBalancer IPs and NodePorts come from pools so small that claims collide on most
-// steps, their EndpointSlices, and the random edits a sequence applies. Kept as plain data (not as
+// steps, with session affinity, Local traffic policies and loadBalancerSourceRanges on some of
+// them; their EndpointSlices, whose endpoints run on this node or another and are ready,
+// terminating (serving or not) or not ready; and the random edits a sequence applies. Kept as plain data (not as
 // V1 objects) so that the test's oracle reads what the API server would hold, never the model's
 // ServicePorts. Seeded: the same seed gives the same sequence.
 import type { V1EndpointSlice, V1Service } from '@kubernetes/client-node';
@@ -22,9 +24,24 @@ export interface ServiceModel {
   ports: PortModel[];
   externalIPs: string[];
   ingress: { ip: string; ipMode?: 'VIP' | 'Proxy' }[];
+  /** sessionAffinity ClientIP with this timeout; 0: None. */
+  affinity: number;
+  /** externalTrafficPolicy Local (written only where the API server accepts it: externally accessible Services). */
+  externalLocal: boolean;
+  internalLocal: boolean;
+  /** spec.loadBalancerSourceRanges (written for type LoadBalancer only). */
+  sourceRanges: string[];
 }
 
-export interface SliceModel { service: string; family: Fam; ips: string[]; ports: { name: string; protocol: Proto; target: number }[] }
+/** An endpoint's conditions as the EndpointSlice controller writes them (KEP-1669). */
+export type EndpointState = 'ready' | 'terminating-serving' | 'terminating' | 'not-ready';
+
+export interface EndpointModel { ip: string; node: string; state: EndpointState }
+
+export interface SliceModel { service: string; family: Fam; endpoints: EndpointModel[]; ports: { name: string; protocol: Proto; target: number }[] }
+
+/** The proxy's node: endpoints whose nodeName is this one are local. */
+export const THIS_NODE = 'node-a';
 
 /** mulberry32: a small seeded generator, so that a failing sequence can be replayed. */
 export function random(seed: number): () => number {
@@ -42,6 +59,9 @@ const CLUSTER_IPS: Record<Fam, string[]> = { IPv4: ['10.96.100.36', '10.96.100.3
 /** External and LB addresses: mostly the ClusterIP pool itself, so they collide with ClusterIPs. */
 const OUTSIDE = ['10.96.100.36', '10.96.100.37', '192.0.2.10', 'fd00:96::36', 'fd00:96::37', '2001:db8::10'];
 const PORTS = [80, 81];
+/** Source ranges of both families; the fake node has no IP in them (no LB IP is added as a source). */
+const SOURCE_RANGES = ['203.0.113.0/24', '198.51.100.0/24', '2001:db8:1::/48'];
+const STATES: EndpointState[] = ['ready', 'ready', 'ready', 'ready', 'terminating-serving', 'terminating-serving', 'terminating-serving', 'terminating', 'not-ready', 'not-ready'];
 const NODE_PORTS = [30080, 30081];
 const BASE_SECONDS = 1_780_000_000;
 
@@ -82,9 +102,19 @@ export class World {
       created: BASE_SECONDS + Math.floor(this.r() * 3),
       // Random, not increasing: the UID order must not follow the creation order.
       uid: `${Math.floor(this.r() * 0xffff).toString(16).padStart(4, '0')}-${++this.uids}`,
+      affinity: 0, externalLocal: false, internalLocal: false, sourceRanges: [],
     };
     this.randomizeExposure(svc);
+    this.randomizePolicies(svc, 1);
     return svc;
+  }
+
+  /** Session affinity, traffic policies and source ranges, each redrawn with probability `p`. */
+  randomizePolicies(svc: ServiceModel, p: number): void {
+    if (this.chance(p)) svc.affinity = this.chance(0.35) ? this.pick([60, 10800]) : 0;
+    if (this.chance(p)) svc.externalLocal = this.chance(0.5);
+    if (this.chance(p)) svc.internalLocal = this.chance(0.4);
+    if (this.chance(p)) svc.sourceRanges = this.chance(0.75) ? [...new Set([this.pick(SOURCE_RANGES), this.pick(SOURCE_RANGES)])] : [];
   }
 
   /** New external IPs, LB ingress and NodePorts, now and then a new port (what an update of the Service changes). */
@@ -97,17 +127,24 @@ export class World {
     for (const p of svc.ports) p.nodePort = this.chance(0.45) ? this.pick(NODE_PORTS) : 0;
   }
 
-  /** A random subset of the Service's pods of one family (0 to 6: past 4 goes through the count's chain). */
-  randomPods(svc: ServiceModel | undefined, name: string, family: Fam): string[] {
+  /**
+   * A random subset of the Service's pods of one family (0 to 6: past 4 goes through the count's
+   * chain), each on this node or another, mostly ready, else terminating or not ready.
+   */
+  randomPods(svc: ServiceModel | undefined, name: string, family: Fam): EndpointModel[] {
     const pool = svc?.pool ?? NAMES.indexOf(name);
     const n = this.pick([0, 0, 1, 1, 1, 2, 2, 3, 5, 6]);
     const all = [1, 2, 3, 4, 5, 6, 7, 8].map((j) => podIP(pool, family, j));
-    const out: string[] = [];
+    const out: EndpointModel[] = [];
     while (out.length < n) {
       const ip = this.pick(all);
-      if (!out.includes(ip)) out.push(ip);
+      if (!out.some((e) => e.ip === ip)) out.push({ ip, node: this.chance(0.5) ? THIS_NODE : 'node-b', state: this.randomState() });
     }
     return out;
+  }
+
+  randomState(): EndpointState {
+    return this.pick(STATES);
   }
 }
 
@@ -115,8 +152,17 @@ export function sliceName(service: string, family: Fam): string {
   return `${service}-${family.toLowerCase()}`;
 }
 
+export function serviceType(m: ServiceModel): 'LoadBalancer' | 'NodePort' | 'ClusterIP' {
+  return m.ingress.length > 0 ? 'LoadBalancer' : m.ports.some((p) => p.nodePort !== 0) ? 'NodePort' : 'ClusterIP';
+}
+
+/** Upstream's ExternallyAccessible: where the API server accepts an externalTrafficPolicy. */
+export function externallyAccessible(m: ServiceModel): boolean {
+  return serviceType(m) !== 'ClusterIP' || m.externalIPs.length > 0;
+}
+
 export function toV1Service(m: ServiceModel): V1Service {
-  const type = m.ingress.length > 0 ? 'LoadBalancer' : m.ports.some((p) => p.nodePort !== 0) ? 'NodePort' : 'ClusterIP';
+  const type = serviceType(m);
   const clusterIPs = m.families.map((f) => m.clusterIPs[f]!);
   return {
     metadata: { namespace: 'ns', name: m.name, uid: m.uid, creationTimestamp: new Date(m.created * 1000) },
@@ -128,6 +174,10 @@ export function toV1Service(m: ServiceModel): V1Service {
       ipFamilyPolicy: m.families.length > 1 ? 'RequireDualStack' : 'SingleStack',
       ports: m.ports.map((p) => ({ name: p.name, protocol: p.protocol, port: p.port, targetPort: p.target, ...(p.nodePort ? { nodePort: p.nodePort } : {}) })),
       ...(m.externalIPs.length > 0 ? { externalIPs: [...m.externalIPs] } : {}),
+      ...(m.affinity > 0 ? { sessionAffinity: 'ClientIP', sessionAffinityConfig: { clientIP: { timeoutSeconds: m.affinity } } } : { sessionAffinity: 'None' }),
+      ...(externallyAccessible(m) ? { externalTrafficPolicy: m.externalLocal ? 'Local' : 'Cluster' } : {}),
+      internalTrafficPolicy: m.internalLocal ? 'Local' : 'Cluster',
+      ...(type === 'LoadBalancer' && m.sourceRanges.length > 0 ? { loadBalancerSourceRanges: [...m.sourceRanges] } : {}),
     },
     status: { loadBalancer: { ingress: m.ingress.map((i) => ({ ...i })) } },
   };
@@ -138,6 +188,21 @@ export function toV1Slice(s: SliceModel): V1EndpointSlice {
     metadata: { namespace: 'ns', name: sliceName(s.service, s.family), labels: { 'kubernetes.io/service-name': s.service } },
     addressType: s.family,
     ports: s.ports.map((p) => ({ name: p.name, protocol: p.protocol, port: p.target })),
-    endpoints: s.ips.map((ip) => ({ addresses: [ip], conditions: { ready: true, serving: true, terminating: false } })),
+    endpoints: s.endpoints.map((e) => ({ addresses: [e.ip], nodeName: e.node, conditions: conditionsOf(e.state) })),
   };
+}
+
+export function conditionsOf(state: EndpointState): { ready: boolean; serving: boolean; terminating: boolean } {
+  switch (state) {
+    case 'ready': return { ready: true, serving: true, terminating: false };
+    case 'terminating-serving': return { ready: false, serving: true, terminating: true };
+    case 'terminating': return { ready: false, serving: false, terminating: true };
+    case 'not-ready': return { ready: false, serving: false, terminating: false };
+  }
+}
+
+/** An endpoint in a step log: `10.1.1.2@a~` (on node-a, terminating and serving). */
+export function describeEndpoint(e: EndpointModel): string {
+  const mark = { ready: '', 'terminating-serving': '~', terminating: '~x', 'not-ready': 'x' }[e.state];
+  return `${e.ip}@${e.node === THIS_NODE ? 'here' : 'there'}${mark}`;
 }

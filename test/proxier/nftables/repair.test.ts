@@ -79,6 +79,23 @@ test('an unknown commit outcome makes the next sync a full one that reads our ta
   assert.doesNotMatch(ruleset(kernel), /endpoints-3/);
 });
 
+test('a set the kernel no longer holds, though the mirror does, is not deleted again by the repair sync', async () => {
+  // An applied commit whose reply was lost deleted endpoint-2's map (svc1 down to one endpoint).
+  const { proxier, nft, kernel } = proxierOnFake();
+  await proxier.sync(snapshot(entries), changed(), true);
+  const shrunk: Parameters<typeof snapshot>[0] = [[svc1, [ep('10.180.0.1')]], [aff, [ep('10.180.4.1')]]];
+  nft.loseNextReply();
+  assert.equal((await proxier.sync(snapshot(shrunk), changed(svc1.key), false)).ok, false);
+  assert.ok(!(await nft.dumpTable('ip', T)).sets.some((s) => s.name === 'endpoints-2'), 'the lost batch was applied');
+  assert.deepEqual(await proxier.sync(snapshot(shrunk), changed(), true), { full: true, ok: true });
+  assert.equal(ruleset(kernel), await freshFullSync(shrunk));
+  // Another process deletes a map we hold (and the rules that use it), which the repair sync no longer wants.
+  await kernel.open().commit(new Transaction().flushChain('ip', T, 'select-endpoint').deleteSet('ip', T, 'endpoints-1'));
+  proxier.markDirty('foreign_change');
+  assert.deepEqual(await proxier.sync(snapshot(entries), changed(svc1.key), false), { full: true, ok: true });
+  assert.equal(ruleset(kernel), await freshFullSync(entries));
+});
+
 test('a ServicePort whose change fails validation keeps its previous rules, through full syncs too', async () => {
   const warnings: string[] = [];
   const log = { debug() {}, info() {}, error() {}, warn: (o: object, m: string) => warnings.push(`${m} ${JSON.stringify(o)}`) };

@@ -26,14 +26,15 @@ test('two ServicePorts on one external IP and port: the first claimant is writte
   assert.deepEqual(external(), ['5.6.7.8 . tcp . 80 . 0 : 10.180.1.1 . 80', '5.6.7.8 . tcp . 80 . 1 : 10.180.1.2 . 80'], 'b claimed it first now');
 });
 
-test('a ServicePort that wants one key twice is written with its last element, by full and partial syncs alike', async () => {
+test('a ServicePort that lists its ClusterIP as an external IP has one element for it, its ClusterIP\'s, by full and partial syncs alike', async () => {
   // With session affinity, the ClusterIP goes to the service chain and an external IP to the
-  // external chain: the same key in service-ips when the external IP is the ClusterIP.
+  // external chain: the same key in service-ips when the external IP is the ClusterIP. It is
+  // claimed once, as a ClusterIP (core/address-ownership), so only the ClusterIP's verdict is written.
   const s = sp('dup', { affinityTimeoutSeconds: 60, externalIPs: ['172.30.0.41'] });
   const entries: [ServicePort, Endpoint[]][] = [[s, [ep('10.180.0.1'), ep('10.180.0.2')]]];
   const full = proxierOnFake();
   await full.proxier.sync(snapshot(entries), changed(), true);
-  assert.deepEqual(elementsOf(full.kernel, 'service-ips').map((e) => e.replace(/-[A-Z0-9]{8}-.*/, '')), ['172.30.0.41 . tcp . 80 : goto external']);
+  assert.deepEqual(elementsOf(full.kernel, 'service-ips').map((e) => e.replace(/-[A-Z0-9]{8}-.*/, '')), ['172.30.0.41 . tcp . 80 : goto service']);
   assert.deepEqual(await full.proxier.sync(snapshot(entries), changed(s.key), false), { full: false, ok: true });
   assert.equal(full.nft.commits.length, 1, 'nothing to change');
 
