@@ -24,7 +24,10 @@ export function servicePortElements(sp: ServicePort, eps: SelectedEndpoints | un
   const add = (set: ElementDef['set'], key: KeyPart[]) => out.push({ family: ctx.family, set, key });
   const proto = sp.protocol.toLowerCase();
   const vip = (ip: string): KeyPart[] => [ip, proto, sp.port];
-  const externals = [...new Set([...sp.externalIPs, ...sp.loadBalancerIPs].filter((ip) => familyOfIp(ip) === ctx.family))];
+  // Its own ClusterIP listed again as an external or LB IP is one key, served as the ClusterIP (as
+  // core/address-ownership counts it): else its external masquerade mark or no-endpoint verdict would
+  // apply to ClusterIP traffic too.
+  const externals = [...new Set([...sp.externalIPs, ...sp.loadBalancerIPs].filter((ip) => familyOfIp(ip) === ctx.family && ip !== sp.clusterIP))];
   const lbIPs = [...new Set(sp.loadBalancerIPs.filter((ip) => familyOfIp(ip) === ctx.family))];
 
   // A ClusterIP and port another ServicePort owns (core/address-ownership): none of its elements,

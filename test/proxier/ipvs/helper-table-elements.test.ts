@@ -64,3 +64,14 @@ test('a refused ClusterIP (another ServicePort owns it and the port): none of it
   const internalLocal = sp('b', { clusterIPRefused: true, internalPolicyLocal: true });
   assert.deepEqual(sets(internalLocal, [ep('10.0.2.5')]), [], 'no drop verdict on the owner\'s address either');
 });
+
+test('its own ClusterIP listed as an external or LB IP is served as the ClusterIP alone: no external mark, no external verdict on it', () => {
+  const own = '172.30.0.41';
+  const s = sp('a', { externalIPs: [own, '1.2.3.4'], loadBalancerIPs: [own], externalPolicyLocal: true, nodePort: 30080 });
+  assert.equal(s.clusterIP, own);
+  // Endpoints elsewhere only: the external policy (Local) has none here; ClusterIP traffic (Cluster) has one.
+  assert.deepEqual(sets(s, undefined, 'no-local-endpoint-services'), ['no-local-endpoint-services 1.2.3.4 . tcp . 80'], 'the ClusterIP is not dropped');
+  const cluster = sp('b', { clusterIP: own, externalIPs: [own] });
+  assert.deepEqual(sets(cluster, undefined, 'external-ips'), [], 'ClusterIP traffic is not marked as external');
+  assert.deepEqual(sets(cluster, undefined, 'service-ips'), [`service-ips ${own} . tcp . 80`]);
+});
