@@ -30,7 +30,8 @@ import {
   contestedKeys, describeClaim, expectedTable, oracleServicePorts, podOwner, servedServicePorts,
   type Contested, type OracleServicePort, type Served,
 } from './ownership-oracle';
-import { NAMES, THIS_NODE, World, describeEndpoint, random, toV1Service, toV1Slice, type EndpointModel, type Fam, type SliceModel } from './ownership-world';
+import { NAMES, THIS_NODE, World, describeEndpoint, toV1Service, toV1Slice, type EndpointModel, type Fam, type SliceModel } from './ownership-world';
+import { seededRandom } from '../../helpers/seeded-random';
 
 const SEQUENCES = 400;
 const STEPS = 15;
@@ -208,7 +209,7 @@ function count(seen: Coverage, sps: readonly OracleServicePort[]): void {
 }
 
 async function runSequence(seed: number, seen: Coverage): Promise<void> {
-  const world = new World(random(seed));
+  const world = new World(seededRandom(seed));
   const state = new ProxyState({ nodeName: THIS_NODE, ipFamilies: ['IPv4', 'IPv6'], log: { warn: () => undefined }, startTime: new Date(0) });
   const { proxier, kernel, nft } = proxierOnFake();
   const log: string[] = [];

@@ -12,17 +12,8 @@ import type { ElementDef, ServiceObjects } from '../../../src/proxier/nftables/d
 import type { Endpoint, ServicePort } from '../../../src/core/types';
 import { changed, ctx, ep, selected, snapshot, sp } from './fixtures';
 import { elementsOf, proxierOnFake, setNames } from './fake-helpers';
+import { seededRandom } from '../../helpers/seeded-random';
 
-/** mulberry32: a small seeded generator, so that a failing sequence can be replayed. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 type Entry = [ServicePort, Endpoint[]];
 
@@ -88,7 +79,7 @@ function kernelElements(kernel: Parameters<typeof elementsOf>[0]): Map<string, s
 
 for (const seed of [1, 2, 3, 4]) {
   test(`partial syncs among conflicting Services write each element's first claimant (seed ${seed})`, async () => {
-    const r = random(seed);
+    const r = seededRandom(seed);
     const names = ['a', 'b', 'c', 'd', 'e', 'f'];
     const cluster = new Map<string, Entry>(names.map((n) => [sp(n).key, randomEntry(r, n)]));
     const ref = new Reference();

@@ -43,16 +43,6 @@ export interface SliceModel { service: string; family: Fam; endpoints: EndpointM
 /** The proxy's node: endpoints whose nodeName is this one are local. */
 export const THIS_NODE = 'node-a';
 
-/** mulberry32: a small seeded generator, so that a failing sequence can be replayed. */
-export function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export const NAMES = ['s0', 's1', 's2', 's3', 's4', 's5'];
 const CLUSTER_IPS: Record<Fam, string[]> = { IPv4: ['10.96.100.36', '10.96.100.37', '10.96.100.38'], IPv6: ['fd00:96::36', 'fd00:96::37', 'fd00:96::38'] };
