@@ -15,6 +15,8 @@
 #   certificates with it.
 # - A token file: admin (system:masters) and system:kube-proxy (no groups; upstream's bootstrap RBAC
 #   binds that user to system:node-proxier).
+# - --allow-privileged=true, as kubeadm's control plane runs (its default, false, refuses any privileged
+#   container: deploy/'s init container, and upstream's own kube-proxy DaemonSet).
 # - RBAC (--authorization-mode=Node,RBAC) and an audit log of every request's metadata, so a test can
 #   check what a client asked for and what it was answered.
 #
@@ -108,7 +110,7 @@ EOF
     --client-ca-file="$dir/ca.crt" --service-cluster-ip-range=10.96.0.0/16 \
     --service-account-issuer=https://kubernetes.default.svc --service-account-key-file="$dir/sa.key" \
     --service-account-signing-key-file="$dir/sa.key" --token-auth-file="$dir/tokens.csv" \
-    --authorization-mode=Node,RBAC --audit-policy-file="$dir/audit-policy.yaml" \
+    --authorization-mode=Node,RBAC --allow-privileged=true --audit-policy-file="$dir/audit-policy.yaml" \
     --audit-log-path="$dir/audit.log" --audit-log-maxsize=0 </dev/null >"$dir/apiserver.log" 2>&1 &
   echo $! >"$dir/apiserver.pid"
 
