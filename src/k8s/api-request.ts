@@ -129,7 +129,7 @@ export class ApiConnection {
             if (failure) r.destroy(failure);
             else resolve(r);
           });
-          req.on('error', (e) => abort(withContext(what, e)));
+          req.on('error', (e) => abort(withContext(what, tlsHint(e, server))));
           req.end();
         },
         (e: unknown) => abort(withContext(`${what}: kubeconfig credentials or TLS settings`, e)),
@@ -243,6 +243,21 @@ export function parseStatus(text: string): { reason?: string; message?: string }
   } catch {
     return {};
   }
+}
+
+/** Node's codes for a server certificate that did not verify (tls.checkServerIdentity and OpenSSL's). */
+const CERT_CODES = /^(UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT(_LOCALLY)?|SELF_SIGNED_CERT_IN_CHAIN|DEPTH_ZERO_SELF_SIGNED_CERT|CERT_\w+|ERR_TLS_CERT_ALTNAME_INVALID)$/;
+
+/**
+ * A certificate error says which server and what to check, as client-go's "tls: failed to verify
+ * certificate: x509: certificate signed by unknown authority" does; Node's own message ("unable to
+ * verify the first certificate") names neither. Other errors are returned as they are.
+ */
+export function tlsHint(e: unknown, server: string): unknown {
+  const code = (e as { code?: unknown })?.code;
+  if (typeof code !== 'string' || !CERT_CODES.test(code)) return e;
+  const err = e as Error;
+  return Object.assign(new Error(`${server}: the server's TLS certificate was not accepted (${err.message}; ${code}): check the kubeconfig's certificate-authority and server`, { cause: err }), { code });
 }
 
 /** The same error with what was being done in front of its message; its `code` (ECONNREFUSED...) is kept. */

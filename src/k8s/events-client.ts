@@ -4,7 +4,7 @@
 import * as http from 'node:http';
 import * as https from 'node:https';
 import type { ApiCredentials } from './api-credentials';
-import { ApiError, hostOf, parseStatus, type RequestObserver, requestUrl } from './api-request';
+import { ApiError, hostOf, parseStatus, type RequestObserver, requestUrl, tlsHint } from './api-request';
 
 /** An answer's body beyond this is not read (a created Event is echoed back: about 1 KiB). */
 const MAX_ANSWER_BYTES = 64 * 1024;
@@ -57,8 +57,9 @@ function exchange(url: URL, opts: https.RequestOptions, body: Buffer, timeoutMs:
   return new Promise((resolve, reject) => {
     const req = (url.protocol === 'https:' ? https : http).request(url, opts);
     const timer = setTimeout(() => req.destroy(new Error(`${what}: no answer within ${timeoutMs / 1000}s`)), timeoutMs).unref();
-    req.on('error', (e) => {
+    req.on('error', (err) => {
       clearTimeout(timer);
+      const e = tlsHint(err, url.origin) as Error;
       reject(e.message.startsWith(what) ? e : new Error(`${what}: ${e.message}`));
     });
     req.on('response', (res) => {

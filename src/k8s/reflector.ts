@@ -70,7 +70,8 @@ const describe = (e: unknown): string => {
   const err = e as { code?: number; statusCode?: number; message?: string; body?: unknown };
   const code = err?.code ?? err?.statusCode;
   const msg = err?.message ?? String(e);
-  return code !== undefined && !msg.includes(String(code)) ? `HTTP ${code}: ${msg}` : msg;
+  // Only a status is an HTTP code; a string code (ECONNREFUSED, a TLS one) is in the message already.
+  return typeof code === 'number' && !msg.includes(String(code)) ? `HTTP ${code}: ${msg}` : msg;
 };
 
 /** The HTTP status of a failed request (ApiError has both `code` and `statusCode`; network errors have a string `code`). */

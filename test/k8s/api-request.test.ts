@@ -183,7 +183,7 @@ describe('ApiConnection over TLS', { timeout: 60_000 }, () => {
   it('refuses a server its CA did not sign, and is refused without a client certificate', async () => {
     const other = makeTestCerts();
     const wrongCa = loadKubeConfig({ kubeconfig: tls.api.kubeconfig(undefined, { ca: other.ca, clientCert: tls.certs.clientCert, clientKey: tls.certs.clientKey }) });
-    await assert.rejects(new ApiConnection(wrongCa, RELAXED).getJson('/api/v1/nodes', {}), /GET \/api\/v1\/nodes: self-signed certificate in certificate chain/);
+    await assert.rejects(new ApiConnection(wrongCa, RELAXED).getJson('/api/v1/nodes', {}), /GET \/api\/v1\/nodes: https:\/\/127\.0\.0\.1:\d+: the server's TLS certificate was not accepted \(self-signed certificate in certificate chain; SELF_SIGNED_CERT_IN_CHAIN\): check the kubeconfig's certificate-authority/);
     const noClientCert = loadKubeConfig({ kubeconfig: tls.api.kubeconfig(undefined, { ca: tls.certs.ca, token: 'x' }) });
     await assert.rejects(new ApiConnection(noClientCert, RELAXED).getJson('/api/v1/nodes', {}), /GET \/api\/v1\/nodes: .*certificate required/);
   });

@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# bash scripts/upstream/control-plane.sh start   (root)   -> prints `export KPN_UPSTREAM_...=...` lines
+# bash scripts/upstream/control-plane.sh stop DIR          (DIR is $KPN_UPSTREAM_DIR)
+#
+# The control plane the upstream tier (test/upstream/) shares: etcd and kube-apiserver of
+# `npm run upstream -- build`, in a network namespace of their own, started once for the tier.
+# scripts/test.sh evals the output of `start` before the tier's files and calls `stop` after them;
+# a tier file run alone starts its own through this script (test/upstream/control-plane.ts).
+#
+# What it sets up (docs/testing-upstream.md, "The tier's control plane"):
+# - netns kpn-cp-XXXX, lo up, a veth pair inside it with 10.99.0.1/24 (the advertise address);
+#   tests join their own "node" namespaces to it with a veth of their own.
+# - A CA of its own (openssl) that signs the serving certificate (SANs 10.99.0.1, 127.0.0.1,
+#   localhost, the kubernetes Service names) and is also --client-ca-file, so tests can make client
+#   certificates with it.
+# - A token file: admin (system:masters) and system:kube-proxy (no groups; upstream's bootstrap RBAC
+#   binds that user to system:node-proxier).
+# - --allow-privileged=true, as kubeadm's control plane runs (its default, false, refuses any privileged
+#   container: deploy/'s init container, and upstream's own kube-proxy DaemonSet).
+# - RBAC (--authorization-mode=Node,RBAC) and an audit log of every request's metadata, so a test can
+#   check what a client asked for and what it was answered.
+#
+# Exit codes: 0 started (or stopped); 1 failed (the last lines of the failing log on stderr, nothing
+# left behind); 2 usage; 77 the binaries cannot be built here (the build's `upstream: SKIP:` line).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+ADDR=10.99.0.1
+PORT=6443
+
+log() { echo "control-plane: $*" >&2; }
+
+stop_pid() { # SIGTERM, then SIGKILL after 10 s
+  local pid=$1
+  kill "$pid" 2>/dev/null || return 0
+  for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.1; done
+  kill -9 "$pid" 2>/dev/null || true
+}
+
+# kube-apiserver first: with etcd already gone it does not exit within 30 s of SIGTERM.
+stop() {
+  local dir=$1
+  [ -f "$dir/netns" ] || { log "$dir is not a control plane's directory"; return 1; }
+  [ -f "$dir/apiserver.pid" ] && stop_pid "$(cat "$dir/apiserver.pid")"
+  [ -f "$dir/etcd.pid" ] && stop_pid "$(cat "$dir/etcd.pid")"
+  ip netns del "$(cat "$dir/netns")" 2>/dev/null || true
+  rm -rf "$dir"
+}
+
+certs() {
+  local d=$1
+  # The tests' CA: signs the serving certificate, and client certificates (--client-ca-file).
+  openssl req -x509 -newkey rsa:2048 -nodes -keyout "$d/ca.key" -out "$d/ca.crt" -days 7 \
+    -subj "/CN=kpn-upstream-tier-ca" 2>/dev/null
+  openssl req -newkey rsa:2048 -nodes -keyout "$d/apiserver.key" -out "$d/apiserver.csr" \
+    -subj "/CN=kube-apiserver" 2>/dev/null
+  printf 'subjectAltName=IP:%s,IP:127.0.0.1,IP:10.96.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc\nextendedKeyUsage=serverAuth\n' \
+    "$ADDR" >"$d/apiserver.ext"
+  openssl x509 -req -in "$d/apiserver.csr" -CA "$d/ca.crt" -CAkey "$d/ca.key" -CAcreateserial \
+    -out "$d/apiserver.crt" -days 7 -extfile "$d/apiserver.ext" 2>/dev/null
+  openssl genrsa -out "$d/sa.key" 2048 2>/dev/null
+}
+
+start() {
+  local bins etcd apiserver kubectl rc=0
+  bins=$(bash "$here/upstream.sh" build 2>/dev/null | tail -n 1) || rc=$?
+  [ "$rc" = 77 ] && { echo "$bins" >&2; exit 77; }
+  case "$bins" in "{"*) ;; *) echo "$bins" >&2; log "npm run upstream -- build failed (exit $rc)"; exit 1 ;; esac
+  get() { node -e 'process.stdout.write(JSON.parse(process.argv[1])[process.argv[2]])' "$bins" "$1"; }
+  etcd=$(get etcd) apiserver=$(get kubeApiserver) kubectl=$(get kubectl)
+
+  local dir ns t0
+  t0=$(date +%s.%N)
+  dir=$(mktemp -d /tmp/kpn-upstream-cp.XXXXXX)
+  ns=kpn-cp-$(basename "$dir" | cut -d. -f2 | tr 'A-Z' 'a-z')
+  echo "$ns" >"$dir/netns"
+  trap 'stop "$dir"' ERR
+  trap 'stop "$dir"; exit 1' INT TERM
+  ip netns add "$ns"
+  local in_ns="ip netns exec $ns"
+  $in_ns ip link set lo up
+  # A non-loopback address for --advertise-address (a loopback one makes kube-apiserver exit); a
+  # veth pair with both ends inside (this kernel has no dummy links).
+  $in_ns ip link add kpn0 type veth peer name kpn1
+  $in_ns ip addr add "$ADDR/24" dev kpn0
+  $in_ns ip link set kpn1 up
+  $in_ns ip link set kpn0 up
+
+  certs "$dir"
+  cat >"$dir/tokens.csv" <<EOF
+admin-token-$$,admin,admin-uid,"system:masters"
+kube-proxy-token-$$,system:kube-proxy,kube-proxy-uid,
+EOF
+  # Metadata of every request except the RequestReceived stage: who asked for what, and the answer.
+  cat >"$dir/audit-policy.yaml" <<EOF
+apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: ["RequestReceived"]
+rules:
+  - level: Metadata
+EOF
+
+  # As upstream's hack/lib/etcd.sh starts it, without fsync (a throwaway data dir). Started in the
+  # background with their own output files and no stdin, so `start` returns while they run.
+  $in_ns "$etcd" --data-dir "$dir/etcd" --listen-client-urls http://127.0.0.1:2379 \
+    --advertise-client-urls http://127.0.0.1:2379 --listen-peer-urls http://localhost:0 \
+    --unsafe-no-fsync --log-level warn </dev/null >"$dir/etcd.log" 2>&1 &
+  echo $! >"$dir/etcd.pid" # ip netns exec execs the program: this is its pid
+  $in_ns "$apiserver" --etcd-servers=http://127.0.0.1:2379 --secure-port=$PORT \
+    --advertise-address="$ADDR" --tls-cert-file="$dir/apiserver.crt" --tls-private-key-file="$dir/apiserver.key" \
+    --client-ca-file="$dir/ca.crt" --service-cluster-ip-range=10.96.0.0/16 \
+    --service-account-issuer=https://kubernetes.default.svc --service-account-key-file="$dir/sa.key" \
+    --service-account-signing-key-file="$dir/sa.key" --token-auth-file="$dir/tokens.csv" \
+    --authorization-mode=Node,RBAC --allow-privileged=true --audit-policy-file="$dir/audit-policy.yaml" \
+    --audit-log-path="$dir/audit.log" --audit-log-maxsize=0 </dev/null >"$dir/apiserver.log" 2>&1 &
+  echo $! >"$dir/apiserver.pid"
+
+  cat >"$dir/admin.kubeconfig" <<EOF
+apiVersion: v1
+kind: Config
+clusters: [{name: tier, cluster: {server: "https://$ADDR:$PORT", certificate-authority: "$dir/ca.crt"}}]
+users: [{name: admin, user: {token: "admin-token-$$"}}]
+contexts: [{name: tier, context: {cluster: tier, user: admin}}]
+current-context: tier
+EOF
+  local ready=0
+  for _ in $(seq 1 600); do
+    if $in_ns "$kubectl" --kubeconfig "$dir/admin.kubeconfig" get --raw /readyz >/dev/null 2>&1; then ready=1; break; fi
+    kill -0 "$(cat "$dir/apiserver.pid")" 2>/dev/null || break
+    kill -0 "$(cat "$dir/etcd.pid")" 2>/dev/null || break
+    sleep 0.1
+  done
+  if [ $ready = 0 ]; then
+    tail -n 20 "$dir/etcd.log" "$dir/apiserver.log" >&2
+    log "kube-apiserver did not become ready"
+    stop "$dir"; exit 1
+  fi
+  trap - ERR INT TERM
+  awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "control-plane: ready in %.1f s (netns %s)\n", b-a, ARGV[1]}' "$ns" >&2
+  cat <<EOF
+export KPN_UPSTREAM_DIR=$dir
+export KPN_UPSTREAM_NETNS=$ns
+export KPN_UPSTREAM_SERVER=https://$ADDR:$PORT
+export KPN_UPSTREAM_CA=$dir/ca.crt
+export KPN_UPSTREAM_CA_KEY=$dir/ca.key
+export KPN_UPSTREAM_ADMIN_TOKEN=admin-token-$$
+export KPN_UPSTREAM_PROXY_TOKEN=kube-proxy-token-$$
+export KPN_UPSTREAM_AUDIT_LOG=$dir/audit.log
+export KPN_UPSTREAM_KUBECTL=$kubectl
+export KPN_UPSTREAM_KUBE_PROXY=$(get kubeProxy)
+EOF
+}
+
+case "${1:-}" in
+  start) start ;;
+  stop) [ -n "${2:-}" ] || { echo "usage: $0 stop DIR" >&2; exit 2; }; stop "$2" ;;
+  *) echo "usage: $0 start | stop DIR" >&2; exit 2 ;;
+esac
