@@ -60,6 +60,16 @@ function status(code: number, reason: string, message: string): KObject {
   return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code };
 }
 
+/**
+ * What kube-apiserver v1.37.2 answers when API Priority and Fairness rejects a request (seen with a
+ * FlowSchema sending our user to a PriorityLevelConfiguration with no seats and `limitResponse: Reject`):
+ * not a Status object but plain text, with `Retry-After` in seconds (APF always says 1).
+ */
+function tooManyRequests(res: http.ServerResponse, retryAfterSeconds: number): void {
+  res.writeHead(429, { 'Content-Type': 'text/plain; charset=utf-8', 'Retry-After': String(retryAfterSeconds), 'X-Content-Type-Options': 'nosniff' });
+  res.end('Too many requests, please try again later.\n');
+}
+
 /** Objects in key order, as localeCompare orders keys; each key is built once (a 44k list: 150 -> 70 ms). */
 const keyOrder = new Intl.Collator();
 function byKey(items: KObject[]): KObject[] {
@@ -76,7 +86,7 @@ export class TestApiServer {
   private readonly watches = new Set<OpenWatch>();
   private readonly snapshots = new Map<string, Snapshot>();
   private snapshotSeq = 0;
-  private failure?: { code: number; pathPrefix: string };
+  private failure?: { code: number; pathPrefix: string; retryAfterSeconds: number };
   private readonly faults = new FaultRules();
   /** Requests a fault left unanswered (or answered with headers only), until their connection closes. */
   private readonly hung = new Set<http.ServerResponse>();
@@ -153,9 +163,12 @@ export class TestApiServer {
     this.snapshots.clear();
   }
 
-  /** Makes every GET and event POST (under `pathPrefix`) answer with this HTTP status until cleared (undefined). */
-  failRequests(code: number | undefined, pathPrefix = '/'): void {
-    this.failure = code === undefined ? undefined : { code, pathPrefix };
+  /**
+   * Makes every GET and event POST (under `pathPrefix`) answer with this HTTP status until cleared
+   * (undefined). A 429 is answered as API Priority and Fairness rejects a request (see tooManyRequests).
+   */
+  failRequests(code: number | undefined, pathPrefix = '/', opts: { retryAfterSeconds?: number } = {}): void {
+    this.failure = code === undefined ? undefined : { code, pathPrefix, retryAfterSeconds: opts.retryAfterSeconds ?? 1 };
   }
 
   /**
@@ -221,6 +234,7 @@ export class TestApiServer {
     if (!route || (route.resource !== 'events' && this.notServed.has(route.resource))) return this.send(res, 404, status(404, 'NotFound', `the server could not find the requested resource (${url.pathname})`));
     const f = this.failure;
     if (f && url.pathname.startsWith(f.pathPrefix)) {
+      if (f.code === 429) return tooManyRequests(res, f.retryAfterSeconds);
       return this.send(res, f.code, status(f.code, f.code === 403 ? 'Forbidden' : 'InternalError', 'injected failure'));
     }
     if (req.method === 'POST' && route.resource === 'events') return this.acceptEvent(req, res, route, url.pathname);
