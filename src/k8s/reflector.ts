@@ -79,6 +79,15 @@ const httpCodeOf = (e: unknown): number | undefined => {
   return [code, statusCode].find((c): c is number => typeof c === 'number');
 };
 
+/** The Retry-After (seconds) of a failed request's answer, when it had one (ApiError). */
+const retryAfterOf = (e: unknown): number | undefined => {
+  const s = (e as { retryAfterSeconds?: unknown })?.retryAfterSeconds;
+  return typeof s === 'number' && Number.isFinite(s) && s > 0 ? s : undefined;
+};
+
+/** A Retry-After is honoured up to this: a proxy that asks for an hour must not freeze the view that long. */
+const MAX_RETRY_AFTER_MS = 5 * 60_000;
+
 const keyOf = (o: KubernetesObject): string => `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`;
 
 /** Parses an etcd-style numeric resourceVersion; others are opaque and never compared. */
@@ -216,11 +225,17 @@ export class Reflector<T extends KubernetesObject> {
     }
   }
 
+  /**
+   * The backoff, but never sooner than the server's Retry-After (capped): kube-apiserver sends it
+   * with the 429s of API Priority and Fairness (1 s) and of a watch cache not yet ready after a
+   * restart. Asking again sooner only earns another 429, as client-go knows (it waits it too).
+   */
   private retryDelay(err: unknown): number {
     const backoff = this.o.backoff ?? DEFAULT_BACKOFF;
     const slow = this.o.forbiddenRetryMs;
     if (slow !== undefined && httpCodeOf(err) === 403) return slow * (1 + backoff.jitter * Math.random());
-    return backoffDelay(backoff, this.state.failures);
+    const asked = Math.min(MAX_RETRY_AFTER_MS, (retryAfterOf(err) ?? 0) * 1000);
+    return Math.max(asked, backoffDelay(backoff, this.state.failures));
   }
 
   private failed(err: unknown): void {
