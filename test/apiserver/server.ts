@@ -298,7 +298,7 @@ export class TestApiServer {
   private matcher(route: Route, query: Record<string, string>): Matcher {
     const labels = parseLabelSelector(query.labelSelector);
     const fields = parseFieldSelector(query.fieldSelector);
-    validateFields(fields);
+    validateFields(fields, route.resource);
     return (o) =>
       o !== undefined &&
       (route.namespace === undefined || o.metadata?.namespace === route.namespace) &&
