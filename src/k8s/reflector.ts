@@ -5,7 +5,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { BackoffOptions, backoffDelay, DEFAULT_BACKOFF } from './backoff';
 import { cacheEntry } from './kept-fields';
 import { silentLog, type Log } from '../base/log';
-import { ReflectorState, ReflectorStatus } from './reflector-state';
+import { forbiddenFor, ReflectorState, ReflectorStatus } from './reflector-state';
 import { rawKey, type ListPage, RejectedItem, ResourceClient } from './resources';
 import { WatchStream } from './watch-stream';
 
@@ -45,6 +45,9 @@ export interface ReflectorOptions<T extends KubernetesObject> {
   /** After an HTTP 403, retry after this many ms (plus the backoff's jitter) instead of the backoff: a
    *  permission is granted rarely, and retrying it every 30 s only adds refused requests. */
   forbiddenRetryMs?: number;
+  /** ...but only once every try has been refused for this long (default 0): until then a 403 may be
+   *  an API server that has just started (see ReflectorStatus.forbiddenSince), and gets the backoff. */
+  forbiddenConfirmMs?: number;
   log?: Log;
   onStatus?: (s: ReflectorStatus) => void;
 }
@@ -233,7 +236,7 @@ export class Reflector<T extends KubernetesObject> {
   private retryDelay(err: unknown): number {
     const backoff = this.o.backoff ?? DEFAULT_BACKOFF;
     const slow = this.o.forbiddenRetryMs;
-    if (slow !== undefined && httpCodeOf(err) === 403) return slow * (1 + backoff.jitter * Math.random());
+    if (slow !== undefined && httpCodeOf(err) === 403 && forbiddenFor(this.status, this.o.forbiddenConfirmMs ?? 0)) return slow * (1 + backoff.jitter * Math.random());
     const asked = Math.min(MAX_RETRY_AFTER_MS, (retryAfterOf(err) ?? 0) * 1000);
     return Math.max(asked, backoffDelay(backoff, this.state.failures));
   }
