@@ -222,6 +222,9 @@ export class Reflector<T extends KubernetesObject> {
           if (++goneStreak > 1) await this.sleep(backoffDelay(this.o.backoff ?? DEFAULT_BACKOFF, goneStreak - 1));
           continue;
         }
+        // A 410 after this one is not "in a row": this failure waits its own backoff, and counting it
+        // on made each API server restart (watch reset, refused, then expired) relist later than the last.
+        goneStreak = 0;
         this.failed(err);
         await this.sleep(this.retryDelay(err));
       }
