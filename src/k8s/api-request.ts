@@ -20,10 +20,17 @@ export class ApiError extends Error {
   /** The HTTP status again: the Reflector, like client-node's ApiException, reads `code`. */
   readonly code: number;
 
-  constructor(readonly statusCode: number, message: string, readonly reason?: string) {
+  /**
+   * The answer's `Retry-After` in seconds, when it had one: API Priority and Fairness sends 1 with
+   * its 429s, and a watch cache still initialising after a restart sends its own with a 429.
+   */
+  readonly retryAfterSeconds?: number;
+
+  constructor(readonly statusCode: number, message: string, readonly reason?: string, retryAfterSeconds?: number) {
     super(message);
     this.name = 'ApiError';
     this.code = statusCode;
+    this.retryAfterSeconds = retryAfterSeconds;
   }
 }
 
@@ -179,7 +186,7 @@ export class ApiConnection {
     const text = await readBody(res, pending, this.bodyLimits(path, MAX_ERROR_BODY_BYTES)).catch(() => '');
     const st = parseStatus(text);
     const reason = st.reason ?? http.STATUS_CODES[code] ?? 'Unknown';
-    return new ApiError(code, `GET ${path}: HTTP ${code} ${reason}${st.message ? `: ${st.message}` : ''}`, st.reason);
+    return new ApiError(code, `GET ${path}: HTTP ${code} ${reason}${st.message ? `: ${st.message}` : ''}`, st.reason, retryAfterSeconds(res.headers['retry-after']));
   }
 
   private bodyLimits(path: string, maxBytes: number): BodyLimits {
@@ -232,6 +239,15 @@ export function readBodyBytes(res: http.IncomingMessage, pending: PendingRespons
     res.on('error', (e) => finish(e));
     res.on('close', () => finish(res.complete ? undefined : new Error(`${l.what}: connection closed before the answer was complete`)));
   });
+}
+
+/**
+ * A `Retry-After` header as whole seconds, as client-go reads it (rest/request.go: retryAfterSeconds
+ * takes an integer only; the API server never sends the HTTP-date form). Anything else: undefined.
+ */
+export function retryAfterSeconds(header: string | string[] | undefined): number | undefined {
+  const v = Array.isArray(header) ? header[0] : header;
+  return v !== undefined && /^\s*\d+\s*$/.test(v) ? Number(v) : undefined;
 }
 
 /** The reason and message of a Kubernetes Status object, if `text` is one. */

@@ -8,6 +8,7 @@ import { BackoffOptions } from './backoff';
 import { RequestDeadlines } from './deadlines';
 import { silentLog, type Log } from '../base/log';
 import { Reflector, type ReflectorStatus, type SharedReflectorOptions } from './reflector';
+import { forbiddenFor } from './reflector-state';
 import { type ResourceClient, type ResourceClients, resourceClients } from './resources';
 import { ServiceCIDRWatch } from './service-cidr-watch';
 import { DISABLED_NAMESPACES_SELECTOR, excludeNamespacesSelector, nodeFieldSelector, SERVICE_LABEL_SELECTOR } from './selectors';
@@ -33,6 +34,9 @@ export interface ClusterWatcherOptions {
   /** While listing Namespaces is forbidden (HTTP 403), retry after this long plus up to as much again
    *  at random. Default NAMESPACES_FORBIDDEN_RETRY_MS. */
   namespacesForbiddenRetryMs?: number;
+  /** How long Namespaces must keep being refused with 403 before it is taken as RBAC's answer.
+   *  Default NAMESPACES_FORBIDDEN_CONFIRM_MS. */
+  namespacesForbiddenConfirmMs?: number;
   /** Watch `networking.k8s.io/v1` ServiceCIDRs and give their ranges to the sink. Default true. */
   serviceCIDRs?: boolean;
   /** Told whenever a watch connects or fails (for metrics). */
@@ -60,6 +64,16 @@ export interface WatcherStatus {
  *  in force: granting the permission is rare, and a refused request costs the API server an audit entry. */
 export const NAMESPACES_FORBIDDEN_RETRY_MS = 5 * 60_000;
 
+/**
+ * A 403 on Namespaces counts as "not granted" only once every try for this long has been refused.
+ * kube-apiserver v1.37.2 answers 403 to allowed requests for a moment after it starts (its RBAC rules
+ * not loaded yet: seen on the first request after 2 of 3 restarts, allowed ~0.1 s later); taking that
+ * for RBAC's answer turned the opt-out off and slowed the retries to 5-10 minutes. With the backoff
+ * (0.8-1.6 s, then 1.6-3.2 s) this is two or three more tries; it delays the first sync by as much
+ * only where Namespaces are really not granted.
+ */
+export const NAMESPACES_FORBIDDEN_CONFIRM_MS = 3_000;
+
 /** The grant that turns the Namespace opt-out on (deploy/rbac.yaml has it). */
 export const NAMESPACES_RBAC_RULE = 'apiGroups: [""], resources: ["namespaces"], verbs: ["list", "watch"]';
 
@@ -67,9 +81,9 @@ export const NAMESPACES_RBAC_RULE = 'apiGroups: [""], resources: ["namespaces"],
 const OPTIONAL_WHEN_FORBIDDEN = new Set(['namespaces', 'servicecidrs']);
 
 /** Does this resource's staleness make the proxy's view stale? */
-function countsForStaleness(r: ReflectorStatus): boolean {
+function countsForStaleness(r: ReflectorStatus, forbiddenConfirmMs: number): boolean {
   if (r.notServed) return false;
-  return !(OPTIONAL_WHEN_FORBIDDEN.has(r.resource) && !r.connected && r.lastErrorCode === 403);
+  return !(OPTIONAL_WHEN_FORBIDDEN.has(r.resource) && !r.connected && r.lastErrorCode === 403 && forbiddenFor(r, forbiddenConfirmMs));
 }
 
 type Shared = SharedReflectorOptions & { log: Log };
@@ -94,9 +108,12 @@ export class ClusterWatcher {
   /** How many of Services and EndpointSlices have completed their first list. */
   private modelListsDone = 0;
   private readonly log: Log;
+  /** See NAMESPACES_FORBIDDEN_CONFIRM_MS. */
+  private readonly forbiddenConfirmMs: number;
 
   constructor(private readonly o: ClusterWatcherOptions) {
     this.log = o.log ?? silentLog;
+    this.forbiddenConfirmMs = o.namespacesForbiddenConfirmMs ?? NAMESPACES_FORBIDDEN_CONFIRM_MS;
     const clients = o.clients ?? resourceClients(new ApiConnection(o.kubeConfig, o.deadlines, o.requestObserver));
     const shared: Shared = { backoff: o.backoff, pageSize: o.pageSize, watchTimeoutSeconds: o.watchTimeoutSeconds, log: this.log, onStatus: o.onStatus };
     this.services = this.modelReflector(clients.services, shared, (k, s) => o.sink.onService(k, s));
@@ -131,7 +148,7 @@ export class ClusterWatcher {
 
   /** Each view the proxy relies on (see WatcherStatus.staleSince) that is stale now, and since when. */
   staleResources(): { resource: string; since: Date }[] {
-    return this.reflectors().map((r) => r.status).filter(countsForStaleness)
+    return this.reflectors().map((r) => r.status).filter((r) => countsForStaleness(r, this.forbiddenConfirmMs))
       .filter((r) => r.staleSince !== undefined).map((r) => ({ resource: r.resource, since: r.staleSince! }));
   }
 
@@ -139,7 +156,7 @@ export class ClusterWatcher {
     const resources = this.reflectors().map((r) => r.status);
     const watched = resources.filter((r) => !r.notServed);
     const failing = watched.filter((r) => r.lastError && !r.connected);
-    const stale = resources.filter(countsForStaleness).map((r) => r.staleSince).filter((d): d is Date => d !== undefined);
+    const stale = resources.filter((r) => countsForStaleness(r, this.forbiddenConfirmMs)).map((r) => r.staleSince).filter((d): d is Date => d !== undefined);
     return {
       connected: watched.every((r) => r.connected),
       synced: this.modelListsDone >= 2,
@@ -202,11 +219,13 @@ export class ClusterWatcher {
       onStatus: (s) => {
         this.o.onStatus?.(s);
         if (s.connected) this.namespacesAllowed();
-        else if (s.lastErrorCode === 403) this.namespacesForbidden(s.lastError);
+        // A 403 that does not last is an API server just started, not RBAC: the next tries tell.
+        else if (s.lastErrorCode === 403 && forbiddenFor(s, this.forbiddenConfirmMs)) this.namespacesForbidden(s.lastError);
       },
       // Said once, with the reason and the fix, by namespacesForbidden; then retried rarely.
       quietErrorCodes: [403],
       forbiddenRetryMs: this.o.namespacesForbiddenRetryMs ?? NAMESPACES_FORBIDDEN_RETRY_MS,
+      forbiddenConfirmMs: this.forbiddenConfirmMs,
       client,
       labelSelector: DISABLED_NAMESPACES_SELECTOR,
       handler: {

@@ -1,6 +1,14 @@
 // What a Reflector tells health and metrics about itself: is it connected, how often has it failed,
 // and since when may its view of the resource be out of date.
 
+/**
+ * Has this resource been refused with HTTP 403 for at least `confirmMs` (every try since)? Then it is
+ * RBAC's answer, not the moment after an API server's start when it refuses allowed requests.
+ */
+export function forbiddenFor(s: Pick<ReflectorStatus, 'forbiddenSince'>, confirmMs: number, now = Date.now()): boolean {
+  return s.forbiddenSince !== undefined && now - s.forbiddenSince.getTime() >= confirmMs;
+}
+
 export interface ReflectorStatus {
   resource: string;
   connected: boolean;
@@ -11,6 +19,12 @@ export interface ReflectorStatus {
   lastErrorTime?: Date;
   /** HTTP status of the last failure, when it was an HTTP answer (403 = not allowed by RBAC). */
   lastErrorCode?: number;
+  /**
+   * Since when every try has been refused with HTTP 403 (undefined after any other outcome). One 403
+   * proves little: kube-apiserver answers 403 to allowed requests for a moment after it starts,
+   * before its RBAC rules are loaded; 403s that last are RBAC's answer.
+   */
+  forbiddenSince?: Date;
   /** The API server does not serve this resource (HTTP 404 with `stopWhenNotServed`): no longer watched. */
   notServed?: boolean;
   /**
@@ -45,6 +59,7 @@ export class ReflectorState {
   /** A list completed or a watch is open: the view is current. True if `connected` changed (worth reporting). */
   current(): boolean {
     this.s.staleSince = undefined;
+    this.s.forbiddenSince = undefined;
     if (this.s.connected) return false;
     this.s.connected = true;
     this.s.failures = 0;
@@ -67,6 +82,7 @@ export class ReflectorState {
     this.s.lastError = message;
     this.s.lastErrorTime = at;
     this.s.lastErrorCode = httpCode;
+    this.s.forbiddenSince = httpCode === 403 ? this.s.forbiddenSince ?? at : undefined;
     this.lost(at);
   }
 

@@ -5,7 +5,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { BackoffOptions, backoffDelay, DEFAULT_BACKOFF } from './backoff';
 import { cacheEntry } from './kept-fields';
 import { silentLog, type Log } from '../base/log';
-import { ReflectorState, ReflectorStatus } from './reflector-state';
+import { forbiddenFor, ReflectorState, ReflectorStatus } from './reflector-state';
 import { rawKey, type ListPage, RejectedItem, ResourceClient } from './resources';
 import { WatchStream } from './watch-stream';
 
@@ -45,6 +45,9 @@ export interface ReflectorOptions<T extends KubernetesObject> {
   /** After an HTTP 403, retry after this many ms (plus the backoff's jitter) instead of the backoff: a
    *  permission is granted rarely, and retrying it every 30 s only adds refused requests. */
   forbiddenRetryMs?: number;
+  /** ...but only once every try has been refused for this long (default 0): until then a 403 may be
+   *  an API server that has just started (see ReflectorStatus.forbiddenSince), and gets the backoff. */
+  forbiddenConfirmMs?: number;
   log?: Log;
   onStatus?: (s: ReflectorStatus) => void;
 }
@@ -79,6 +82,15 @@ const httpCodeOf = (e: unknown): number | undefined => {
   const { code, statusCode } = (e ?? {}) as { code?: unknown; statusCode?: unknown };
   return [code, statusCode].find((c): c is number => typeof c === 'number');
 };
+
+/** The Retry-After (seconds) of a failed request's answer, when it had one (ApiError). */
+const retryAfterOf = (e: unknown): number | undefined => {
+  const s = (e as { retryAfterSeconds?: unknown })?.retryAfterSeconds;
+  return typeof s === 'number' && Number.isFinite(s) && s > 0 ? s : undefined;
+};
+
+/** A Retry-After is honoured up to this: a proxy that asks for an hour must not freeze the view that long. */
+const MAX_RETRY_AFTER_MS = 5 * 60_000;
 
 const keyOf = (o: KubernetesObject): string => `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`;
 
@@ -211,17 +223,26 @@ export class Reflector<T extends KubernetesObject> {
           if (++goneStreak > 1) await this.sleep(backoffDelay(this.o.backoff ?? DEFAULT_BACKOFF, goneStreak - 1));
           continue;
         }
+        // A 410 after this one is not "in a row": this failure waits its own backoff, and counting it
+        // on made each API server restart (watch reset, refused, then expired) relist later than the last.
+        goneStreak = 0;
         this.failed(err);
         await this.sleep(this.retryDelay(err));
       }
     }
   }
 
+  /**
+   * The backoff, but never sooner than the server's Retry-After (capped): kube-apiserver sends it
+   * with the 429s of API Priority and Fairness (1 s) and of a watch cache not yet ready after a
+   * restart. Asking again sooner only earns another 429, as client-go knows (it waits it too).
+   */
   private retryDelay(err: unknown): number {
     const backoff = this.o.backoff ?? DEFAULT_BACKOFF;
     const slow = this.o.forbiddenRetryMs;
-    if (slow !== undefined && httpCodeOf(err) === 403) return slow * (1 + backoff.jitter * Math.random());
-    return backoffDelay(backoff, this.state.failures);
+    if (slow !== undefined && httpCodeOf(err) === 403 && forbiddenFor(this.status, this.o.forbiddenConfirmMs ?? 0)) return slow * (1 + backoff.jitter * Math.random());
+    const asked = Math.min(MAX_RETRY_AFTER_MS, (retryAfterOf(err) ?? 0) * 1000);
+    return Math.max(asked, backoffDelay(backoff, this.state.failures));
   }
 
   private failed(err: unknown): void {

@@ -81,18 +81,53 @@ export function parseFieldSelector(s: string | undefined): FieldRequirement[] {
     });
 }
 
-/** The field paths each kind supports (like the API server, unknown paths are rejected). */
-export const SUPPORTED_FIELDS = new Set(['metadata.name', 'metadata.namespace']);
+/**
+ * The field selectors each resource accepts on kube-apiserver v1.37.2, and how it refuses the others
+ * (400 BadRequest). The core group's resources have their own conversion functions and say "field
+ * label not supported"; the others accept metadata.name and metadata.namespace only (even when
+ * cluster-scoped) and say so. Read off the real server; nodes, for one, refuse metadata.namespace.
+ */
+const FIELDS: Record<string, { paths: string[]; core: boolean }> = {
+  services: { paths: ['metadata.name', 'metadata.namespace', 'spec.clusterIP', 'spec.type'], core: true },
+  nodes: { paths: ['metadata.name', 'spec.unschedulable'], core: true },
+  namespaces: { paths: ['metadata.name', 'status.phase'], core: true },
+  endpointslices: { paths: ['metadata.name', 'metadata.namespace'], core: false },
+  servicecidrs: { paths: ['metadata.name', 'metadata.namespace'], core: false },
+};
 
-export function validateFields(reqs: FieldRequirement[]): void {
+export function validateFields(reqs: FieldRequirement[], resource = 'services'): void {
+  const f = FIELDS[resource] ?? FIELDS.endpointslices;
   for (const r of reqs) {
-    if (!SUPPORTED_FIELDS.has(r.path)) throw new Error(`field label not supported: ${r.path}`);
+    if (f.paths.includes(r.path)) continue;
+    throw new Error(f.core ? `field label not supported: ${r.path}` : `"${r.path}" is not a known field selector: only "metadata.name", "metadata.namespace"`);
   }
 }
 
-export function matchesFields(reqs: FieldRequirement[], obj: { metadata?: { name?: string; namespace?: string } }): boolean {
+/** A field's value as the API server's field set holds it (strings; an unset one is ""). */
+function fieldValue(path: string, obj: FieldObject): string {
+  switch (path) {
+    case 'metadata.name':
+      return obj.metadata?.name ?? '';
+    case 'metadata.namespace':
+      return obj.metadata?.namespace ?? '';
+    case 'spec.clusterIP':
+      return String(obj.spec?.clusterIP ?? '');
+    case 'spec.type':
+      return String(obj.spec?.type ?? '');
+    case 'spec.unschedulable':
+      return String(obj.spec?.unschedulable === true);
+    case 'status.phase':
+      return String(obj.status?.phase ?? '');
+    default:
+      return '';
+  }
+}
+
+type FieldObject = { metadata?: { name?: string; namespace?: string }; spec?: Record<string, unknown>; status?: Record<string, unknown> };
+
+export function matchesFields(reqs: FieldRequirement[], obj: FieldObject): boolean {
   return reqs.every((r) => {
-    const actual = r.path === 'metadata.name' ? obj.metadata?.name ?? '' : obj.metadata?.namespace ?? '';
+    const actual = fieldValue(r.path, obj);
     return r.op === '=' ? actual === r.value : actual !== r.value;
   });
 }

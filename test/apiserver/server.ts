@@ -60,6 +60,42 @@ function status(code: number, reason: string, message: string): KObject {
   return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code };
 }
 
+/**
+ * What kube-apiserver v1.37.2 answers when API Priority and Fairness rejects a request (seen with a
+ * FlowSchema sending our user to a PriorityLevelConfiguration with no seats and `limitResponse: Reject`):
+ * not a Status object but plain text, with `Retry-After` in seconds (APF always says 1).
+ */
+function tooManyRequests(res: http.ServerResponse, retryAfterSeconds: number): void {
+  res.writeHead(429, { 'Content-Type': 'text/plain; charset=utf-8', 'Retry-After': String(retryAfterSeconds), 'X-Content-Type-Options': 'nosniff' });
+  res.end('Too many requests, please try again later.\n');
+}
+
+/** A page of a snapshot; lastKey is the key of the last object sent so far. */
+interface SnapshotToken {
+  id: string;
+  offset: number;
+  lastKey: string;
+}
+/** What is stored now, after this key: the continuation a 410 offers (the real one has rv -1). */
+interface LatestToken {
+  start: string;
+}
+type ContinueToken = SnapshotToken | LatestToken;
+
+const encodeContinue = (t: ContinueToken): string => Buffer.from(JSON.stringify(t)).toString('base64');
+
+/**
+ * kube-apiserver v1.37.2's answer to a continue token it can no longer serve consistently (seen after
+ * an etcd compaction and a restart of the API server, whose watch cache then no longer has the
+ * list's snapshot): 410 Expired, with a token in the Status's metadata to go on from the same key at
+ * the latest version, inconsistently.
+ */
+function continueExpired(lastKey: string): KObject {
+  const st = status(410, 'Expired', 'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.');
+  st.metadata = { continue: encodeContinue({ start: lastKey }) };
+  return st;
+}
+
 /** Objects in key order, as localeCompare orders keys; each key is built once (a 44k list: 150 -> 70 ms). */
 const keyOrder = new Intl.Collator();
 function byKey(items: KObject[]): KObject[] {
@@ -76,7 +112,7 @@ export class TestApiServer {
   private readonly watches = new Set<OpenWatch>();
   private readonly snapshots = new Map<string, Snapshot>();
   private snapshotSeq = 0;
-  private failure?: { code: number; pathPrefix: string };
+  private failure?: { code: number; pathPrefix: string; retryAfterSeconds: number };
   private readonly faults = new FaultRules();
   /** Requests a fault left unanswered (or answered with headers only), until their connection closes. */
   private readonly hung = new Set<http.ServerResponse>();
@@ -153,9 +189,12 @@ export class TestApiServer {
     this.snapshots.clear();
   }
 
-  /** Makes every GET and event POST (under `pathPrefix`) answer with this HTTP status until cleared (undefined). */
-  failRequests(code: number | undefined, pathPrefix = '/'): void {
-    this.failure = code === undefined ? undefined : { code, pathPrefix };
+  /**
+   * Makes every GET and event POST (under `pathPrefix`) answer with this HTTP status until cleared
+   * (undefined). A 429 is answered as API Priority and Fairness rejects a request (see tooManyRequests).
+   */
+  failRequests(code: number | undefined, pathPrefix = '/', opts: { retryAfterSeconds?: number } = {}): void {
+    this.failure = code === undefined ? undefined : { code, pathPrefix, retryAfterSeconds: opts.retryAfterSeconds ?? 1 };
   }
 
   /**
@@ -221,6 +260,7 @@ export class TestApiServer {
     if (!route || (route.resource !== 'events' && this.notServed.has(route.resource))) return this.send(res, 404, status(404, 'NotFound', `the server could not find the requested resource (${url.pathname})`));
     const f = this.failure;
     if (f && url.pathname.startsWith(f.pathPrefix)) {
+      if (f.code === 429) return tooManyRequests(res, f.retryAfterSeconds);
       return this.send(res, f.code, status(f.code, f.code === 403 ? 'Forbidden' : 'InternalError', 'injected failure'));
     }
     if (req.method === 'POST' && route.resource === 'events') return this.acceptEvent(req, res, route, url.pathname);
@@ -258,7 +298,7 @@ export class TestApiServer {
   private matcher(route: Route, query: Record<string, string>): Matcher {
     const labels = parseLabelSelector(query.labelSelector);
     const fields = parseFieldSelector(query.fieldSelector);
-    validateFields(fields);
+    validateFields(fields, route.resource);
     return (o) =>
       o !== undefined &&
       (route.namespace === undefined || o.metadata?.namespace === route.namespace) &&
@@ -294,34 +334,40 @@ export class TestApiServer {
     const info = RESOURCES[resource];
     let snap: Snapshot;
     let offset = 0;
-    if (query.continue) {
-      const token = this.decodeContinue(query.continue);
-      const found = token && this.snapshots.get(token.id);
-      if (!token || !found || found.rv < this.store.oldestRv) {
-        return this.send(res, 410, status(410, 'Expired', 'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.'));
-      }
+    let id: string;
+    const token = query.continue ? this.decodeContinue(query.continue) : undefined;
+    if (query.continue && !token) return this.send(res, 400, status(400, 'BadRequest', 'invalid continue token'));
+    if (token && 'start' in token) {
+      // The inconsistent continuation a 410 offered: what is stored now, after the last key sent.
+      const items = byKey(this.store.storedObjects(resource).filter(matcher)).filter((o) => keyOrder.compare(objectKey(o), token.start) > 0);
+      snap = { rv: this.store.rv, items };
+      id = String(++this.snapshotSeq);
+    } else if (token) {
+      const found = this.snapshots.get(token.id);
+      if (!found || found.rv < this.store.oldestRv) return this.send(res, 410, continueExpired(token.lastKey));
       snap = found;
       offset = token.offset;
+      id = token.id;
     } else {
-      const items = byKey(this.store.storedObjects(resource).filter(matcher));
-      snap = { rv: this.store.rv, items };
+      snap = { rv: this.store.rv, items: byKey(this.store.storedObjects(resource).filter(matcher)) };
+      id = String(++this.snapshotSeq);
     }
     const limit = Number(query.limit ?? 0);
     const end = limit > 0 ? Math.min(offset + limit, snap.items.length) : snap.items.length;
     const metadata: Record<string, unknown> = { resourceVersion: String(snap.rv) };
     if (end < snap.items.length) {
-      const id = query.continue ? this.decodeContinue(query.continue)!.id : String(++this.snapshotSeq);
       this.snapshots.set(id, snap);
-      metadata.continue = Buffer.from(JSON.stringify({ id, offset: end })).toString('base64');
+      metadata.continue = encodeContinue({ id, offset: end, lastKey: objectKey(snap.items[end - 1]) });
       metadata.remainingItemCount = snap.items.length - end;
     }
     this.send(res, 200, { kind: `${info.kind}List`, apiVersion: info.apiVersion, metadata, items: snap.items.slice(offset, end) });
   }
 
-  private decodeContinue(s: string): { id: string; offset: number } | undefined {
+  private decodeContinue(s: string): ContinueToken | undefined {
     try {
-      const t = JSON.parse(Buffer.from(s, 'base64').toString('utf8')) as { id: string; offset: number };
-      return typeof t.id === 'string' && Number.isInteger(t.offset) ? t : undefined;
+      const t = JSON.parse(Buffer.from(s, 'base64').toString('utf8')) as Partial<SnapshotToken & LatestToken>;
+      if (typeof t.start === 'string') return { start: t.start };
+      return typeof t.id === 'string' && Number.isInteger(t.offset) ? { id: t.id, offset: t.offset!, lastKey: typeof t.lastKey === 'string' ? t.lastKey : '' } : undefined;
     } catch {
       return undefined;
     }
