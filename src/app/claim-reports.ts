@@ -11,7 +11,7 @@ export interface ClaimReportDeps {
   log: Pick<Log, 'warn' | 'info'>;
   metrics: Pick<ProxyMetrics, 'addressClaimsRefusedTotal' | 'addressClaimsRefused'>;
   /** Records the Warning event on the claimant's Service (kube-events.ts recordClaimRefused). */
-  onRefused?: (claimant: ServiceRef, message: string) => void;
+  onRefused?: (claimant: ServiceRef & { uid?: string }, message: string) => void;
 }
 
 function fields(c: RefusedClaim): Record<string, unknown> {
@@ -29,7 +29,8 @@ export function reportClaims(d: ClaimReportDeps, changes: { refused: readonly Re
   for (const c of changes.refused) {
     d.log.warn(fields(c), `Address claim refused: ${refusalMessage(c)}`);
     d.metrics.addressClaimsRefusedTotal.inc({ claim: c.claimantKind });
-    d.onRefused?.(serviceOfKey(c.claimant), refusalMessage(c));
+    const { namespace, name } = serviceOfKey(c.claimant);
+    d.onRefused?.({ namespace, name, uid: c.claimantUid }, refusalMessage(c));
   }
   for (const c of changes.ended) d.log.info(fields(c), `Address claim no longer refused: ${claimKeyText(c)}`);
   d.metrics.addressClaimsRefused.set(current);

@@ -35,9 +35,12 @@ export function recordFailedServiceHealthcheck(r: EventRecorder, service: { name
 /**
  * Ours (upstream has no such event): a Service claimed an address, port or NodePort another Service
  * owns, and the claim was refused (core/address-ownership). Recorded on the claimant, once per refusal.
+ * Named by the Service's real UID: `kubectl describe service` selects events by involvedObject.uid,
+ * so one made with the "namespace/name" stand-in above (upstream's, for its health-check event) is
+ * listed by `kubectl get events` but never by describe. The stand-in only when the UID is unknown.
  */
-export function recordClaimRefused(r: EventRecorder, service: { namespace: string; name: string }, message: string): void {
-  const ref: ObjectRef = { kind: 'Service', namespace: service.namespace, name: service.name, uid: `${service.namespace}/${service.name}` };
+export function recordClaimRefused(r: EventRecorder, service: { namespace: string; name: string; uid?: string }, message: string): void {
+  const ref: ObjectRef = { kind: 'Service', namespace: service.namespace, name: service.name, uid: service.uid || `${service.namespace}/${service.name}` };
   r.eventf(ref, 'Warning', 'AddressClaimRefused', 'Program', message);
 }
 

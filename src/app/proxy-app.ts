@@ -143,7 +143,7 @@ async function openAndStart(o: ProxyAppOptions, mode: BuiltMode, model: Model, o
   const onServiceHealthFailure = (service: { namespace: string; name: string }, message: string): void => {
     if (opened.events) recordFailedServiceHealthcheck(opened.events, service, message);
   };
-  const onClaimRefused = (service: { namespace: string; name: string }, message: string): void => {
+  const onClaimRefused = (service: { namespace: string; name: string; uid?: string }, message: string): void => {
     if (opened.events) recordClaimRefused(opened.events, service, message);
   };
   const sync = syncParts({ ...o, ...model, onServiceHealthFailure, onClaimRefused }, await modeParts(o, mode, model, opened));

@@ -33,7 +33,7 @@ export interface SyncInputs {
   /** A health-check node port could not be opened (upstream's FailedToStartServiceHealthcheck). */
   onServiceHealthFailure?: (service: { namespace: string; name: string }, message: string) => void;
   /** A Service's claim on an address another Service owns was refused (kube-events.ts recordClaimRefused). */
-  onClaimRefused?: (service: { namespace: string; name: string }, message: string) => void;
+  onClaimRefused?: (service: { namespace: string; name: string; uid?: string }, message: string) => void;
   families: IPFamily[];
   metrics: ProxyMetrics;
   health: ProxyHealth;

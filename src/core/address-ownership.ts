@@ -20,6 +20,8 @@ export type ClaimKind = 'clusterIP' | 'externalIP' | 'loadBalancerIP' | 'nodePor
 /** A key `claimant` wants and `owner` has. `address` is '' for a NodePort. */
 export interface RefusedClaim {
   claimant: string;
+  /** The claimant Service's metadata.uid, when known: its Warning event names the Service by it. */
+  claimantUid?: string;
   claimantKind: ClaimKind;
   owner: string;
   ownerKind: ClaimKind;
@@ -204,7 +206,7 @@ export class AddressOwnership {
     }
     if (!owner) return undefined;
     return {
-      claimant: sp.key, claimantKind: kind, owner: owner.key, ownerKind, family: sp.family, protocol: sp.protocol,
+      claimant: sp.key, claimantUid: sp.uid, claimantKind: kind, owner: owner.key, ownerKind, family: sp.family, protocol: sp.protocol,
       address, port: kind === 'nodePort' ? sp.nodePort : sp.port, reason: reasonFor(owner, ownerKind, sp, kind),
     };
   }

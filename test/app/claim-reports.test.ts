@@ -22,10 +22,10 @@ function setup() {
     warn: (obj: object, msg: string) => lines.push({ level: 'warn', obj: obj as Record<string, unknown>, msg }),
     info: (obj: object, msg: string) => lines.push({ level: 'info', obj: obj as Record<string, unknown>, msg }),
   };
-  const events: { service: string; message: string }[] = [];
+  const events: { service: string; uid?: string; message: string }[] = [];
   const loop = new SyncLoop({
     state, proxier: okProxier, families: ['IPv4'], metrics, health: new ProxyHealth(60_000), log: { ...log, debug: () => {}, error: () => {} } as never,
-    claims: (c, current) => reportClaims({ log, metrics, onRefused: (s, m) => events.push({ service: `${s.namespace}/${s.name}`, message: m }) }, c, current),
+    claims: (c, current) => reportClaims({ log, metrics, onRefused: (s, m) => events.push({ service: `${s.namespace}/${s.name}`, uid: s.uid, message: m }) }, c, current),
   });
   return { state, registry, lines, events, loop };
 }
@@ -72,5 +72,15 @@ describe('refused address claims, as the proxy reports them', () => {
     await t.loop.run('requested');
     assert.deepEqual(t.events.map((e) => e.service), ['team-b/claimant']);
     assert.equal(t.lines.filter((l) => l.level === 'warn').length, 1);
+  });
+
+  it('names the claimant by its metadata.uid for the event (kubectl describe service selects events by UID)', async () => {
+    const t = setup();
+    t.state.onService('add', victim());
+    const c = claimant(['10.96.100.36']);
+    c.metadata!.uid = '5a1c0c52-36c0-4a6e-9d1e-0c1a1b2c3d4e';
+    t.state.onService('add', c);
+    await t.loop.run('requested');
+    assert.deepEqual(t.events.map((e) => [e.service, e.uid]), [['team-b/claimant', '5a1c0c52-36c0-4a6e-9d1e-0c1a1b2c3d4e']]);
   });
 });

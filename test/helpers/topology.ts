@@ -45,7 +45,15 @@ export class Topology {
   constructor(readonly node: TestNetns, readonly client: TestNetns) {}
 
   static create(podCount: number, prefix = 'kpt'): Topology {
-    const node = createNetns(`${prefix}-node`);
+    return Topology.around(createNetns(`${prefix}-node`), podCount, prefix);
+  }
+
+  /**
+   * The client and the pods joined to a node namespace made elsewhere (the upstream tier's nodes,
+   * whose default route leads to the control plane: it is replaced, so the route to the control
+   * plane must be a specific one). destroy() removes `node` too.
+   */
+  static around(node: TestNetns, podCount: number, prefix = 'kpt'): Topology {
     const client = createNetns(`${prefix}-cli`);
     const topo = new Topology(node, client);
     try {
@@ -80,8 +88,8 @@ export class Topology {
     // A real node has a default route; without one, traffic to an unprogrammed virtual IP would die in
     // routing (ENETUNREACH) before the proxy's filter rules (in the forward hook) could reject it. The
     // client does not forward, so what no rule claims is silently dropped there.
-    node.exec('ip', ['route', 'add', 'default', 'via', CLIENT_IP]);
-    node.exec('ip', ['-6', 'route', 'add', 'default', 'via', CLIENT_IP6]);
+    node.exec('ip', ['route', 'replace', 'default', 'via', CLIENT_IP]);
+    node.exec('ip', ['-6', 'route', 'replace', 'default', 'via', CLIENT_IP6]);
   }
 
   private addPod(i: number, prefix: string): void {
