@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # bash scripts/upstream/control-plane.sh start   (root)   -> prints `export KPN_UPSTREAM_...=...` lines
 # bash scripts/upstream/control-plane.sh stop DIR          (DIR is $KPN_UPSTREAM_DIR)
+# bash scripts/upstream/control-plane.sh restart-apiserver DIR   (SIGTERM, same flags, waits for /readyz)
+# bash scripts/upstream/control-plane.sh compact DIR       (etcd compacted at its current revision, printed)
+#   restart-apiserver and compact are for a control plane a test file started for itself
+#   (privateControlPlane() in test/upstream/control-plane.ts), never the tier's shared one.
 #
 # The control plane the upstream tier (test/upstream/) shares: etcd and kube-apiserver of
 # `npm run upstream -- build`, in a network namespace of their own, started once for the tier.
@@ -60,6 +64,54 @@ certs() {
   openssl genrsa -out "$d/sa.key" 2048 2>/dev/null
 }
 
+# kube-apiserver with the flags of `start`, in the background (its log appended to, its pid written).
+start_apiserver() {
+  local dir=$1 ns
+  ns=$(cat "$dir/netns")
+  ip netns exec "$ns" "$(cat "$dir/apiserver.bin")" --etcd-servers=http://127.0.0.1:2379 --secure-port=$PORT \
+    --advertise-address="$ADDR" --tls-cert-file="$dir/apiserver.crt" --tls-private-key-file="$dir/apiserver.key" \
+    --client-ca-file="$dir/ca.crt" --service-cluster-ip-range=10.96.0.0/16 \
+    --service-account-issuer=https://kubernetes.default.svc --service-account-key-file="$dir/sa.key" \
+    --service-account-signing-key-file="$dir/sa.key" --token-auth-file="$dir/tokens.csv" \
+    --authorization-mode=Node,RBAC --allow-privileged=true --audit-policy-file="$dir/audit-policy.yaml" \
+    --audit-log-path="$dir/audit.log" --audit-log-maxsize=0 </dev/null >>"$dir/apiserver.log" 2>&1 &
+  echo $! >"$dir/apiserver.pid"
+}
+
+# Waits (60 s at most) for /readyz; fails at once when kube-apiserver or etcd has exited.
+wait_ready() {
+  local dir=$1 ns
+  ns=$(cat "$dir/netns")
+  for _ in $(seq 1 600); do
+    ip netns exec "$ns" "$(cat "$dir/kubectl.bin")" --kubeconfig "$dir/admin.kubeconfig" get --raw /readyz >/dev/null 2>&1 && return 0
+    kill -0 "$(cat "$dir/apiserver.pid")" 2>/dev/null || return 1
+    kill -0 "$(cat "$dir/etcd.pid")" 2>/dev/null || return 1
+    sleep 0.1
+  done
+  return 1
+}
+
+# For tests that restart kube-apiserver (on a control plane of their own, never the tier's shared one):
+# SIGTERM (its graceful shutdown), then the same flags again; returns once it is ready.
+restart_apiserver() {
+  local dir=$1
+  [ -f "$dir/apiserver.bin" ] || { log "$dir is not a control plane's directory"; return 1; }
+  stop_pid "$(cat "$dir/apiserver.pid")"
+  start_apiserver "$dir"
+  wait_ready "$dir" || { tail -n 20 "$dir/apiserver.log" >&2; log "kube-apiserver did not become ready again"; return 1; }
+}
+
+# Compacts etcd at its current revision through its HTTP gateway (inside the namespace); prints it.
+compact() {
+  local dir=$1 ns rev
+  ns=$(cat "$dir/netns")
+  # A range over an empty key answers nothing but its header, whose revision is the current one.
+  rev=$(ip netns exec "$ns" curl -sf -X POST http://127.0.0.1:2379/v3/kv/range -d '{"key":"AA=="}' |
+    node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>process.stdout.write(JSON.parse(s).header.revision))')
+  ip netns exec "$ns" curl -sf -X POST http://127.0.0.1:2379/v3/kv/compaction -d "{\"revision\": $rev, \"physical\": true}" >/dev/null
+  echo "$rev"
+}
+
 start() {
   local bins etcd apiserver kubectl rc=0
   bins=$(bash "$here/upstream.sh" build 2>/dev/null | tail -n 1) || rc=$?
@@ -105,14 +157,9 @@ EOF
     --advertise-client-urls http://127.0.0.1:2379 --listen-peer-urls http://localhost:0 \
     --unsafe-no-fsync --log-level warn </dev/null >"$dir/etcd.log" 2>&1 &
   echo $! >"$dir/etcd.pid" # ip netns exec execs the program: this is its pid
-  $in_ns "$apiserver" --etcd-servers=http://127.0.0.1:2379 --secure-port=$PORT \
-    --advertise-address="$ADDR" --tls-cert-file="$dir/apiserver.crt" --tls-private-key-file="$dir/apiserver.key" \
-    --client-ca-file="$dir/ca.crt" --service-cluster-ip-range=10.96.0.0/16 \
-    --service-account-issuer=https://kubernetes.default.svc --service-account-key-file="$dir/sa.key" \
-    --service-account-signing-key-file="$dir/sa.key" --token-auth-file="$dir/tokens.csv" \
-    --authorization-mode=Node,RBAC --allow-privileged=true --audit-policy-file="$dir/audit-policy.yaml" \
-    --audit-log-path="$dir/audit.log" --audit-log-maxsize=0 </dev/null >"$dir/apiserver.log" 2>&1 &
-  echo $! >"$dir/apiserver.pid"
+  echo "$apiserver" >"$dir/apiserver.bin"
+  echo "$kubectl" >"$dir/kubectl.bin"
+  start_apiserver "$dir"
 
   cat >"$dir/admin.kubeconfig" <<EOF
 apiVersion: v1
@@ -122,14 +169,7 @@ users: [{name: admin, user: {token: "admin-token-$$"}}]
 contexts: [{name: tier, context: {cluster: tier, user: admin}}]
 current-context: tier
 EOF
-  local ready=0
-  for _ in $(seq 1 600); do
-    if $in_ns "$kubectl" --kubeconfig "$dir/admin.kubeconfig" get --raw /readyz >/dev/null 2>&1; then ready=1; break; fi
-    kill -0 "$(cat "$dir/apiserver.pid")" 2>/dev/null || break
-    kill -0 "$(cat "$dir/etcd.pid")" 2>/dev/null || break
-    sleep 0.1
-  done
-  if [ $ready = 0 ]; then
+  if ! wait_ready "$dir"; then
     tail -n 20 "$dir/etcd.log" "$dir/apiserver.log" >&2
     log "kube-apiserver did not become ready"
     stop "$dir"; exit 1
@@ -152,6 +192,8 @@ EOF
 
 case "${1:-}" in
   start) start ;;
-  stop) [ -n "${2:-}" ] || { echo "usage: $0 stop DIR" >&2; exit 2; }; stop "$2" ;;
-  *) echo "usage: $0 start | stop DIR" >&2; exit 2 ;;
+  stop | restart-apiserver | compact)
+    [ -n "${2:-}" ] || { echo "usage: $0 $1 DIR" >&2; exit 2; }
+    case $1 in stop) stop "$2" ;; restart-apiserver) restart_apiserver "$2" ;; compact) compact "$2" ;; esac ;;
+  *) echo "usage: $0 start | stop DIR | restart-apiserver DIR | compact DIR" >&2; exit 2 ;;
 esac

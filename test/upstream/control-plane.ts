@@ -2,7 +2,7 @@
 // test of the tier. scripts/test.sh starts one before the tier's files (scripts/upstream/control-plane.sh)
 // and passes its coordinates in KPN_UPSTREAM_* variables; a tier file run alone (node --test FILE)
 // starts its own with the same script and stops it when its process exits.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 import { REPO_ROOT } from '../helpers/topology';
 
@@ -34,11 +34,50 @@ const VARS = {
 } as const satisfies Record<keyof ControlPlane, string>;
 
 let shared: ControlPlane | undefined;
+/** `shared` was started by this process (startOwn). */
+let own = false;
 
 /** The tier's control plane: the one named by the environment, else one this process starts (once). */
 export function controlPlane(): ControlPlane {
-  shared ??= fromEnv(process.env) ?? startOwn();
+  if (!shared) {
+    shared = fromEnv(process.env);
+    if (!shared) { shared = startOwn(); own = true; }
+  }
   return shared;
+}
+
+/**
+ * A control plane of this process's own, which `controlPlane()` (and so the whole harness) returns
+ * from now on, whatever the environment names: for a test file that restarts kube-apiserver or
+ * compacts etcd, which must not touch the tier's shared one. Call it before anything else of the
+ * harness. Stopped when the process exits.
+ */
+export function privateControlPlane(): ControlPlane {
+  if (shared && !own) throw new Error('privateControlPlane() after the shared control plane was used');
+  shared ??= startOwn();
+  own = true;
+  return shared;
+}
+
+/**
+ * kube-apiserver of a private control plane stopped (SIGTERM, its graceful shutdown) and started again
+ * with the same flags; resolves once it is ready. Asynchronous, so a test can act while it restarts.
+ */
+export function restartApiserver(cp: ControlPlane): Promise<void> {
+  if (!own) return Promise.reject(new Error('restartApiserver() on the shared control plane'));
+  const child = spawn('bash', [SCRIPT, 'restart-apiserver', cp.dir], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let err = '';
+  child.stderr!.on('data', (d: Buffer) => { err += d.toString(); });
+  return new Promise((resolve, reject) => child.on('exit', (code) =>
+    code === 0 ? resolve() : reject(new Error(`control-plane.sh restart-apiserver exited ${code}: ${err.trim()}`))));
+}
+
+/** etcd of a private control plane compacted at its current revision (returned). */
+export function compactEtcd(cp: ControlPlane): number {
+  if (!own) throw new Error('compactEtcd() on the shared control plane');
+  const r = spawnSync('bash', [SCRIPT, 'compact', cp.dir], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  if (r.status !== 0) throw new Error(`control-plane.sh compact exited ${r.status}: ${r.stderr.trim()}`);
+  return Number(r.stdout.trim());
 }
 
 function fromEnv(env: NodeJS.ProcessEnv): ControlPlane | undefined {
