@@ -10,11 +10,13 @@ import assert from 'node:assert/strict';
 import { compactEtcd, privateControlPlane, restartApiserver } from './control-plane';
 import { tier } from './harness';
 import { auditedRequests, type AuditEvent } from './audit';
-import { applyObjects, kubectl, kubectlRun } from './kubectl';
+import { applyObjects, getJson, kubectl, kubectlRun } from './kubectl';
 import { clientCertificate, writeKubeconfig } from './kubeconfig';
 import { serviceWithEndpoints, programmed } from './objects';
 import { eventually } from '../traffic/harness';
 import type { TierNode } from './node';
+import { spawn } from 'node:child_process';
+import * as path from 'node:path';
 
 const cp = privateControlPlane();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -116,4 +118,42 @@ test('etcd compacted, then kube-apiserver restarted: the watches expire (410), o
   }
   kubectlRun(['delete', 'configmap', 'move-revision', '-n', 'default', '--wait=false']);
   t.diagnostic(`expired ${expired.join(',')}; lists ${JSON.stringify(r.lists)}, full syncs ${r.fullSyncs}`);
+});
+
+/** The `resourceVersion` query parameter of a request (0 when absent). */
+const rvOf = (e: AuditEvent) => Number(new URL(e.requestURI, 'https://x').searchParams.get('resourceVersion') ?? 0);
+
+test('bookmarks: after a change no watch of ours selects, the next Service watch resumes from the bookmark\'s version, without a relist', async (t) => {
+  const tt = tier(t);
+  const [ns] = tt.namespaces(1);
+  const node = tt.node();
+  const user = `kpn-bookmarks-${ns}`;
+  const kubeconfig = writeKubeconfig(clientCertificate(user, ['system:masters']));
+  const since = new Date();
+  // Watches of 6 s: the server's bookmark comes ~2 s before their end.
+  const child = spawn('ip', ['netns', 'exec', node.ns.name, process.execPath, path.join(__dirname, 'short-watches.js'), kubeconfig, node.name, '6'],
+    { stdio: ['ignore', 'pipe', 'pipe'] });
+  const out: string[] = [];
+  child.stdout!.on('data', (d: Buffer) => out.push(...d.toString().split('\n').filter(Boolean)));
+  child.stderr!.on('data', (d: Buffer) => out.push(d.toString()));
+  tt.defer(() => { child.kill('SIGTERM'); });
+  await eventually(() => out.includes('synced'), () => `the watcher's first lists: ${out.join('\n')}`, 15_000);
+  const serviceWatches = () => auditedRequests(user, since).filter((e) => e.verb === 'watch' && e.objectRef?.resource === 'services');
+  await eventually(() => serviceWatches().length > 0, 'a Service watch');
+
+  // A Service our label selector (!service.kubernetes.io/headless) leaves out: the Services' version moves, no event for us.
+  applyObjects([{ apiVersion: 'v1', kind: 'Service', metadata: { name: 'unselected', namespace: ns, labels: { 'service.kubernetes.io/headless': '' } },
+    spec: { clusterIP: 'None', selector: { app: 'x' }, ports: [{ port: 80 }] } }]);
+  const moved = Number(getJson(['service', 'unselected', '-n', ns]).metadata.resourceVersion);
+  const resumed = await eventually(() => serviceWatches().find((e) => rvOf(e) >= moved),
+    () => `a Service watch from ${moved} or later: ${serviceWatches().map((e) => rvOf(e)).join(', ')}`, 20_000);
+  const seen = auditedRequests(user, since);
+  const watches = seen.filter((e) => e.verb === 'watch');
+  assert.ok(watches.every((e) => e.requestURI.includes('allowWatchBookmarks=true')), 'every watch asks for bookmarks');
+  assert.equal(seen.filter((e) => e.verb === 'list' && e.objectRef?.resource === 'services').length, 1, 'the first list only: the version came from a bookmark');
+  assert.ok(!out.some((l) => l.includes('unselected')), `no event for the unselected Service: ${out.join('\n')}`);
+  const rvs = serviceWatches().sort((a, b) => a.requestReceivedTimestamp.localeCompare(b.requestReceivedTimestamp)).map(rvOf);
+  assert.ok(rvs[0] < moved, `the first Service watch began before the change: ${rvs[0]} < ${moved}`);
+  assert.ok(rvs.every((v, i) => i === 0 || v >= rvs[i - 1]), `Service watches never go back: ${rvs.join(', ')}`);
+  t.diagnostic(`Service watches from ${rvs.join(', ')}; resumed at ${rvOf(resumed!)} >= ${moved}`);
 });
