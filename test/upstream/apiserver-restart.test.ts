@@ -68,6 +68,7 @@ async function restartScenario(t: TestContext, beforeRestart: () => void) {
 
   beforeRestart();
   const fullBefore = proxy.metric(FULL_SYNCS);
+  const linesBefore = proxy.lines.length;
   const since = new Date();
   const restarted = restartApiserver(cp);
   await sleep(1000); // into the graceful shutdown
@@ -83,11 +84,16 @@ async function restartScenario(t: TestContext, beforeRestart: () => void) {
   assert.ok(nftHas(node, ipA), 'Service a still programmed');
   await sleep(1000); // anything a storm would still do
   const seen = auditedRequests(user, since);
-  return { proxy, seen, lists: listsByResource(seen), fullSyncs: proxy.metric(FULL_SYNCS) - fullBefore };
+  const expired = proxy.lines.slice(linesBefore).filter((l) => l.includes('resourceVersion expired; relisting')).map((l) => JSON.parse(l).resource as string);
+  return { seen, expired, lists: listsByResource(seen), fullSyncs: proxy.metric(FULL_SYNCS) - fullBefore };
 }
 
 function assertNoStorm(r: Awaited<ReturnType<typeof restartScenario>>): void {
-  for (const res of WATCHED) assert.ok((r.lists[res] ?? 0) <= 1, `at most one relist of ${res}: ${JSON.stringify(r.lists)}`);
+  for (const res of WATCHED) {
+    assert.ok((r.lists[res] ?? 0) <= 1, `at most one relist of ${res}: ${JSON.stringify(r.lists)}`);
+    // A relist only where the watch expired (410), and each expiry relisted once.
+    assert.equal(r.lists[res] ?? 0, r.expired.filter((x) => x === res).length, `${res}: relists ${JSON.stringify(r.lists)}, expired ${r.expired.join(',')}`);
+  }
   assert.ok(r.fullSyncs <= 2, `full syncs since the restart: ${r.fullSyncs}`);
   const watchesAfter = r.seen.filter((e) => e.verb === 'watch' && e.responseStatus?.code === 200).map((e) => e.objectRef?.resource);
   for (const res of ['services', 'endpointslices']) assert.ok(watchesAfter.includes(res), `a new watch of ${res} after the restart: ${watchesAfter.join(',')}`);
@@ -98,7 +104,7 @@ function assertNoStorm(r: Awaited<ReturnType<typeof restartScenario>>): void {
 test('kube-apiserver restarted mid-watch: changes during and after it reach the nftables, at most one relist per resource, no full-sync storm', async (t) => {
   const r = await restartScenario(t, () => {});
   assertNoStorm(r);
-  t.diagnostic(`lists ${JSON.stringify(r.lists)}, full syncs ${r.fullSyncs}`);
+  t.diagnostic(`expired ${r.expired.join(',')}; lists ${JSON.stringify(r.lists)}, full syncs ${r.fullSyncs}`);
 });
 
 test('etcd compacted, then kube-apiserver restarted: the watches expire (410), one relist each, no change lost', async (t) => {
@@ -111,13 +117,14 @@ test('etcd compacted, then kube-apiserver restarted: the watches expire (410), o
   });
   assert.ok(compactedAt > 0);
   assertNoStorm(r);
-  const expired = r.proxy.lines.filter((l) => l.includes('resourceVersion expired; relisting')).map((l) => JSON.parse(l).resource as string);
-  for (const res of ['services', 'endpointslices']) {
-    assert.ok(expired.includes(res), `the ${res} watch expired (410) and relisted: ${expired.join(',')}`);
-    assert.equal(r.lists[res], 1, `one relist of ${res}: ${JSON.stringify(r.lists)}`);
+  // Services always: Service b's slice is written after it, so the Service watch's version is older than
+  // the new watch cache's start. The EndpointSlice watch's may equal it (no 410 then: the real server's
+  // answer, docs/watching.md), so it is not required here.
+  for (const res of ['services', 'nodes', 'namespaces']) {
+    assert.ok(r.expired.includes(res), `the ${res} watch expired (410) and relisted: ${r.expired.join(',')}`);
   }
   kubectlRun(['delete', 'configmap', 'move-revision', '-n', 'default', '--wait=false']);
-  t.diagnostic(`expired ${expired.join(',')}; lists ${JSON.stringify(r.lists)}, full syncs ${r.fullSyncs}`);
+  t.diagnostic(`expired ${r.expired.join(',')}; lists ${JSON.stringify(r.lists)}, full syncs ${r.fullSyncs}`);
 });
 
 /** The `resourceVersion` query parameter of a request (0 when absent). */
