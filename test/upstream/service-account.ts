@@ -18,6 +18,8 @@ export interface TestIdentity {
   namespace: string;
   name: string;
   kubeconfig: string;
+  /** The ServiceAccount's token (what the kubeconfig's tokenFile holds). */
+  token: string;
 }
 
 export function proxyServiceAccount(tt: Tier, namespace: string, name = 'proxy'): TestIdentity {
@@ -37,5 +39,5 @@ export function proxyServiceAccount(tt: Tier, namespace: string, name = 'proxy')
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kpn-up-sa-'));
   const tokenFile = path.join(dir, 'token');
   fs.writeFileSync(tokenFile, kubectl(['create', 'token', name, '-n', namespace, '--duration=1h']).trim());
-  return { user: `system:serviceaccount:${namespace}:${name}`, namespace, name, kubeconfig: writeKubeconfig({ tokenFile }) };
+  return { user: `system:serviceaccount:${namespace}:${name}`, namespace, name, kubeconfig: writeKubeconfig({ tokenFile }), token: fs.readFileSync(tokenFile, 'utf8') };
 }
