@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { NODE_IP } from '../helpers/topology';
 import { endpointSlice, service, type PortSpec, type ServiceSpec } from './fixtures';
 import { applied, Cluster, eventually, ruleset, startCluster, waitForAnswer } from './harness';
+import { tally } from '../helpers/probe-tally';
 
 const PORTS: PortSpec[] = [{ port: 80, targetPort: 8080 }];
 const PROBES = 40;
@@ -65,16 +66,6 @@ function aged(name: string, spec: ServiceSpec, created: string): any {
   const o = service(name, spec);
   o.metadata.creationTimestamp = created;
   return o;
-}
-
-/** How many probes each pod answered (errors counted by their line): the whole picture in a failure's diff. */
-function tally(lines: string[]): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const l of lines) {
-    const who = l.startsWith('ERR') ? l : l.split(' ')[0];
-    out[who] = (out[who] ?? 0) + 1;
-  }
-  return out;
 }
 
 describe('one address, one owner through the whole proxy (issue 36)', () => {

@@ -11,22 +11,13 @@ import { tier } from './harness';
 import { getJson, kubectl } from './kubectl';
 import { ruleset, syncs, trafficNode, ZONE, type TrafficNode } from './traffic-node';
 import { waitFor } from './traffic-probes';
+import { tally } from '../helpers/probe-tally';
 
 const OPT_OUT = 'networking.k8s.io/kube-proxy';
 const TCP_UDP = [
   { name: 'http', port: 80, targetPort: 8080, protocol: 'TCP' },
   { name: 'dns', port: 53, targetPort: 8080, protocol: 'UDP' },
 ];
-
-/** How many probes each pod answered (errors counted by their line): the whole picture in a failure's diff. */
-function tally(lines: string[]): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const l of lines) {
-    const who = l.startsWith('ERR') ? l : l.split(' ')[0];
-    out[who] = (out[who] ?? 0) + 1;
-  }
-  return out;
-}
 
 test('Services over time through our proxy, objects from the real kube-apiserver', async (t) => {
   const tt = tier(t);
