@@ -65,7 +65,7 @@ function addressesOf(sp: ServicePort): readonly string[] {
 const NEVER = Number.MAX_SAFE_INTEGER;
 
 /** Negative when `a`'s claim beats `b`'s. */
-export function compareClaims(a: ServicePort, aKind: ClaimKind, b: ServicePort, bKind: ClaimKind): number {
+function compareClaims(a: ServicePort, aKind: ClaimKind, b: ServicePort, bKind: ClaimKind): number {
   const cluster = (k: ClaimKind) => (k === 'clusterIP' ? 0 : 1);
   return cluster(aKind) - cluster(bKind)
     || (a.created ?? NEVER) - (b.created ?? NEVER)
@@ -78,7 +78,7 @@ function cmp(a: string, b: string): number {
 }
 
 /** Why `owner` beats `claimant`, for people. */
-export function reasonFor(owner: ServicePort, ownerKind: ClaimKind, claimant: ServicePort, claimantKind: ClaimKind): string {
+function reasonFor(owner: ServicePort, ownerKind: ClaimKind, claimant: ServicePort, claimantKind: ClaimKind): string {
   if (ownerKind === 'clusterIP' && claimantKind !== 'clusterIP') return 'a ClusterIP beats an external or load-balancer IP';
   if ((owner.created ?? NEVER) !== (claimant.created ?? NEVER)) return 'the older Service wins';
   if ((owner.uid ?? '') !== (claimant.uid ?? '')) return 'created in the same second: the lower UID wins';
@@ -103,19 +103,9 @@ export class AddressOwnership {
   /** `raw`: the ServicePorts as converted (the tracker's applied map). */
   constructor(private readonly raw: ReadonlyMap<string, ServicePort>) {}
 
-  /** The ServicePort as served: `raw` itself unless another ServicePort owns one of its keys. */
-  servedOf(key: string): ServicePort | undefined {
-    return this.served.get(key) ?? this.raw.get(key);
-  }
-
-  /** Keys of the ServicePorts that are served with less than they claim. */
+  /** The ServicePorts served with less than they claim, as served (a live map; the rest are served as they are). */
   restricted(): ReadonlyMap<string, ServicePort> {
     return this.served;
-  }
-
-  /** The claims `key` lost (empty when none). */
-  refusalsOf(key: string): readonly RefusedClaim[] {
-    return this.lost.get(key)?.refusals ?? [];
   }
 
   /** Every refused claim, those others made on `key`'s addresses included. */

@@ -18,4 +18,4 @@ export {
 export { servicePortsFromService, DEFAULT_AFFINITY_TIMEOUT_SECONDS, DEFAULT_MAX_PORTS_PER_SERVICE } from './service-conversion';
 export { parseEndpointSlice, mergeSlices, TRIGGER_TIME_ANNOTATION, SERVICE_NAME_LABEL } from './endpoint-conversion';
 export { nodeInfoFromNode } from './node-info';
-export { compareClaims, type ClaimKind, type RefusedClaim } from './address-ownership';
+export type { ClaimKind, RefusedClaim } from './address-ownership';
