@@ -64,6 +64,17 @@ interface WatchOutcome {
 
 export class GoneError extends Error {}
 
+/**
+ * A page after the first answered 410 (kube-apiserver: "The provided continue parameter is too old to
+ * display a consistent list result..."): etcd was compacted past the list's revision and the watch
+ * cache no longer holds its snapshot. The list starts over from its first page.
+ */
+export class ContinueExpiredError extends GoneError {
+  constructor(readonly pagesListed: number, readonly serverMessage: string) {
+    super(`continue token expired after ${pagesListed} page${pagesListed === 1 ? '' : 's'}: ${serverMessage}`);
+  }
+}
+
 const isGone = (e: unknown): boolean => {
   const err = e as { code?: unknown; statusCode?: unknown };
   return e instanceof GoneError || err?.code === 410 || err?.statusCode === 410;
@@ -218,7 +229,12 @@ export class Reflector<T extends KubernetesObject> {
           break;
         }
         if (isGone(err)) {
-          this.log.info({ resource: this.o.client.name, resourceVersion: this.rv }, 'resourceVersion expired; relisting');
+          if (err instanceof ContinueExpiredError) {
+            this.log.info({ resource: this.o.client.name, pagesListed: err.pagesListed, err: err.serverMessage },
+              'list continue token expired (410); listing again from the first page');
+          } else {
+            this.log.info({ resource: this.o.client.name, resourceVersion: this.rv }, 'resourceVersion expired; relisting');
+          }
           this.rv = '';
           if (++goneStreak > 1) await this.sleep(backoffDelay(this.o.backoff ?? DEFAULT_BACKOFF, goneStreak - 1));
           continue;
@@ -278,8 +294,17 @@ export class Reflector<T extends KubernetesObject> {
     const rejected: RejectedItem[] = [];
     let resourceVersion = '';
     let next: Promise<ListPage<T>> | undefined = this.listPage(namespace, fieldSelector, undefined);
+    let pages = 0;
     while (next) {
-      const p: ListPage<T> = await next;
+      let p: ListPage<T>;
+      try {
+        p = await next;
+      } catch (err) {
+        // A 410 on a page after the first is the continue token's, not a resourceVersion's: say so.
+        if (pages > 0 && isGone(err)) throw new ContinueExpiredError(pages, describe(err));
+        throw err;
+      }
+      pages++;
       next = p.continueToken ? this.listPage(namespace, fieldSelector, p.continueToken) : undefined;
       // Seen when awaited in the next turn; should handling this page throw, it is not unhandled.
       next?.catch(() => undefined);
