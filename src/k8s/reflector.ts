@@ -242,8 +242,7 @@ export class Reflector<T extends KubernetesObject> {
         // A 410 after this one is not "in a row": this failure waits its own backoff, and counting it
         // on made each API server restart (watch reset, refused, then expired) relist later than the last.
         goneStreak = 0;
-        this.failed(err);
-        await this.sleep(this.retryDelay(err));
+        await this.sleep(this.failed(err));
       }
     }
   }
@@ -261,13 +260,18 @@ export class Reflector<T extends KubernetesObject> {
     return Math.max(asked, backoffDelay(backoff, this.state.failures));
   }
 
-  private failed(err: unknown): void {
+  /** Records and logs a failure; returns how long to wait before the next try (said in the log, with the server's Retry-After). */
+  private failed(err: unknown): number {
     const http = httpCodeOf(err);
     this.state.failed(describe(err), http);
+    const delay = this.retryDelay(err);
+    const retryAfterSeconds = retryAfterOf(err);
     const quiet = http !== undefined && (this.o.quietErrorCodes ?? []).includes(http);
     (quiet ? this.log.debug : this.log.warn).call(this.log,
-      { resource: this.o.client.name, failures: this.state.failures, err: describe(err) }, 'list/watch failed; retrying with backoff');
+      { resource: this.o.client.name, failures: this.state.failures, err: describe(err), retryInMs: Math.round(delay), ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}) },
+      'list/watch failed; retrying with backoff');
     this.o.onStatus?.(this.status);
+    return delay;
   }
 
   /** HTTP 404 with stopWhenNotServed: the loop ends; what was cached stays (nothing is deleted). */
