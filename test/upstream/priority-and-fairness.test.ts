@@ -104,8 +104,8 @@ test('APF: rejected with 429 while Services change, the proxy waits the Retry-Af
   kubectlRun(['delete', 'service', 'gone', '-n', ns]);
   kubectlRun(['delete', 'endpointslice', 'gone-abcde', '-n', ns]);
   serviceWithEndpoints({ namespace: ns, name: 'moved', endpoints: ['10.244.1.11'] });
-  // Long enough for two or three tries of each resource Retry-After apart.
-  await sleep(2.5 * RETRY_AFTER * 1000);
+  // Long enough for two tries of each resource Retry-After apart.
+  await sleep(2 * RETRY_AFTER * 1000);
   const ruleset = node.ns.nft('list', 'ruleset');
   assert.ok(!ruleset.includes(added) && ruleset.includes(gone), 'nothing of the changes arrived while refused: the refusal was real');
 
