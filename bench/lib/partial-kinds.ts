@@ -55,6 +55,8 @@ export interface KindFigures {
   bytesP50?: number;
   /** The same figures per change (endpoint removed / added, Service added / removed). */
   byChange: Partial<Record<KindChange, ChangeFigures>>;
+  /** The same figures for the Services with ClientIP affinity and for the others (a mix's affinity share can make the p99). */
+  byAffinity: { affinity?: ChangeFigures; others?: ChangeFigures };
   /** The changed Services: how many of each type, with eTP Local, with affinity, with more than one port. */
   changed: { clusterIP: number; nodePort: number; loadBalancer: number; local: number; affinity: number; multiPort: number };
 }
@@ -76,6 +78,12 @@ export function kindFigures(kind: PartialKind, all: readonly KindSample[]): Kind
     const c = s.filter((x) => x.change === change).map((x) => x.ms);
     byChange[change] = { samples: c.length, p50Ms: percentile(c, 50), maxMs: Math.max(...c) };
   }
+  const figures = (xs: number[]): ChangeFigures | undefined => (xs.length ? { samples: xs.length, p50Ms: percentile(xs, 50), maxMs: Math.max(...xs) } : undefined);
+  const byAffinity: KindFigures['byAffinity'] = {};
+  const aff = figures(s.filter((x) => x.category.affinity).map((x) => x.ms));
+  const others = figures(s.filter((x) => !x.category.affinity).map((x) => x.ms));
+  if (aff) byAffinity.affinity = aff;
+  if (others) byAffinity.others = others;
   const count = (f: (c: ServiceCategory) => boolean) => s.filter((x) => f(x.category)).length;
   return {
     kind, samples: s.length, p50Ms: percentile(ms, 50), p99Ms: percentile(ms, 99), maxMs: ms.length ? Math.max(...ms) : NaN,
@@ -83,6 +91,7 @@ export function kindFigures(kind: PartialKind, all: readonly KindSample[]): Kind
     ...(ops.length ? { opsP50: percentile(ops, 50) } : {}),
     ...(bytes.length ? { bytesP50: percentile(bytes, 50) } : {}),
     byChange,
+    byAffinity,
     changed: {
       clusterIP: count((c) => c.type === 'ClusterIP'), nodePort: count((c) => c.type === 'NodePort'), loadBalancer: count((c) => c.type === 'LoadBalancer'),
       local: count((c) => c.local), affinity: count((c) => c.affinity), multiPort: count((c) => c.ports > 1),
@@ -148,7 +157,8 @@ const met = (ok: boolean | undefined): string => (ok === undefined ? '-' : ok ? 
 /** Rows kind x size: samples, p50, p99 (the maximum below 100 samples), by change, commit, ops, the changed Services. */
 export function kindsTable(sizes: readonly KindsAtSize[]): string {
   const commits = sizes.some((s) => s.figures.some((f) => f.commitP50Ms !== undefined));
-  const head = ['kind', 'N', 'samples', 'p50 ms', 'p99 ms', 'p50 (max) ms by change', ...(commits ? ['commit p50 ms (share)'] : []), 'ops p50', 'bytes p50',
+  const head = ['kind', 'N', 'samples', 'p50 ms', 'p99 ms', 'p50 (max) ms by change', 'p50 (max) ms: affinity Services / others',
+    ...(commits ? ['commit p50 ms (share)'] : []), 'ops p50', 'bytes p50',
     'changed: ClusterIP / NodePort / LB, Local, affinity, multi-port'];
   const rows: Cell[][] = [];
   for (const kind of PARTIAL_KINDS) {
@@ -157,8 +167,10 @@ export function kindsTable(sizes: readonly KindsAtSize[]): string {
       if (!f || f.samples === 0) continue;
       const by = Object.entries(f.byChange).map(([c, x]) => `${c} ${f2(x!.p50Ms)} (${f2(x!.maxMs)})`).join('; ');
       const c = f.changed;
+      const one = (x: ChangeFigures | undefined) => (x ? `${f2(x.p50Ms)} (${f2(x.maxMs)})` : '-');
       rows.push([
         KIND_LABELS[kind], s.n, f.samples, f2(f.p50Ms), `${f2(f.p99Ms)}${f.samples < 100 ? ' (max)' : ''}`, by,
+        `${one(f.byAffinity.affinity)} / ${one(f.byAffinity.others)}`,
         ...(commits ? [f.commitP50Ms === undefined ? '-' : `${f2(f.commitP50Ms)} (${((f.commitShareP50 ?? NaN) * 100).toFixed(0)}%)`] : []),
         f.opsP50, f.bytesP50, `${c.clusterIP} / ${c.nodePort} / ${c.loadBalancer}, ${c.local}, ${c.affinity}, ${c.multiPort}`,
       ]);

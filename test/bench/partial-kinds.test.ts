@@ -61,6 +61,7 @@ describe('partial syncs by kind: figures and goals', () => {
     assert.equal(f.opsP50, 5);
     assert.deepEqual(f.byChange['endpoint added'], { samples: 100, p50Ms: 50, maxMs: 100 });
     assert.equal(f.changed.clusterIP, 100);
+    assert.deepEqual(f.byAffinity, { others: { samples: 100, p50Ms: 50, maxMs: 100 } });
   });
 
   it('checks the goal at 44k against 1k, and says so when a size is missing', () => {
