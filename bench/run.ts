@@ -39,8 +39,8 @@ const USAGE = `usage: npm run bench -- [pipeline|shapes|probe|chains|monitor|con
                       start to first sync, sync times, RSS and JS heap before and after churn, then a heap
                       breakdown per size (caches, model, proxier; --no-breakdown skips it); --churn-rounds K
                       repeats the churn phase and its steady reading K times (default 1): memory over time;
-                      last, issue 32's partial syncs by kind, --kind-repeats each (default 100, 30 above
-                      20k Services; --quick 10): about 3 x R seconds per size (minSyncPeriod is 1 s)
+                      last, issue 32's partial syncs by kind, --kind-repeats each (default 100; --quick 10):
+                      about 3 x R seconds per size (minSyncPeriod is 1 s)
   proxier-memory      the nftables proxier's heap: its state, the full sync's peak, growth over --repeats
                       one-pod partial syncs (default 1000), at 10k and 44k Services x 6 endpoints (mixed);
                       --kernel commits into a fresh namespace instead of only reading the buffer

@@ -21,12 +21,12 @@ export const SNAPSHOT_MAX_N = 10_000;
 export const FULL_TIMING: Timing = {
   steadyWaitMs: 10_000, samples: 5, sampleGapMs: 1000, partialRepeats: 20,
   churnMs: 45_000, churnEndpointChanges: 3000, churnServiceSwaps: 200, churnRounds: 1, startTimeoutMs: 600_000,
-  kindRepeats: 100, kindRepeatsLarge: 30,
+  kindRepeats: 100,
 };
 export const QUICK_TIMING: Timing = {
   steadyWaitMs: 3000, samples: 3, sampleGapMs: 500, partialRepeats: 6,
   churnMs: 8000, churnEndpointChanges: 300, churnServiceSwaps: 20, churnRounds: 1, startTimeoutMs: 120_000,
-  kindRepeats: 10, kindRepeatsLarge: 10,
+  kindRepeats: 10,
 };
 
 const SIZE_CHILD = '_scale-size';
@@ -69,7 +69,7 @@ export async function runScale(opts: ScaleOptions): Promise<void> {
   const sizes = opts.sizes ?? (opts.quick ? QUICK_SIZES : FULL_SIZES);
   const timing = {
     ...(opts.quick ? QUICK_TIMING : FULL_TIMING), ...(opts.churnRounds ? { churnRounds: opts.churnRounds } : {}),
-    ...(opts.kindRepeats ? { kindRepeats: opts.kindRepeats, kindRepeatsLarge: opts.kindRepeats } : {}),
+    ...(opts.kindRepeats ? { kindRepeats: opts.kindRepeats } : {}),
   };
   const results: SizeResult[] = [];
   const breakdowns: BreakdownResult[] = [];

@@ -19,13 +19,9 @@ export interface Timing {
   /** Churn phases, each followed by a steady reading (the first one's are `churn` and `afterChurn`). */
   churnRounds: number;
   startTimeoutMs: number;
-  /** Issue 32's partial syncs by kind, last: syncs of each kind (0: none), and above KIND_LARGE_N Services. */
+  /** Issue 32's partial syncs by kind, last: syncs of each kind (0: none), one a second. */
   kindRepeats: number;
-  kindRepeatsLarge: number;
 }
-
-/** Above this many Services the kinds phase takes `kindRepeatsLarge` syncs of each kind. */
-export const KIND_LARGE_N = 20_000;
 
 export interface MemoryReading {
   /** Medians of `samples` readings: VmRSS, and nodejs_heap_size_used/total_bytes, nodejs_external_memory_bytes. */

@@ -8,7 +8,7 @@ import { ScaleApiHost } from './api-host';
 import { MemorySampler } from './memory-sampler';
 import { churn, firstSync, partialKinds, partialSyncs, steadyMemory } from './phases';
 import { ProxyProcess } from './proxy-process';
-import { KIND_LARGE_N, type SizeResult, type Timing } from './scale-types';
+import type { SizeResult, Timing } from './scale-types';
 import { progress } from '../report/table';
 
 export interface SizeRunOptions { n: number; seed: number; timing: Timing }
@@ -45,11 +45,10 @@ export async function runSize(o: SizeRunOptions): Promise<SizeResult> {
       await churn(host, proc, t, expected);
       laterRounds.push(await steadyMemory(proc, sampler, t));
     }
-    const kindRepeats = o.n > KIND_LARGE_N ? t.kindRepeatsLarge : t.kindRepeats;
     let kinds;
-    if (kindRepeats > 0) {
-      progress(`N=${o.n}: partial syncs by kind, ${kindRepeats} of each (a count change, a pod replaced, a Service added or removed), one a second`);
-      kinds = await partialKinds(host, proc, o.n, kindRepeats, o.seed, problems);
+    if (t.kindRepeats > 0) {
+      progress(`N=${o.n}: partial syncs by kind, ${t.kindRepeats} of each (a count change, a pod replaced, a Service added or removed), one a second`);
+      kinds = await partialKinds(host, proc, o.n, t.kindRepeats, o.seed, problems);
       progress(`N=${o.n}: ${kinds.figures.map((f) => `${f.kind} p50 ${f.p50Ms.toFixed(2)} p99 ${f.p99Ms.toFixed(2)} ms`).join(', ')}`);
     }
     const metricSyncCount = (await proc.metrics()).get(SYNC_COUNT);

@@ -12,7 +12,7 @@ const N = 60;
 const TIMING: Timing = {
   steadyWaitMs: 500, samples: 2, sampleGapMs: 200, partialRepeats: 3,
   churnMs: 2000, churnEndpointChanges: 30, churnServiceSwaps: 3, churnRounds: 2, startTimeoutMs: 60_000,
-  kindRepeats: 4, kindRepeatsLarge: 4,
+  kindRepeats: 4,
 };
 /** This process's scale namespaces still present (another bench running beside the tests has its own). */
 const leftovers = (): string[] => {
