@@ -2,7 +2,7 @@
 // process per size, then a table, bench/results/<timestamp>.json and an SVG chart.
 import { benchEnv, envLine } from '../lib/env';
 import { printResult, runResultChild } from '../lib/result-child';
-import { timestamp, writeResult } from '../lib/results';
+import { jsonCompacting, timestamp, writeResult } from '../lib/results';
 import { progress } from '../report/table';
 import { lineChartSvg } from '../report/svg';
 import { pipelineMissing, makeParts } from './parts';
@@ -82,7 +82,7 @@ export async function runPipeline(opts: PipelineOptions): Promise<void> {
     kinds.push(await runKindsChild({ n, endpoints: KIND_E, nodePortShare: NODEPORT_SHARE, repeats: kindRepeats, seed: KIND_SEED }));
   }
   const stamp = timestamp();
-  const json = writeResult('', stamp, 'json', JSON.stringify({ env, quick: opts.quick, results, kinds, kindGoals: kindGoals(kinds) }, null, 2) + '\n');
+  const json = writeResult('', stamp, 'json', jsonCompacting({ env, quick: opts.quick, results, kinds, kindGoals: kindGoals(kinds) }, ['samples']));
   const parts: string[] = [];
   let svg: string | undefined;
   if (results.length) {

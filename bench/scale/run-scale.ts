@@ -4,7 +4,7 @@
 // bench/results/scale-<timestamp>.{json,md,svg}.
 import { benchEnv, envLine } from '../lib/env';
 import { kindGoals, kindsReport } from '../lib/partial-kinds';
-import { timestamp, writeResult } from '../lib/results';
+import { jsonCompacting, timestamp, writeResult } from '../lib/results';
 import { progress } from '../report/table';
 import { runBreakdown, type BreakdownOptions } from './breakdown';
 import { answer, removeNetns, runInNetns, scaleNetns } from './netns-child';
@@ -83,7 +83,7 @@ export async function runScale(opts: ScaleOptions): Promise<void> {
   const stamp = timestamp();
   const text = reportText(env, results, breakdowns, opts.quick);
   const kinds = results.flatMap((r) => (r.kinds ? [r.kinds] : []));
-  const json = writeResult('scale-', stamp, 'json', JSON.stringify({ env, quick: opts.quick, timing, seed: SEED, results, breakdowns, kindGoals: kindGoals(kinds) }, null, 2) + '\n');
+  const json = writeResult('scale-', stamp, 'json', jsonCompacting({ env, quick: opts.quick, timing, seed: SEED, results, breakdowns, kindGoals: kindGoals(kinds) }, ['samples']));
   writeResult('scale-', stamp, 'md', text);
   const svg = writeResult('scale-', stamp, 'svg', scaleChart(results, `${env.kernel}, ${env.cpus} CPUs, ${stamp}`));
   process.stdout.write(`${text}\nresults: ${json}\nchart:   ${svg}\n`);
