@@ -3,7 +3,8 @@
 // size, the heap breakdown in-process (unless --no-breakdown). Tables to stdout, results to
 // bench/results/scale-<timestamp>.{json,md,svg}.
 import { benchEnv, envLine } from '../lib/env';
-import { timestamp, writeResult } from '../lib/results';
+import { kindGoals, kindsReport } from '../lib/partial-kinds';
+import { jsonCompacting, timestamp, writeResult } from '../lib/results';
 import { progress } from '../report/table';
 import { runBreakdown, type BreakdownOptions } from './breakdown';
 import { answer, removeNetns, runInNetns, scaleNetns } from './netns-child';
@@ -20,10 +21,12 @@ export const SNAPSHOT_MAX_N = 10_000;
 export const FULL_TIMING: Timing = {
   steadyWaitMs: 10_000, samples: 5, sampleGapMs: 1000, partialRepeats: 20,
   churnMs: 45_000, churnEndpointChanges: 3000, churnServiceSwaps: 200, churnRounds: 1, startTimeoutMs: 600_000,
+  kindRepeats: 100,
 };
 export const QUICK_TIMING: Timing = {
   steadyWaitMs: 3000, samples: 3, sampleGapMs: 500, partialRepeats: 6,
   churnMs: 8000, churnEndpointChanges: 300, churnServiceSwaps: 20, churnRounds: 1, startTimeoutMs: 120_000,
+  kindRepeats: 10,
 };
 
 const SIZE_CHILD = '_scale-size';
@@ -59,12 +62,15 @@ export async function measureBreakdown(opts: BreakdownOptions): Promise<Breakdow
   }
 }
 
-export interface ScaleOptions { quick: boolean; sizes?: number[]; breakdown?: boolean; churnRounds?: number }
+export interface ScaleOptions { quick: boolean; sizes?: number[]; breakdown?: boolean; churnRounds?: number; kindRepeats?: number }
 
 export async function runScale(opts: ScaleOptions): Promise<void> {
   const env = benchEnv();
   const sizes = opts.sizes ?? (opts.quick ? QUICK_SIZES : FULL_SIZES);
-  const timing = { ...(opts.quick ? QUICK_TIMING : FULL_TIMING), ...(opts.churnRounds ? { churnRounds: opts.churnRounds } : {}) };
+  const timing = {
+    ...(opts.quick ? QUICK_TIMING : FULL_TIMING), ...(opts.churnRounds ? { churnRounds: opts.churnRounds } : {}),
+    ...(opts.kindRepeats ? { kindRepeats: opts.kindRepeats } : {}),
+  };
   const results: SizeResult[] = [];
   const breakdowns: BreakdownResult[] = [];
   for (const n of sizes) {
@@ -76,7 +82,8 @@ export async function runScale(opts: ScaleOptions): Promise<void> {
   }
   const stamp = timestamp();
   const text = reportText(env, results, breakdowns, opts.quick);
-  const json = writeResult('scale-', stamp, 'json', JSON.stringify({ env, quick: opts.quick, timing, seed: SEED, results, breakdowns }, null, 2) + '\n');
+  const kinds = results.flatMap((r) => (r.kinds ? [r.kinds] : []));
+  const json = writeResult('scale-', stamp, 'json', jsonCompacting({ env, quick: opts.quick, timing, seed: SEED, results, breakdowns, kindGoals: kindGoals(kinds) }, ['samples']));
   writeResult('scale-', stamp, 'md', text);
   const svg = writeResult('scale-', stamp, 'svg', scaleChart(results, `${env.kernel}, ${env.cpus} CPUs, ${stamp}`));
   process.stdout.write(`${text}\nresults: ${json}\nchart:   ${svg}\n`);
@@ -97,6 +104,8 @@ function reportText(env: ReturnType<typeof benchEnv>, rs: SizeResult[], bs: Brea
     '', sizeTable(rs), '', 'The cluster:', mixTable(rs), '', 'Churn, then steady again:', churnTable(rs),
   ];
   if (rs.some((r) => r.laterRounds.length > 0)) parts.push('', 'Memory over churn rounds (steady readings):', roundsTable(rs));
+  const kinds = rs.flatMap((r) => (r.kinds ? [r.kinds] : []));
+  if (kinds.length) parts.push('', kindsReport(kinds, 'the real process\'s sync_proxy_rules_duration_seconds (its "sync finished" lines), ops and bytes from its "committing" lines'));
   if (bs.length) {
     parts.push('', 'Heap breakdown (in-process, after gc; heapUsed deltas):', breakdownTable(bs));
     for (const b of bs) parts.push('', snapshotTable(b));
