@@ -241,12 +241,16 @@ test('LoadBalancer IP with source ranges: firewall element and chain, node IP in
 test("session affinity keeps upstream's per-Service chain, with its endpoint chains' rules in it: numgen per endpoint, shared affinity set", () => {
   const t = script(sp('svc1', { affinityTimeoutSeconds: 10800 }), [ep('10.180.0.1'), ep('10.180.0.2')]);
   const update = (ip: string) => `meta l4proto tcp update @affinity { ip saddr . 172.30.0.41 . 80 . ${ip} . 80 timeout 10800s } dnat to ${ip}:80`;
+  const addr = (ip: string) => `ct original ip daddr & ${ip} | ${ip}`;
+  const vip = addr('172.30.0.41');
+  const port = 'th dport & 80 | 80';
   has(t, `add element ip kube-proxy service-ips { 172.30.0.41 . tcp . 80 : goto ${S} }`);
   const rules = t.split('\n').filter((l) => l.startsWith(`add rule ip kube-proxy ${S} `)).map((l) => l.slice(`add rule ip kube-proxy ${S} `.length));
   assert.deepEqual(rules, [
     'ip daddr 172.30.0.41 meta l4proto tcp th dport 80 ip saddr != 10.0.0.0/16 jump mark-for-masquerade',
-    `ip saddr . 172.30.0.41 . 80 . 10.180.0.1 . 80 @affinity ${update('10.180.0.1')}`,
-    `ip saddr . 172.30.0.41 . 80 . 10.180.0.2 . 80 @affinity ${update('10.180.0.2')}`,
+    // The lookup's constants as expressions of their type (`x & c | c` is c), which nft can list and read back.
+    `ip saddr . ${vip} . ${port} . ${addr('10.180.0.1')} . ${port} @affinity ${update('10.180.0.1')}`,
+    `ip saddr . ${vip} . ${port} . ${addr('10.180.0.2')} . ${port} @affinity ${update('10.180.0.2')}`,
     `numgen random mod 2 == 0 ${update('10.180.0.1')}`,
     update('10.180.0.2'),
     // Reached only when the affinity set is full (the update broke its rule): load-balanced without a record.
