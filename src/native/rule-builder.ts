@@ -231,7 +231,7 @@ export class RuleBuilder {
 
   /**
    * `<key> @set`. A constant part is loaded as a typed expression that evaluates to it
-   * (`ct original ip daddr & 10.0.0.1 | 10.0.0.1`, `th dport & 80 | 80`: rule-key.ts KeyAllows),
+   * (`ip daddr & 10.0.0.1 | 10.0.0.1`, `th dport & 80 | 80`: rule-key.ts KeyAllows),
    * so that nft 1.0.6 and 1.1.x list the rule legibly and read it back; an immediate there would
    * list as `0x... [invalid type]`.
    */

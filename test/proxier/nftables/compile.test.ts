@@ -241,7 +241,7 @@ test('LoadBalancer IP with source ranges: firewall element and chain, node IP in
 test("session affinity keeps upstream's per-Service chain, with its endpoint chains' rules in it: numgen per endpoint, shared affinity set", () => {
   const t = script(sp('svc1', { affinityTimeoutSeconds: 10800 }), [ep('10.180.0.1'), ep('10.180.0.2')]);
   const update = (ip: string) => `meta l4proto tcp update @affinity { ip saddr . 172.30.0.41 . 80 . ${ip} . 80 timeout 10800s } dnat to ${ip}:80`;
-  const addr = (ip: string) => `ct original ip daddr & ${ip} | ${ip}`;
+  const addr = (ip: string) => `ip daddr & ${ip} | ${ip}`;
   const vip = addr('172.30.0.41');
   const port = 'th dport & 80 | 80';
   has(t, `add element ip kube-proxy service-ips { 172.30.0.41 . tcp . 80 : goto ${S} }`);
