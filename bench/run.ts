@@ -16,6 +16,7 @@ import { runCountChangeCost } from './pipeline/count-change-cost';
 const USAGE = `usage: npm run bench -- [pipeline|shapes|probe|chains|monitor|connect|datapath|scale|proxier-memory|ipvs|conntrack-stats|count-change] [--quick] [--sizes N,N,...]
                                      [--repeats R] [--distinct|--counts D,D,...] [--connections C] [--no-breakdown] [--kernel]
                                      [--churn-rounds K] [--kind-sizes N,N,...] [--kind-repeats R] [--kinds-only]
+                                     [--nft-monitor]
   pipeline (default)  synthetic clusters through model -> NftablesProxier -> addon -> kernel,
                       full and partial sync times from sync_proxy_rules_duration_seconds, vs nft -f;
                       then issue 32's partial syncs by kind (an endpoint count change, an endpoint
@@ -40,7 +41,9 @@ const USAGE = `usage: npm run bench -- [pipeline|shapes|probe|chains|monitor|con
                       breakdown per size (caches, model, proxier; --no-breakdown skips it); --churn-rounds K
                       repeats the churn phase and its steady reading K times (default 1): memory over time;
                       last, issue 32's partial syncs by kind, --kind-repeats each (default 100; --quick 10):
-                      about 3 x R seconds per size (minSyncPeriod is 1 s)
+                      about 3 x R seconds per size (minSyncPeriod is 1 s);
+                      --nft-monitor runs 'nft monitor' in each size's namespace throughout (what an operator's
+                      listener costs the syncs)
   proxier-memory      the nftables proxier's heap: its state, the full sync's peak, growth over --repeats
                       one-pod partial syncs (default 1000), at 10k and 44k Services x 6 endpoints (mixed);
                       --kernel commits into a fresh namespace instead of only reading the buffer
@@ -74,6 +77,8 @@ export interface CliOptions {
   breakdown?: boolean;
   /** scale: how many churn phases, each followed by a steady reading (default 1). */
   churnRounds?: number;
+  /** scale: an `nft monitor` running in each size's namespace throughout. */
+  nftMonitor?: boolean;
   /** proxier-memory: commit into a fresh namespace instead of only reading the buffer. */
   kernel?: boolean;
   /** pipeline: the sizes of the partial syncs by kind (issue 32). */
@@ -100,6 +105,7 @@ export function parseArgs(argv: string[]): CliOptions {
     else if (a === '--kind-sizes') opts.kindSizes = positiveInts('--kind-sizes', argv[++i]);
     else if (a === '--kind-repeats') opts.kindRepeats = positiveInts('--kind-repeats', argv[++i])[0];
     else if (a === '--kinds-only') opts.kindsOnly = true;
+    else if (a === '--nft-monitor') opts.nftMonitor = true;
     else if (a === '--help' || a === '-h') { process.stdout.write(`${USAGE}\n`); process.exit(0); }
     else throw new RangeError(`unknown argument ${JSON.stringify(a)}\n${USAGE}`);
   }

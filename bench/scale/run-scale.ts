@@ -8,7 +8,7 @@ import { jsonCompacting, timestamp, writeResult } from '../lib/results';
 import { progress } from '../report/table';
 import { runBreakdown, type BreakdownOptions } from './breakdown';
 import { answer, removeNetns, runInNetns, scaleNetns } from './netns-child';
-import { breakdownTable, churnTable, mixTable, roundsTable, scaleChart, sizeTable, snapshotTable } from './report';
+import { breakdownTable, churnTable, mixTable, nftMonitorTable, roundsTable, scaleChart, sizeTable, snapshotTable } from './report';
 import type { BreakdownResult, SizeResult, Timing } from './scale-types';
 import { runSize, type SizeRunOptions } from './size-run';
 
@@ -62,7 +62,7 @@ export async function measureBreakdown(opts: BreakdownOptions): Promise<Breakdow
   }
 }
 
-export interface ScaleOptions { quick: boolean; sizes?: number[]; breakdown?: boolean; churnRounds?: number; kindRepeats?: number }
+export interface ScaleOptions { quick: boolean; sizes?: number[]; breakdown?: boolean; churnRounds?: number; kindRepeats?: number; nftMonitor?: boolean }
 
 export async function runScale(opts: ScaleOptions): Promise<void> {
   const env = benchEnv();
@@ -75,15 +75,15 @@ export async function runScale(opts: ScaleOptions): Promise<void> {
   const breakdowns: BreakdownResult[] = [];
   for (const n of sizes) {
     progress(`=== scale: N=${n} Services (load average ${benchEnv().loadavg1m.toFixed(2)}) ===`);
-    results.push(await measureSize({ n, seed: SEED, timing }));
+    results.push(await measureSize({ n, seed: SEED, timing, nftMonitor: opts.nftMonitor }));
     if (opts.breakdown === false) continue;
     progress(`N=${n}: heap breakdown (in-process, --expose-gc)`);
     breakdowns.push(await measureBreakdown({ n, seed: SEED, snapshotMaxN: SNAPSHOT_MAX_N }));
   }
   const stamp = timestamp();
-  const text = reportText(env, results, breakdowns, opts.quick);
+  const text = reportText(env, results, breakdowns, opts.quick, opts.nftMonitor);
   const kinds = results.flatMap((r) => (r.kinds ? [r.kinds] : []));
-  const json = writeResult('scale-', stamp, 'json', jsonCompacting({ env, quick: opts.quick, timing, seed: SEED, results, breakdowns, kindGoals: kindGoals(kinds) }, ['samples']));
+  const json = writeResult('scale-', stamp, 'json', jsonCompacting({ env, quick: opts.quick, nftMonitor: !!opts.nftMonitor, timing, seed: SEED, results, breakdowns, kindGoals: kindGoals(kinds) }, ['samples']));
   writeResult('scale-', stamp, 'md', text);
   const svg = writeResult('scale-', stamp, 'svg', scaleChart(results, `${env.kernel}, ${env.cpus} CPUs, ${stamp}`));
   process.stdout.write(`${text}\nresults: ${json}\nchart:   ${svg}\n`);
@@ -96,13 +96,15 @@ export async function runScale(opts: ScaleOptions): Promise<void> {
   }
 }
 
-function reportText(env: ReturnType<typeof benchEnv>, rs: SizeResult[], bs: BreakdownResult[], quick: boolean): string {
+function reportText(env: ReturnType<typeof benchEnv>, rs: SizeResult[], bs: BreakdownResult[], quick: boolean, nftMonitor?: boolean): string {
   const loads = rs.map((r) => `N=${r.n}: ${r.loadavgEnd[0].toFixed(2)}`).join(', ');
+  const monitoring = nftMonitor ? ', with `nft monitor` running in it throughout' : '';
   const parts = [
-    `Scale: the kube-proxy-native process (nftables) against a test API server, one network namespace per size${quick ? ' (--quick)' : ''}`,
+    `Scale: the kube-proxy-native process (nftables) against a test API server, one network namespace per size${monitoring}${quick ? ' (--quick)' : ''}`,
     `${envLine(env)}; load average at the end of each size: ${loads}`,
     '', sizeTable(rs), '', 'The cluster:', mixTable(rs), '', 'Churn, then steady again:', churnTable(rs),
   ];
+  if (nftMonitor) parts.push('', 'What `nft monitor` printed and used (from before the proxy started to its end):', nftMonitorTable(rs));
   if (rs.some((r) => r.laterRounds.length > 0)) parts.push('', 'Memory over churn rounds (steady readings):', roundsTable(rs));
   const kinds = rs.flatMap((r) => (r.kinds ? [r.kinds] : []));
   if (kinds.length) parts.push('', kindsReport(kinds, 'the real process\'s sync_proxy_rules_duration_seconds (its "sync finished" lines), ops and bytes from its "committing" lines'));

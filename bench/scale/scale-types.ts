@@ -90,6 +90,18 @@ export interface SizeResult {
   problems: string[];
   /** The proxy's warning log lines (not failures). */
   proxyWarnings: string[];
+  /** --nft-monitor: what the `nft monitor` running through the size printed and used. */
+  nftMonitor?: NftMonitorStats;
+}
+
+export interface NftMonitorStats {
+  lines: number;
+  megabytes: number;
+  /** Its CPU seconds (user + system), last read while it ran. */
+  cpuS: number;
+  /** It had ended by itself before the size was done (a netlink error: its stderr says). */
+  exitedEarly: boolean;
+  stderr: string;
 }
 
 export interface HeapReading {

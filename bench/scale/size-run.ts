@@ -6,12 +6,13 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ScaleApiHost } from './api-host';
 import { MemorySampler } from './memory-sampler';
+import { NftMonitorProcess } from './nft-monitor';
 import { churn, firstSync, partialKinds, partialSyncs, steadyMemory } from './phases';
 import { ProxyProcess } from './proxy-process';
 import type { SizeResult, Timing } from './scale-types';
 import { progress } from '../report/table';
 
-export interface SizeRunOptions { n: number; seed: number; timing: Timing }
+export interface SizeRunOptions { n: number; seed: number; timing: Timing; /** run `nft monitor` in the namespace throughout */ nftMonitor?: boolean }
 
 const SYNC_COUNT = 'kubeproxy_sync_proxy_rules_duration_seconds_count{ip_family="IPv4"}';
 
@@ -21,6 +22,7 @@ export async function runSize(o: SizeRunOptions): Promise<SizeResult> {
   progress(`N=${o.n}: generating the cluster into the test API server`);
   const host = await ScaleApiHost.start({ services: o.n, seed: o.seed });
   const dir = mkdtempSync(join(tmpdir(), 'kpn-scale-'));
+  const monitor = o.nftMonitor ? NftMonitorProcess.start() : undefined;
   const proc = ProxyProcess.start(dir, host.api.kubeconfig(dir));
   const sampler = new MemorySampler(proc.pid, proc.spawnedAtMs);
   sampler.start();
@@ -63,9 +65,12 @@ export async function runSize(o: SizeRunOptions): Promise<SizeResult> {
   } finally {
     sampler.stop();
     exit = await proc.stop();
+    const nftMonitor = await monitor?.stop();
+    if (nftMonitor && result!) result.nftMonitor = nftMonitor;
     await host.stop();
     rmSync(dir, { recursive: true, force: true });
   }
   if (exit !== 0) result.problems.push(`the proxy exited with ${exit} after SIGTERM`);
+  if (result.nftMonitor?.exitedEarly) result.problems.push(`nft monitor ended before the size did: ${result.nftMonitor.stderr}`);
   return result;
 }

@@ -51,6 +51,17 @@ describe('scale bench, one small size', () => {
     assert.deepEqual(leftovers(), [], 'the namespace is removed');
   });
 
+  it('--nft-monitor: an nft monitor listens in the namespace throughout and prints our commits', async () => {
+    const r = await measureSize({ n: N, seed: 11, timing: { ...TIMING, churnRounds: 1 }, nftMonitor: true });
+    assert.deepEqual(r.problems, []);
+    const m = r.nftMonitor!;
+    assert.equal(m.exitedEarly, false, m.stderr);
+    // At least the table, its chains and sets, and an element per Service from the first full sync.
+    assert.ok(m.lines > N, `nft monitor printed ${m.lines} lines`);
+    assert.ok(m.megabytes > 0 && m.cpuS >= 0);
+    assert.deepEqual(leftovers(), [], 'the namespace is removed');
+  });
+
   it('breaks the heap down: caches, model, sync parts, with snapshots by constructor', async () => {
     const b = await measureBreakdown({ n: N, seed: 11, snapshotMaxN: N });
     assert.deepEqual(b.problems, []);
