@@ -7,9 +7,15 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readProcCpuSeconds } from './proc-cpu';
 import type { NftMonitorStats } from './scale-types';
 
+/** What nft monitor prints when its socket's receive buffer overflowed (ENOBUFS): the events in between are gone. */
+const LOST = '# ERROR: We lost some netlink events!';
+
 export class NftMonitorProcess {
   private lines = 0;
   private bytes = 0;
+  private lost = 0;
+  /** The end of the last chunk, so a line split between two chunks is still seen whole. */
+  private tail = '';
   private stderr = '';
   private cpuS = 0;
   private exitCode: number | null | undefined;
@@ -21,6 +27,9 @@ export class NftMonitorProcess {
     proc.stdout!.on('data', (b: Buffer) => {
       this.bytes += b.length;
       for (let i = b.indexOf(10); i >= 0; i = b.indexOf(10, i + 1)) this.lines++;
+      const text = this.tail + b.toString('latin1');
+      this.lost += text.split(LOST).length - 1;
+      this.tail = text.slice(-LOST.length + 1);
       this.cpuS = readProcCpuSeconds(proc.pid!) ?? this.cpuS;
     });
     proc.stderr!.on('data', (b: Buffer) => { if (this.stderr.length < 4096) this.stderr += b.toString(); });
@@ -42,6 +51,6 @@ export class NftMonitorProcess {
     this.cpuS = readProcCpuSeconds(this.proc.pid!) ?? this.cpuS;
     if (!exitedEarly) this.proc.kill('SIGTERM');
     await this.exited;
-    return { lines: this.lines, megabytes: this.bytes / 1e6, cpuS: this.cpuS, exitedEarly, stderr: this.stderr.trim().slice(0, 500) };
+    return { lines: this.lines, lostReports: this.lost, megabytes: this.bytes / 1e6, cpuS: this.cpuS, exitedEarly, stderr: this.stderr.trim().slice(0, 500) };
   }
 }

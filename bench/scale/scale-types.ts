@@ -96,6 +96,8 @@ export interface SizeResult {
 
 export interface NftMonitorStats {
   lines: number;
+  /** Its "# ERROR: We lost some netlink events!" lines: each a receive buffer overflow, events lost. */
+  lostReports: number;
   megabytes: number;
   /** Its CPU seconds (user + system), last read while it ran. */
   cpuS: number;
