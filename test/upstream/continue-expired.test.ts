@@ -25,8 +25,8 @@ import assert from 'node:assert/strict';
 import { compactEtcd, privateControlPlane } from './control-plane';
 import { tier } from './harness';
 import { auditedRequests, type AuditEvent } from './audit';
-import { applyObjects, getJson, kubectl } from './kubectl';
-import { createMany } from './bulk';
+import { applyObjects, kubectl } from './kubectl';
+import { createServices } from './bulk';
 import { proxyServiceAccount } from './service-account';
 import { holdSeat, levelRequests, levelSeats, probe, type SeatHolder } from './apf-seat-holder';
 import { eventually } from '../traffic/harness';
@@ -45,12 +45,7 @@ test('a continue token expired between two pages (etcd compacted while the next 
   const ns = `t-continue-${process.pid}`;
   applyObjects([{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }]);
   const names = Array.from({ length: COUNT }, (_, i) => `s${i}`);
-  createMany(`/api/v1/namespaces/${ns}/services`, names.map((name) => ({
-    apiVersion: 'v1', kind: 'Service', metadata: { name, namespace: ns },
-    spec: { selector: { app: name }, ports: [{ name: 'http', port: 80, protocol: 'TCP', targetPort: 8080 }] },
-  })));
-  const ips: string[] = getJson(['services', '-n', ns]).items.map((s: any) => s.spec.clusterIP);
-  assert.equal(new Set(ips).size, COUNT);
+  const ips = createServices(ns, names);
   const id = proxyServiceAccount(tt, ns);
 
   const level = `kpn-test-queue-${ns}`;
