@@ -58,11 +58,3 @@ function build(codes: readonly number[]): CountNode {
   const split = codes.findIndex((c) => (c >>> bit) & 1);
   return { bit, one: build(codes.slice(split)), zero: build(codes.slice(0, split)), lo, hi: lo + 2 ** (bit + 1) - 1 };
 }
-
-/** The leaves' codes a destination of `count` endpoints reaches, as the kernel walks the tree: its own code when in use. */
-export function walk(node: CountNode, count: number): number {
-  const code = countCode(count);
-  let n = node;
-  while (isBranch(n)) n = (code >>> n.bit) & 1 ? n.one : n.zero;
-  return n.code;
-}

@@ -3,7 +3,15 @@
 // tests at most one bit per bit of the largest code.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { codeBits, countCode, countTrie, isBranch, walk, type CountNode } from '../../../src/proxier/nftables/count-trie';
+import { codeBits, countCode, countTrie, isBranch, type CountNode } from '../../../src/proxier/nftables/count-trie';
+
+/** The code of the leaf a destination of `count` endpoints reaches, as the kernel follows the tests. */
+function walk(node: CountNode, count: number): number {
+  const code = countCode(count);
+  let n = node;
+  while (isBranch(n)) n = (code >>> n.bit) & 1 ? n.one : n.zero;
+  return n.code;
+}
 
 function depth(n: CountNode, count: number): number {
   const code = countCode(count);
