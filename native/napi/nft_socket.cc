@@ -61,8 +61,10 @@ Napi::Value NftSocket::DumpTable(const Napi::CallbackInfo& info) {
     }
     withElements = info[2].As<Napi::Boolean>().Value();
   }
+  std::string onlySet;
+  if (info.Length() > 3 && !info[3].IsUndefined() && !StringArg(info, 3, "onlySet", 1, 255, &onlySet)) return env.Undefined();
   if (!Acquire(env, "dumpTable")) return env.Undefined();
-  return QueueWorker(new DumpTableWorker(env, this, gate_.sock(), family, std::move(name), withElements));
+  return QueueWorker(new DumpTableWorker(env, this, gate_.sock(), family, std::move(name), withElements, std::move(onlySet)));
 }
 
 namespace {

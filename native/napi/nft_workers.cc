@@ -40,10 +40,10 @@ void GenerationWorker::OnOK() {
 }
 
 DumpTableWorker::DumpTableWorker(Napi::Env env, NftSocket* owner, NetlinkSocket* sock, uint8_t family, std::string table,
-                                 bool withElements)
-    : NftWorker(env, owner, sock), family_(family), table_(std::move(table)), withElements_(withElements) {}
+                                 bool withElements, std::string onlySet)
+    : NftWorker(env, owner, sock), family_(family), table_(std::move(table)), withElements_(withElements), onlySet_(std::move(onlySet)) {}
 
-void DumpTableWorker::Execute() { err_ = nft::DumpTable(*sock_, family_, table_, withElements_, &dump_); }
+void DumpTableWorker::Execute() { err_ = nft::DumpTable(*sock_, family_, table_, withElements_, &dump_, onlySet_); }
 
 void DumpTableWorker::OnOK() {
   Settle(err_, "dumping nftables table " + table_ + " (family " + std::to_string(family_) + ")",

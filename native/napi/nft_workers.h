@@ -52,7 +52,8 @@ class GenerationWorker : public NftWorker {
 
 class DumpTableWorker : public NftWorker {
  public:
-  DumpTableWorker(Napi::Env env, NftSocket* owner, NetlinkSocket* sock, uint8_t family, std::string table, bool withElements);
+  DumpTableWorker(Napi::Env env, NftSocket* owner, NetlinkSocket* sock, uint8_t family, std::string table, bool withElements,
+                  std::string onlySet);
   void Execute() override;
   void OnOK() override;
 
@@ -60,6 +61,7 @@ class DumpTableWorker : public NftWorker {
   uint8_t family_;
   std::string table_;
   bool withElements_;
+  std::string onlySet_;
   nft::TableDump dump_;
   RequestError err_;
 };

@@ -46,10 +46,23 @@ RequestError GetGeneration(NetlinkSocket& sock, uint32_t* out) {
   return err;
 }
 
-RequestError DumpTable(NetlinkSocket& sock, uint8_t family, const std::string& table, bool withElements, TableDump* out) {
+RequestError DumpTable(NetlinkSocket& sock, uint8_t family, const std::string& table, bool withElements, TableDump* out,
+                       const std::string& onlySet) {
   RequestError err = CheckTableExists(sock, family, table);
   if (err.errnum) return err;
   auto byTable = [&](uint16_t attr) { return [&table, attr](NlBuilder& b) { b.PutStr(attr, table); }; };
+  if (!onlySet.empty()) {
+    err = Dump(sock, NFT_MSG_GETSET, family, byTable(NFTA_SET_TABLE), [&](uint8_t, const uint8_t* p, size_t n) {
+      ParseSet(out, p, n);
+      if (!out->sets.empty() && out->sets.back().name != onlySet) out->sets.pop_back();
+    });
+    if (err.errnum) return err;
+    if (out->sets.empty()) return RequestError{ENOENT, "no set " + onlySet + " in table " + table};
+    SetInfo& s = out->sets.front();
+    return Dump(sock, NFT_MSG_GETSETELEM, family,
+                [&](NlBuilder& b) { b.PutStr(NFTA_SET_ELEM_LIST_TABLE, table); b.PutStr(NFTA_SET_ELEM_LIST_SET, s.name); },
+                [&](uint8_t, const uint8_t* p, size_t n) { ParseElems(&s, p, n); });
+  }
   // The kernel's chain dump ignores NFTA_CHAIN_TABLE and lists every chain of the family.
   err = Dump(sock, NFT_MSG_GETCHAIN, family, byTable(NFTA_CHAIN_TABLE), [&](uint8_t, const uint8_t* p, size_t n) {
     ParseChain(out, p, n);

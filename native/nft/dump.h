@@ -16,7 +16,9 @@ RequestError ListTables(NetlinkSocket& sock, std::vector<TableId>* out);
 RequestError GetGeneration(NetlinkSocket& sock, uint32_t* out);
 // ENOENT if the table does not exist. Retries dumps the kernel flags as interrupted.
 // withElements false: sets are listed without their elements (start-up adoption needs only names and kinds).
-RequestError DumpTable(NetlinkSocket& sock, uint8_t family, const std::string& table, bool withElements, TableDump* out);
+// onlySet: that set alone, with its elements, and no chains or rules (ENOENT if it does not exist).
+RequestError DumpTable(NetlinkSocket& sock, uint8_t family, const std::string& table, bool withElements, TableDump* out,
+                       const std::string& onlySet = "");
 
 }  // namespace nft
 }  // namespace kpn

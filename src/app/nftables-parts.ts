@@ -38,7 +38,7 @@ export function nftablesParts(i: NftablesPartsInputs): (runSoon: () => void) => 
 
 /** Large commits go through `commit` (the guard's), which keeps the kernel from building notifications for them. */
 function nftablesProxier(i: NftablesPartsInputs, commit: (tx: Transaction) => Promise<unknown>): NftablesProxier {
-  const nft = { commit, dumpTable: i.nft.dumpTable.bind(i.nft) };
+  const nft = { commit, dumpTable: i.nft.dumpTable.bind(i.nft), dumpSet: i.nft.dumpSet.bind(i.nft) };
   const beforeElementsCopied = gcBeforeLargeElementCopies(() => releaseMemoryLogged(i.log, 'before copying a large sync\'s elements'));
   const whileStaging = gcWhileStaging(() => releaseMemoryLogged(i.log, 'while staging a cold start'));
   return new NftablesProxier(nftablesOptionsFrom(i.config, i.families, {

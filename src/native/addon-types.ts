@@ -19,7 +19,8 @@ export interface RawChainRule { chain: string; handle: number; exprs: string[]; 
 export interface NftSocketHandle {
   commit(buf: Buffer): Promise<{ messages: number; sends: number; bytes: number }>;
   listTables(): Promise<{ family: number; name: string }[]>;
-  dumpTable(family: number, name: string, withElements?: boolean): Promise<RawTableDump>;
+  /** onlySet: that set alone with its elements, no chains or rules. */
+  dumpTable(family: number, name: string, withElements?: boolean, onlySet?: string): Promise<RawTableDump>;
   generation(): Promise<number>;
   /** One GETSETELEM request per key; rejects with ENOENT when the table or set does not exist. */
   getElements(family: number, table: string, set: string, keys: Buffer[]): Promise<{ found: boolean; element?: RawElement }[]>;

@@ -13,7 +13,7 @@ import type { SetSpec } from './set-spec';
 import { encodeLookupKeys, expectedChainTransaction, type ChainRule, type ElementLookup, type ExpectedChain } from './lookups';
 
 /** What the proxier and the app use of a kernel handle: Nft and FakeNft both have it. */
-export type NftApi = Pick<Nft, 'commit' | 'dumpTable' | 'listTables' | 'generation' | 'getElements' | 'dumpChain' | 'close' | 'portId'>;
+export type NftApi = Pick<Nft, 'commit' | 'dumpTable' | 'dumpSet' | 'listTables' | 'generation' | 'getElements' | 'dumpChain' | 'close' | 'portId'>;
 
 export interface FakeCommit {
   tx: Transaction;
@@ -110,6 +110,19 @@ export class FakeNft implements NftApi {
         return this.kernel.dumpTable(family, name, elements);
       } catch (e) {
         throw toNetlinkError(e, () => '', `list table ${family} ${name}`);
+      }
+    });
+  }
+
+  /** Nft.dumpSet on the fake kernel: the table's dump, that set alone (ENOENT when absent). */
+  dumpSet(family: Family, table: string, set: string): Promise<TableDump['sets'][number]> {
+    return this.call(() => {
+      try {
+        const found = this.kernel.dumpTable(family, table, true).sets.find((s) => s.name === set);
+        if (!found) throw Object.assign(new Error(`no set ${set}`), { errno: 2, code: 'ENOENT' });
+        return found;
+      } catch (e) {
+        throw toNetlinkError(e, () => '', `list set ${family} ${table} ${set}`);
       }
     });
   }

@@ -132,6 +132,23 @@ export class Nft {
   }
 
   /**
+   * One set and its elements, nothing else of the table (the affinity records, which the packet
+   * path writes: affinity-records.ts). Rejects with a NetlinkError (ENOENT) when the table or set
+   * does not exist.
+   */
+  dumpSet(family: Family, table: string, set: string): Promise<TableDump['sets'][number]> {
+    const code = FAMILY_CODE[family];
+    if (code === undefined) return Promise.reject(new TypeError(`family: expected 'ip', 'ip6' or 'inet', got '${String(family)}'`));
+    return this.run(async () => {
+      try {
+        return toDump(await this.sock.dumpTable(code, table, true, set)).sets[0];
+      } catch (e) {
+        throw toNetlinkError(e, () => '', `list set ${family} ${table} ${set}`);
+      }
+    });
+  }
+
+  /**
    * The elements of `set` (a set without intervals) with these keys, looked up one by one in the
    * kernel (never a listing of the set): per key, the element as dumpTable gives it, or none.
    * Keys are checked and encoded as addElements encodes them; rejects with a NetlinkError

@@ -14,7 +14,7 @@ import { checkTimeoutSeconds } from './set-spec';
 import { checkVerdict } from './verdicts';
 
 import { Rule, type AddrField, type KeyExpr, type RuleFamily, type SetRef } from './rule';
-import { ADDR_FIELD, DYNSET_KEY, ipWord, loadKeyParts, MAP_KEY, MATCH_KEY, type KeyAllows, type Loaded } from './rule-key';
+import { ADDR_FIELD, DYNSET_KEY, hasCtPort, ipWord, loadKeyParts, MAP_KEY, MATCH_KEY, type KeyAllows, type Loaded } from './rule-key';
 
 export { Rule, natForMapData } from './rule';
 export type { AddrField, KeyExpr, RuleFamily, SetRef } from './rule';
@@ -216,13 +216,16 @@ export class RuleBuilder {
   markXor(bits: number): this { return this.markSet('xor', bits); }
 
   /** Loads key parts into consecutive register words, one word-aligned field each, as nft does. */
-  private loadKey(parts: KeyExpr[], arg: string, allow: KeyAllows): Loaded {
+  private loadKey(parts: KeyExpr[], arg: string, allow: KeyAllows, startWord = 0): Loaded {
     if (this.built || this.ended) return this.push(arg) as never; // throws the builder's state error
+    if (Array.isArray(parts) && hasCtPort(parts) && !this.l4) {
+      throw new RangeError(`${arg}: a conntrack port needs l4proto() earlier in the rule (nft types it by the protocol)`);
+    }
     // A part that fails must not leave the inet version recorded without its dependency emitted.
     const ipv = this.ipv;
     try {
       const net = { family: this.family, familyVersion: (a: string) => this.familyVersion(a), netVersion: (v: IpVersion, a: string) => this.netVersion(v, a) };
-      return loadKeyParts(net, parts, arg, allow);
+      return loadKeyParts(net, parts, arg, allow, startWord);
     } catch (e) {
       this.ipv = ipv;
       throw e;
@@ -287,14 +290,23 @@ export class RuleBuilder {
     return this.push('counter', { type: 'counter' });
   }
 
-  dynsetUpdate(parts: KeyExpr[], set: string, timeoutSeconds: number): this {
+  /**
+   * `update @set { <key> timeout Ns }`, or with `data`, `update @set { <key> timeout Ns : <data> }`
+   * (a dynamic data map): the value is loaded into the registers after the key's, as nft does.
+   */
+  dynsetUpdate(parts: KeyExpr[], set: string, timeoutSeconds: number, data?: KeyExpr[]): this {
     checkSetName(set, 'set');
     checkTimeoutSeconds(timeoutSeconds, 'timeoutSeconds');
     const k = this.loadKey(parts, 'parts', DYNSET_KEY);
-    this.setRefs.push({ set, key: k.key, use: 'dynset', arg: 'set' });
-    return this.push(`update @${set} { ${k.text} timeout ${timeoutSeconds}s }`, ...k.exprs,
-      { type: 'dynset', op: DYNSET_OP.update, set, sregKey: REG_1, sregData: 0, timeoutMs: timeoutSeconds * 1000, flags: 0 });
+    const words = k.key.reduce((n, t) => n + Math.ceil(NFT_TYPES[t].len / 4), 0);
+    const v = data === undefined ? undefined : this.loadKey(data, 'data', MAP_KEY, words);
+    if (v && v.exprs.some((e) => e.type === 'numgen')) throw new TypeError('data: numgen is not a value a set can store');
+    this.setRefs.push({ set, key: k.key, use: 'dynset', arg: 'set', ...(v ? { data: v.key } : {}) });
+    const text = `update @${set} { ${k.text} timeout ${timeoutSeconds}s${v ? ` : ${v.text}` : ''} }`;
+    return this.push(text, ...k.exprs, ...(v?.exprs ?? []),
+      { type: 'dynset', op: DYNSET_OP.update, set, sregKey: REG_1, sregData: v ? registerForWord(words) : 0, timeoutMs: timeoutSeconds * 1000, flags: 0 });
   }
+
 
   private nat(kind: 'snat' | 'dnat', addr: string, port?: number): this {
     const want = this.family === 'ip' ? 4 : this.family === 'ip6' ? 6 : undefined;

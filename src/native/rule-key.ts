@@ -3,7 +3,7 @@
 import { IpVersion, parseIp } from './addresses';
 import { checkPort, protoNumber } from './elements';
 import { Bytes, Expr, registerForWord } from './expressions';
-import { CT_DIR_ORIGINAL, CT_KEY, META, NFT_TYPES, NftType, NUMGEN_RANDOM, PAYLOAD_BASE } from './nft-types';
+import { CT_DIR_ORIGINAL, CT_DIR_REPLY, CT_KEY, META, NFT_TYPES, NftType, NUMGEN_RANDOM, PAYLOAD_BASE } from './nft-types';
 import type { AddrField, KeyExpr, RuleFamily } from './rule';
 
 export const ADDR_FIELD: Record<IpVersion, Record<AddrField, { offset: number; len: number }>> = {
@@ -51,13 +51,40 @@ export interface KeyNet {
   netVersion(version: IpVersion, arg: string): Expr[];
 }
 
-export function loadKeyParts(net: KeyNet, parts: KeyExpr[], arg: string, allow: KeyAllows): Loaded {
+/** Conntrack key parts: which tuple, which field, and whether it is an address (of the part's IP version). */
+const CT_PARTS: Record<string, { dir: number; addr?: 'saddr' | 'daddr'; port?: number; text: string }> = {
+  'ct original daddr': { dir: CT_DIR_ORIGINAL, addr: 'daddr', text: 'ct original' },
+  'ct reply saddr': { dir: CT_DIR_REPLY, addr: 'saddr', text: 'ct reply' },
+  'ct original proto-dst': { dir: CT_DIR_ORIGINAL, port: CT_KEY.protoDst, text: 'ct original proto-dst' },
+  'ct reply proto-src': { dir: CT_DIR_REPLY, port: CT_KEY.protoSrc, text: 'ct reply proto-src' },
+};
+
+function ctPart(net: KeyNet, p: string, reg: number, a: string): { t: NftType; text: string; load: Expr; deps: Expr[] } {
+  const c = CT_PARTS[p];
+  if (c.port !== undefined) return { t: 'inet_service', text: c.text, load: { type: 'ct', set: false, key: c.port, ctDir: c.dir, reg }, deps: [] };
+  const version = net.familyVersion(a);
+  const key = version === 4 ? (c.addr === 'saddr' ? CT_KEY.srcIp : CT_KEY.dstIp) : (c.addr === 'saddr' ? CT_KEY.srcIp6 : CT_KEY.dstIp6);
+  return {
+    t: version === 4 ? 'ipv4_addr' : 'ipv6_addr',
+    text: `${c.text} ${ipWord(version)} ${c.addr}`,
+    load: { type: 'ct', set: false, key, ctDir: c.dir, reg },
+    deps: net.netVersion(version, a),
+  };
+}
+
+/** Whether a key names a conntrack port, which nft types only after the rule's `meta l4proto`. */
+export function hasCtPort(parts: readonly KeyExpr[]): boolean {
+  return parts.some((p) => p === 'ct original proto-dst' || p === 'ct reply proto-src');
+}
+
+/** `startWord`: the register word the first part goes to (a dynset's value follows its key). */
+export function loadKeyParts(net: KeyNet, parts: KeyExpr[], arg: string, allow: KeyAllows, startWord = 0): Loaded {
   if (!Array.isArray(parts) || parts.length === 0) throw new TypeError(`${arg}: expected a non-empty array of key expressions`);
   if (parts.length > 5) throw new RangeError(`${arg}: at most 5 key parts`);
   const exprs: Expr[] = [];
   const key: NftType[] = [];
   const texts: string[] = [];
-  let word = 0;
+  let word = startWord;
   const loads: Expr[] = [];
   for (const [i, p] of parts.entries()) {
     const a = `${arg}[${i}]`;
@@ -71,6 +98,12 @@ export function loadKeyParts(net: KeyNet, parts: KeyExpr[], arg: string, allow: 
       t = 'inet_service';
       texts.push(`th ${p}`);
       loads.push({ type: 'payload', base: PAYLOAD_BASE.transport, offset: p === 'dport' ? 2 : 0, len: 2, dreg: reg });
+    } else if (typeof p === 'string' && p in CT_PARTS) {
+      const c = ctPart(net, p, reg, a);
+      exprs.push(...c.deps);
+      t = c.t;
+      texts.push(c.text);
+      loads.push(c.load);
     } else if (typeof p === 'string' && /^(ip6? )?[sd]addr$/.test(p)) {
       const field = p.slice(-5) as AddrField;
       const version: IpVersion = p.startsWith('ip6 ') ? 6 : p.startsWith('ip ') ? 4 : net.familyVersion(a);

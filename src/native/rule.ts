@@ -8,6 +8,10 @@ export type AddrField = 'saddr' | 'daddr';
 export type KeyExpr =
   | 'saddr' | 'daddr' | 'l4proto' | 'dport' | 'sport'
   | 'ip saddr' | 'ip daddr' | 'ip6 saddr' | 'ip6 daddr'
+  // Conntrack's view, for the nat postrouting hook, where the packet is already DNATed: the
+  // original destination, and the endpoint (the reply's source). The ports need the rule's
+  // `meta l4proto` first (nft types them by the protocol).
+  | 'ct original daddr' | 'ct reply saddr' | 'ct original proto-dst' | 'ct reply proto-src'
   | { ip: string } | { proto: 'tcp' | 'udp' | 'sctp' } | { port: number }
   | { numgen: number };
 
@@ -21,6 +25,8 @@ export interface SetRef {
   use: 'lookup' | 'vmap' | 'dynset' | 'dnatMap';
   arg: string;
   natAddr?: 'ipv4_addr' | 'ipv6_addr';
+  /** For a dynset that writes a value: the types the rule gives it (the set must map to them). */
+  data?: NftType[];
 }
 
 type NatExpr = Extract<Expr, { type: 'nat' }>;

@@ -222,8 +222,18 @@ export class Transaction {
     }
     if (ref.use === 'vmap' && s.map !== 'verdict') throw new RangeError(`${ref.arg}: '${ref.set}' is not a verdict map`);
     if (ref.use === 'dnatMap') return Transaction.checkNatMap(ref, s);
-    if (ref.use !== 'vmap' && s.map) throw new RangeError(`${ref.arg}: '${ref.set}' is a map; use ${s.map === 'verdict' ? 'vmap()' : 'dnatMap()'}`);
     if (ref.use === 'dynset' && !s.dynamic) throw new RangeError(`${ref.arg}: '${ref.set}' is not dynamic; updating it from a rule needs dynamic: true`);
+    if (ref.use === 'dynset' && ref.data) return Transaction.checkDynsetData(ref, s);
+    if (ref.use !== 'vmap' && s.map) throw new RangeError(`${ref.arg}: '${ref.set}' is a map; use ${s.map === 'verdict' ? 'vmap()' : 'dnatMap()'}`);
+  }
+
+  /** A dynset that writes a value needs a data map of the value's types. */
+  private static checkDynsetData(ref: SetRef, s: SetSpec): void {
+    const data = mapData(s);
+    if (!data) throw new RangeError(`${ref.arg}: '${ref.set}' is not a data map; a value needs one`);
+    if (data.join(' . ') !== ref.data!.join(' . ')) {
+      throw new RangeError(`${ref.arg}: '${ref.set}' maps to ${data.join(' . ')}, the rule writes ${ref.data!.join(' . ')}`);
+    }
   }
 
   /** dnat takes an address, or an address and a port, of the rule's IP version. */

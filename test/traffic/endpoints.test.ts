@@ -64,6 +64,45 @@ describe('endpoint changes through the whole proxy', () => {
     assert.ok(chosen.size > 1, `every client landed on ${[...chosen].join(', ')}`);
   });
 
+  it('keeps affinity across endpoint changes, and sends a client whose endpoint left elsewhere', async () => {
+    const ports: PortSpec[] = [{ port: 80, targetPort: 8080, nodePort: 30112 }];
+    const [pod0, pod1, pod2] = c.topo.pods;
+    const slice = (pods: { ip: string }[]) => endpointSlice('sticky-move', 'sticky-move-1', { ports, endpoints: pods.map((p) => ({ ip: p.ip })) });
+    c.api.create('services', service('sticky-move', { type: 'NodePort', clusterIP: '100.100.3.16', ports, affinitySeconds: 600 }));
+    c.api.create('endpointslices', slice([pod0, pod1]));
+    await waitForAnswer(c, 'tcp', '100.100.3.16', 80);
+    // Clients until each endpoint has one, through the ClusterIP and the NodePort alike.
+    const targets: Array<[string, number]> = [['100.100.3.16', 80], [NODE_IP, 30112]];
+    const stuck = new Map<string, string>(); // `${client} ${target}` -> pod
+    for (let i = 40; i < 70 && new Set(stuck.values()).size < 2; i++) {
+      const sourceAddress = `198.18.0.${i}`;
+      c.topo.addClientAddress(sourceAddress);
+      for (const [host, port] of targets) {
+        const seen = answeredBy(c.topo.probe('tcp', host, port, 4, { sourceAddress }));
+        assert.equal(seen.size, 1, `client ${sourceAddress} to ${host}:${port} reached ${[...seen].join(', ')}`);
+        stuck.set(`${sourceAddress} ${host} ${port}`, [...seen][0]);
+      }
+    }
+    assert.deepEqual(new Set(stuck.values()), new Set(['pod0', 'pod1']), 'clients on both endpoints');
+    const again = (id: string) => { const [src, host, port] = id.split(' '); return answeredBy(c.topo.probe('tcp', host, Number(port), 4, { sourceAddress: src })); };
+
+    // A new endpoint moves nobody.
+    c.api.update('endpointslices', slice([pod0, pod1, pod2]));
+    await eventually(() => answeredBy(c.topo.probe('tcp', '100.100.3.16', 80, 30)).size >= 1, 'the proxy to sync');
+    for (const [id, pod] of stuck) assert.deepEqual([...again(id)], [pod], `${id} kept ${pod}`);
+
+    // pod0 leaves the Service (it still answers): its clients go elsewhere and stick there; pod1's stay.
+    c.api.update('endpointslices', slice([pod1, pod2]));
+    const moved = [...stuck].filter(([, pod]) => pod === 'pod0').map(([id]) => id);
+    for (const id of moved) {
+      await eventually(() => !again(id).has('pod0'), `${id} to leave pod0`);
+      const now = again(id);
+      assert.equal(now.size, 1, `${id} sticks after the move: ${[...now].join(', ')}`);
+      assert.deepEqual([...again(id)], [...now], `${id} stays where it moved`);
+    }
+    for (const [id, pod] of stuck) if (pod !== 'pod0') assert.deepEqual([...again(id)], [pod], `${id} kept ${pod}`);
+  });
+
   it('keeps UDP clients on one endpoint with ClientIP session affinity', async () => {
     const ports: PortSpec[] = [{ port: 53, targetPort: 8080, protocol: 'UDP' }];
     c.api.create('services', service('sticky-udp', { clusterIP: '100.100.3.15', ports, affinitySeconds: 600 }));

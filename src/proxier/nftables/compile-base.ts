@@ -7,8 +7,8 @@ import type { FamilyContext } from './context';
 import type { BaseObjects, ChainDef, ElementDef, NftType, ServiceObjects, SetDef } from './desired';
 import { localMatch } from '../../native/local-detector';
 import {
-  CHAIN, ENDPOINT_MAPS, SELECT_RULES_MAX, SET, countBitSetName, parseCountBitSetName, parseEndpointMapName, selectChainName, selectRangeChainName,
-  type EndpointMapFamily,
+  CHAIN, ENDPOINT_MAPS, SELECT_RULES_MAX, SET, affinityEndpointsName, affinityRecordsName, countBitSetName, parseAffinitySetName,
+  parseCountBitSetName, parseEndpointMapName, selectChainName, selectRangeChainName, type EndpointMapFamily,
 } from './names';
 import { codeBits, countTrie, isBranch, type CountNode } from './count-trie';
 
@@ -105,13 +105,15 @@ function natBaseRules(ctx: FamilyContext): Rule[] {
   return [jump(CHAIN.services), jump(CHAIN.noServiceChecks)];
 }
 
-function natChains(ctx: FamilyContext): ChainDef[] {
+function natChains(ctx: FamilyContext, affinity: AffinityInUse): ChainDef[] {
   const r = () => rule(ctx.family);
   const mark = ctx.masqueradeMark;
+  const record = affinity.size > 0 ? [r().ctStatusDnat().jump(CHAIN.recordAffinity).comment('session affinity: what a connection was sent to').build()] : [];
   return [
     { name: CHAIN.natPrerouting, base: { type: 'nat', hook: 'prerouting', priority: DSTNAT }, rules: natBaseRules(ctx) },
     { name: CHAIN.natOutput, base: { type: 'nat', hook: 'output', priority: DSTNAT }, rules: natBaseRules(ctx) },
     { name: CHAIN.natPostrouting, base: { type: 'nat', hook: 'postrouting', priority: SRCNAT }, rules: [
+      ...record,
       // Only a connection not yet marked needs the pair looked up (ClusterIP traffic from outside the
       // cluster, NodePorts and external IPs are marked already).
       r().ctStatusDnat().markAnd(mark, 0).lookup(['saddr', 'daddr'], SET.hairpin).jump(CHAIN.markMasq)
@@ -130,12 +132,10 @@ function natChains(ctx: FamilyContext): ChainDef[] {
     { name: CHAIN.otherServices, rules: [
       r().lookup(DADDR_PROTO_PORT, SET.externalPorts).goto(CHAIN.externalTraffic).build(),
       r().lookup(DADDR_PROTO_PORT, SET.externalLocalPorts).goto(CHAIN.externalLocalTraffic).build(),
-      r().vmap(DADDR_PROTO_PORT, SET.serviceIPs).build(),
     ] },
     { name: CHAIN.nodePortServices, rules: [
       r().lookup(PROTO_PORT, SET.nodePorts).goto(CHAIN.nodePortTraffic).build(),
       r().lookup(PROTO_PORT, SET.nodePortsLocal).goto(CHAIN.nodePortLocalTraffic).build(),
-      r().vmap(PROTO_PORT, SET.serviceNodePorts).build(),
     ] },
     { name: CHAIN.markMasq, rules: [r().markOr(mark).build()] },
     { name: CHAIN.masquerading, rules: [
@@ -203,9 +203,10 @@ const countRule = (ctx: FamilyContext, m: EndpointMap): Rule => rule(ctx.family)
  * set lookup per bit that tells its code from the others in use, then its count's rule; a small
  * one the tests of the all-zero path, then at most SELECT_RULES_MAX rules.
  */
-function selectChains(ctx: FamilyContext, maps: readonly EndpointMap[]): ChainDef[] {
+function selectChains(ctx: FamilyContext, maps: readonly EndpointMap[], affinity: AffinityInUse): ChainDef[] {
   const chains: ChainDef[] = [];
   for (const fam of Object.keys(ENDPOINT_MAPS) as EndpointMapFamily[]) {
+    const check = affinity.has(fam) ? [affinityCheckRule(ctx, fam)] : [];
     const own = maps.filter((m) => m.fam === fam);
     const small = own.filter((m) => m.count <= SELECT_RULES_MAX).map((m) => countRule(ctx, m));
     const byCount = new Map(own.map((m) => [m.count, m]));
@@ -217,9 +218,56 @@ function selectChains(ctx: FamilyContext, maps: readonly EndpointMap[]): ChainDe
       return [test, ...inline(n.zero)];
     };
     const large = own.filter((m) => m.count > SELECT_RULES_MAX).map((m) => m.count);
-    chains.push({ name: ENDPOINT_MAPS[fam].select, rules: inline(countTrie(large)) });
+    chains.push({ name: ENDPOINT_MAPS[fam].select, rules: [...check, ...inline(countTrie(large))] });
   }
   return chains;
+}
+
+/** The timeouts in use per endpoint map family, from the names of the affinity endpoint sets in use. */
+type AffinityInUse = Map<EndpointMapFamily, number[]>;
+
+function affinityInUse(setNames: Iterable<string>): AffinityInUse {
+  const out: AffinityInUse = new Map();
+  for (const name of setNames) {
+    const a = parseAffinitySetName(name);
+    if (a && a.timeoutSeconds > 0) (out.get(a.fam) ?? out.set(a.fam, []).get(a.fam)!).push(a.timeoutSeconds);
+  }
+  for (const ts of out.values()) ts.sort((a, b) => a - b);
+  return out;
+}
+
+/**
+ * A client with a record for this destination goes back to the endpoint it names: the record's
+ * client . destination key, the endpoint its value (docs/nftables-ruleset.md, "Session affinity").
+ * No record: the lookup fails, the rule ends, and the count's rule picks, as without affinity.
+ */
+function affinityCheckRule(ctx: FamilyContext, fam: EndpointMapFamily): Rule {
+  return rule(ctx.family).dnatMap(['saddr', ...destinationKey(fam)], affinityRecordsName(fam)).comment('session affinity').build();
+}
+
+const PROTOS = ['tcp', 'udp', 'sctp'] as const;
+const CT_DESTINATION: KeyExpr[] = ['ct original daddr', 'l4proto', 'ct original proto-dst'];
+const CT_NODEPORT: KeyExpr[] = ['l4proto', 'ct original proto-dst'];
+const CT_ENDPOINT: KeyExpr[] = ['ct reply saddr', 'ct reply proto-src'];
+
+/**
+ * After the DNAT (nat postrouting): a connection sent to an endpoint of an affinity destination
+ * records it, client . destination -> endpoint, with the destination's timeout. The pair must be in
+ * that timeout's endpoint set: a record names only an endpoint its destination has, whoever made
+ * the DNAT. One rule per protocol: nft types conntrack's ports by the rule's protocol.
+ */
+function recordAffinityChain(ctx: FamilyContext, affinity: AffinityInUse): ChainDef {
+  const rules: Rule[] = [];
+  for (const [fam, timeouts] of affinity) {
+    const destination = ENDPOINT_MAPS[fam].nodePort ? CT_NODEPORT : CT_DESTINATION;
+    for (const t of timeouts) {
+      for (const proto of PROTOS) {
+        rules.push(rule(ctx.family).l4proto(proto).lookup([...destination, ...CT_ENDPOINT], affinityEndpointsName(fam, t))
+          .dynsetUpdate(['saddr', ...destination], affinityRecordsName(fam), t, CT_ENDPOINT).build());
+      }
+    }
+  }
+  return { name: CHAIN.recordAffinity, rules };
 }
 
 /** A node's chain: a count's own (`select-endpoint-6`), or the range of counts a branch covers (`select-endpoint-5-8`). */
@@ -252,18 +300,13 @@ function fixedSets(ctx: FamilyContext): SetDef[] {
     { name: SET.noLocalEndpointServices, key: vipKey(ctx), comment: 'Local-policy services with no local endpoints: dropped' },
     { name: SET.noLocalEndpointNodePorts, key: PORT_KEY, comment: 'Local-policy service nodeports with no local endpoints: dropped' },
     { name: SET.firewallIPs, key: vipKey(ctx), map: 'verdict', comment: 'destinations that are subject to LoadBalancerSourceRanges' },
-    { name: SET.serviceIPs, key: vipKey(ctx), map: 'verdict', comment: 'Services with session affinity (per-Service chains)' },
-    { name: SET.serviceNodePorts, key: PORT_KEY, map: 'verdict', comment: 'NodePorts of Services with session affinity' },
-    // One set for the session affinity of every Service: client . ClusterIP . port . endpoint IP . endpoint port.
-    { name: SET.affinity, key: [addr, addr, 'inet_service', addr, 'inet_service'], timeout: true, dynamic: true,
-      size: ctx.affinitySetSize, keepElements: true, comment: 'ClientIP session affinity of every Service' },
     { name: SET.clusterIPPorts, key: vipKey(ctx), comment: 'ClusterIP traffic' },
     { name: SET.externalPorts, key: vipKey(ctx), comment: 'ExternalIP and LoadBalancer IP traffic, Cluster policy' },
     { name: SET.externalLocalPorts, key: vipKey(ctx), comment: 'ExternalIP and LoadBalancer IP traffic, Local policy' },
     { name: SET.nodePorts, key: PORT_KEY, comment: 'NodePort traffic, Cluster policy' },
     { name: SET.nodePortsLocal, key: PORT_KEY, comment: 'NodePort traffic, Local policy' },
-    { name: SET.otherServicePorts, key: vipKey(ctx), comment: 'external-ports, external-local-ports and service-ips together' },
-    { name: SET.allNodePorts, key: PORT_KEY, comment: 'nodeports, nodeports-local and service-nodeports together' },
+    { name: SET.otherServicePorts, key: vipKey(ctx), comment: 'external-ports and external-local-ports together' },
+    { name: SET.allNodePorts, key: PORT_KEY, comment: 'nodeports and nodeports-local together' },
     { name: SET.hairpin, key: [addr, addr], comment: 'endpoint IP . endpoint IP: traffic an endpoint sent to itself' },
   ];
   if (ctx.nodePorts.kind === 'cidrs') sets.push({ name: SET.nodePortIPs, key: [addr], interval: true, comment: 'IPs that accept NodePort traffic' });
@@ -280,6 +323,31 @@ function endpointMapSet(ctx: FamilyContext, fam: EndpointMapFamily, count: numbe
     map: [addr, 'inet_service'],
     typeof: `${keyText} . numgen random mod ${count} : ${daddr} . th dport`,
   };
+}
+
+/** A family's destination key, as a set's key types. */
+function destinationTypes(ctx: FamilyContext, fam: EndpointMapFamily): NftType[] {
+  return ENDPOINT_MAPS[fam].nodePort ? PORT_KEY : vipKey(ctx);
+}
+
+/** The records a client's connections to `fam`'s destinations leave: written by the packet path, kept by every sync. */
+function affinityRecordsSet(ctx: FamilyContext, fam: EndpointMapFamily): SetDef {
+  return {
+    name: affinityRecordsName(fam), key: [addrType(ctx), ...destinationTypes(ctx, fam)], map: [addrType(ctx), 'inet_service'],
+    timeout: true, dynamic: true, size: ctx.affinitySetSize, keepElements: true,
+    comment: 'ClientIP session affinity: client . destination -> the endpoint it was sent to',
+  };
+}
+
+function affinityEndpointsSet(ctx: FamilyContext, fam: EndpointMapFamily, timeoutSeconds: number): SetDef {
+  return {
+    name: affinityEndpointsName(fam, timeoutSeconds), key: [...destinationTypes(ctx, fam), addrType(ctx), 'inet_service'],
+    comment: `destination . endpoint of the Services with session affinity of ${timeoutSeconds}s`,
+  };
+}
+
+function affinitySets(ctx: FamilyContext, affinity: AffinityInUse): SetDef[] {
+  return [...affinity].flatMap(([fam, ts]) => [affinityRecordsSet(ctx, fam), ...ts.map((t) => affinityEndpointsSet(ctx, fam, t))]);
 }
 
 /** The plain set of the destinations of `fam` whose count's code has `bit` set (count-trie.ts). */
@@ -301,15 +369,20 @@ function countBitSets(ctx: FamilyContext, maps: readonly EndpointMap[]): SetDef[
  * `setNames`: names of the sets some ServicePort has elements in; the endpoint maps among them
  * decide the select chains and the derived sets (isDerivedSet).
  */
-export function compileBase(ctx: FamilyContext, setNames: Iterable<string> = []): BaseObjects {
+export function compileBase(ctx: FamilyContext, setNamesIn: Iterable<string> = []): BaseObjects {
+  const setNames = new Set(setNamesIn);
   const maps: EndpointMap[] = [];
-  for (const name of new Set(setNames)) {
+  for (const name of setNames) {
     const m = parseEndpointMapName(name);
     if (m) maps.push({ name, ...m });
   }
   maps.sort((a, b) => a.count - b.count);
-  const chains = [...filterChains(ctx), ...natChains(ctx), ...noServiceChains(ctx), ...trafficChains(ctx), ...selectChains(ctx, maps)];
-  const derived = [...maps.map((m) => endpointMapSet(ctx, m.fam, m.count, m.name)), ...countBitSets(ctx, maps)];
+  const affinity = affinityInUse(setNames);
+  const chains = [
+    ...filterChains(ctx), ...natChains(ctx, affinity), ...noServiceChains(ctx), ...trafficChains(ctx), ...selectChains(ctx, maps, affinity),
+    ...(affinity.size > 0 ? [recordAffinityChain(ctx, affinity)] : []),
+  ];
+  const derived = [...maps.map((m) => endpointMapSet(ctx, m.fam, m.count, m.name)), ...countBitSets(ctx, maps), ...affinitySets(ctx, affinity)];
   const sets = [...fixedSets(ctx), ...derived].map(frozen);
   return { family: ctx.family, chains, sets, elements: baseElements(ctx) };
 }
@@ -339,14 +412,20 @@ export function baseElements(ctx: FamilyContext): ElementDef[] {
 export function setDefFor(ctx: FamilyContext, name: string): SetDef {
   const m = parseEndpointMapName(name);
   const bit = m ? null : parseCountBitSetName(name);
-  const def = m ? endpointMapSet(ctx, m.fam, m.count, name) : bit ? countBitSet(ctx, bit.fam, bit.bit) : fixedSets(ctx).find((s) => s.name === name);
+  const aff = m || bit ? null : parseAffinitySetName(name);
+  const def = m ? endpointMapSet(ctx, m.fam, m.count, name) : bit ? countBitSet(ctx, bit.fam, bit.bit)
+    : aff ? (aff.timeoutSeconds > 0 ? affinityEndpointsSet(ctx, aff.fam, aff.timeoutSeconds) : affinityRecordsSet(ctx, aff.fam))
+    : fixedSets(ctx).find((s) => s.name === name);
   if (!def) throw new Error(`no set '${name}' in the ${ctx.family} table`);
   return def;
 }
 
-/** Whether a set of the base is derived from the endpoint counts in use (an endpoint map or a count-bit set), not fixed. */
+/**
+ * Whether a set of the base is derived from the sets the ServicePorts use (an endpoint map, a
+ * count-bit set, an affinity set: they exist while in use), not fixed.
+ */
 export function isDerivedSet(name: string): boolean {
-  return parseEndpointMapName(name) !== null || parseCountBitSetName(name) !== null;
+  return parseEndpointMapName(name) !== null || parseCountBitSetName(name) !== null || parseAffinitySetName(name) !== null;
 }
 
 /** Every set some ServicePort puts an element in (compileBase picks the endpoint maps out). */

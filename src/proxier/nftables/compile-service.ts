@@ -1,16 +1,16 @@
-// One ServicePort -> its elements in the shared sets and maps (and, with session affinity or
-// loadBalancerSourceRanges, its own chains). Upstream's decisions (pkg/proxy/nftables
+// One ServicePort -> its elements in the shared sets and maps (and, with loadBalancerSourceRanges,
+// its own chain). Upstream's decisions (pkg/proxy/nftables
 // syncProxyRules: which endpoints, masquerade, reject or drop) expressed as data in maps, so the
 // kernel's per-commit work does not grow with the number of Services (docs/nftables-ruleset.md).
 import type { Endpoint, SelectedEndpoints, ServicePort } from '../../core/types';
-import type { L4Proto, Verdict } from '../../native';
+import type { L4Proto } from '../../native';
 import { rule, type KeyExpr, type Rule, type RuleBuilder } from '../../native/rule-builder';
 import type { FamilyContext } from './context';
 import type { ChainDef, ElementDef, KeyPart, ServiceObjects } from './desired';
 import { cidrContains, ipFamilyOf, normalizeCidr, parseCidr } from './ip-util';
 import { localMatch } from '../../native/local-detector';
 import {
-  CHAIN, SET, countBitSetName, endpointMapName, serviceChainNames, type EndpointMapFamily, type ServiceChainNames,
+  SET, affinityEndpointsName, countBitSetName, endpointMapName, serviceChainNames, type EndpointMapFamily, type ServiceChainNames,
 } from './names';
 import { codeBits } from './count-trie';
 
@@ -18,34 +18,6 @@ function sortedUnique(eps: readonly Endpoint[]): Endpoint[] {
   const seen = new Map<string, Endpoint>();
   for (const ep of eps) seen.set(`${ep.ip}|${ep.port}`, ep);
   return [...seen.values()].sort((a, b) => (a.ip === b.ip ? a.port - b.port : a.ip < b.ip ? -1 : 1));
-}
-
-/** The affinity key: client . ClusterIP . service port . endpoint IP . endpoint port. */
-function affinityKey(sp: ServicePort, ep: Endpoint): KeyExpr[] {
-  return ['saddr', { ip: sp.clusterIP }, { port: sp.port }, { ip: ep.ip }, { port: ep.port }];
-}
-
-/**
- * Affinity lookups first (one per endpoint), then load-balancing: pick i takes endpoint i with
- * probability 1/(k-i) among those left, so each of the k endpoints gets 1/k, and no set is created.
- * Each rule sends the connection on itself (what upstream's endpoint chain does), so an affinity
- * ServicePort adds no chain per endpoint: the kernel walks every chain on every commit.
- * A full affinity set makes the update of a new record fail, which ends its rule before the DNAT;
- * the last k rules then pick again without recording (load-balanced, as if without affinity).
- */
-function policyChainRules(ctx: FamilyContext, sp: ServicePort, eps: Endpoint[], first: Rule[], proto: L4Proto): Rule[] {
-  const r = () => rule(ctx.family);
-  const pick = (i: number) => (i < eps.length - 1 ? r().numgenMod(eps.length - i, 0) : r());
-  const rules = [...first];
-  for (const ep of eps) rules.push(toEndpoint(r().lookup(affinityKey(sp, ep), SET.affinity), sp, ep, proto));
-  eps.forEach((ep, i) => rules.push(toEndpoint(pick(i), sp, ep, proto)));
-  eps.forEach((ep, i) => rules.push(pick(i).l4proto(proto).dnat(ep.ip, ep.port).build()));
-  return rules;
-}
-
-/** Refreshes (or makes) the client's affinity record for `ep`, then DNATs to it. Hairpin masquerade is the `hairpin` set's. */
-function toEndpoint(b: RuleBuilder, sp: ServicePort, ep: Endpoint, proto: L4Proto): Rule {
-  return b.l4proto(proto).dynsetUpdate(affinityKey(sp, ep), SET.affinity, sp.affinityTimeoutSeconds).dnat(ep.ip, ep.port).build();
 }
 
 /** Problems that would make the kernel refuse this ServicePort, named by field. */
@@ -165,39 +137,33 @@ function commonElements(p: Plan, ctx: FamilyContext, names: ServiceChainNames, f
   return out;
 }
 
-/** Session affinity: upstream's dispatch into this ServicePort's own chains. */
-function chainDispatchElements(p: Plan, ctx: FamilyContext, names: ServiceChainNames): ElementDef[] {
-  const { sp, proto } = p;
-  const out: ElementDef[] = [];
-  const internalChain = sp.internalPolicyLocal ? names.local : names.cluster;
-  if (p.hasInternal && p.servesClusterIP) out.push({ set: SET.serviceIPs, key: vip(p, sp.clusterIP), verdict: { kind: 'goto', chain: internalChain } });
-  if (!p.hasEndpoints) return out;
-  const toExternal: Verdict = { kind: 'goto', chain: names.external };
-  for (const ip of externalAddresses(p, ctx)) out.push({ set: SET.serviceIPs, key: vip(p, ip), verdict: toExternal });
-  if (sp.nodePort !== 0) out.push({ set: SET.serviceNodePorts, key: [proto, sp.nodePort], verdict: toExternal });
-  return out;
-}
-
 /**
  * Endpoint i of the list is picked when `numgen random mod E` gives i. Past SELECT_RULES_MAX
  * endpoints, the destination is in the plain set of each bit of its count's code, which the select
  * chains test to reach its count's rule (count-trie.ts): no verdict, so a count change or a new
- * Service does not make the kernel validate the table.
+ * Service does not make the kernel validate the table. With session affinity (`affinity`, its
+ * timeout), each destination . endpoint pair is in the timeout's endpoint set: the pairs a record
+ * may name (compile-base.ts recordAffinityChain); records naming any other are deleted (affinity-records.ts).
  */
-function endpointElements(fam: EndpointMapFamily, key: KeyPart[], eps: readonly Endpoint[]): ElementDef[] {
+function endpointElements(fam: EndpointMapFamily, key: KeyPart[], eps: readonly Endpoint[], affinity: number): ElementDef[] {
   const set = endpointMapName(fam, eps.length);
   const out: ElementDef[] = eps.map((ep, i) => ({ set, key: [...key, i], data: [ep.ip, ep.port] }));
   for (const bit of codeBits(eps.length)) out.push({ set: countBitSetName(fam, bit), key });
+  if (affinity > 0) {
+    const pairs = affinityEndpointsName(fam, affinity);
+    for (const ep of eps) out.push({ set: pairs, key: [...key, ep.ip, ep.port] });
+  }
   return out;
 }
 
-/** Everything else: elements only, in the shared sets and endpoint maps; no chain of its own. */
+/** Elements only, in the shared sets and endpoint maps; no chain of its own. */
 function mapDispatchElements(p: Plan, ctx: FamilyContext): ElementDef[] {
   const { sp, proto } = p;
   const out: ElementDef[] = [];
+  const affinity = sp.affinityTimeoutSeconds;
   const internal = sp.internalPolicyLocal ? p.local : p.cluster;
   if (internal.length > 0 && p.servesClusterIP) {
-    out.push({ set: SET.clusterIPPorts, key: vip(p, sp.clusterIP) }, ...endpointElements('cluster', vip(p, sp.clusterIP), internal));
+    out.push({ set: SET.clusterIPPorts, key: vip(p, sp.clusterIP) }, ...endpointElements('cluster', vip(p, sp.clusterIP), internal, affinity));
   }
   if (p.hasEndpoints && p.externallyAccessible) {
     const local = sp.externalPolicyLocal;
@@ -209,8 +175,8 @@ function mapDispatchElements(p: Plan, ctx: FamilyContext): ElementDef[] {
     for (const d of destinations) {
       if (!local && p.cluster.length === 0) continue;
       out.push({ set: d.set, key: d.key });
-      if (p.cluster.length > 0) out.push(...endpointElements(d.fams[0], d.key, p.cluster));
-      if (local && p.local.length > 0) out.push(...endpointElements(d.fams[1], d.key, p.local));
+      if (p.cluster.length > 0) out.push(...endpointElements(d.fams[0], d.key, p.cluster, affinity));
+      if (local && p.local.length > 0) out.push(...endpointElements(d.fams[1], d.key, p.local, affinity));
     }
   }
   return out;
@@ -219,28 +185,6 @@ function mapDispatchElements(p: Plan, ctx: FamilyContext): ElementDef[] {
 /** An endpoint that connects to its own Service and is sent to itself is masqueraded (nat-postrouting). */
 function hairpinElements(p: Plan): ElementDef[] {
   return [...new Set(p.reachable.map((e) => e.ip))].map((ip) => ({ set: SET.hairpin, key: [ip, ip] }));
-}
-
-/** Masquerade traffic to the ClusterIP that did not come from a local pod (or all, masqueradeAll). */
-function internalMasqRule(p: Plan, ctx: FamilyContext): Rule | null {
-  const notLocal = ctx.masqueradeAll ? (b: RuleBuilder) => b : localMatch(ctx.detector, true);
-  if (!notLocal) return null;
-  return notLocal(rule(ctx.family).daddr(p.sp.clusterIP).l4proto(p.proto).dport(p.sp.port)).jump(CHAIN.markMasq).build();
-}
-
-function externalChainRules(p: Plan, ctx: FamilyContext, names: ServiceChainNames): Rule[] {
-  const r = () => rule(ctx.family);
-  const rules: Rule[] = [];
-  if (!p.sp.externalPolicyLocal) {
-    rules.push(r().jump(CHAIN.markMasq).build());
-  } else if (p.usesClusterChain) {
-    const fromPod = localMatch(ctx.detector, false);
-    if (fromPod) rules.push(fromPod(r()).goto(names.cluster).comment('short-circuit pod traffic').build());
-    rules.push(r().fibSaddrLocal().jump(CHAIN.markMasq).comment('masquerade local traffic').build());
-    rules.push(r().fibSaddrLocal().goto(names.cluster).comment('short-circuit local traffic').build());
-  }
-  if (p.hasExternal) rules.push(r().goto(p.sp.externalPolicyLocal ? names.local : names.cluster).build());
-  return rules;
 }
 
 /** loadBalancerSourceRanges of this family, plus the LB IPs themselves when a range holds a node IP. */
@@ -255,10 +199,9 @@ function firewallSources(sp: ServicePort, ctx: FamilyContext): string[] {
 }
 
 /**
- * ServicePorts without session affinity are served by the shared chains and endpoint maps (no
- * chain of their own: the kernel walks every chain on every commit, so chains must not grow with
- * the cluster). Session affinity needs per-endpoint state in the rules, so those keep upstream's
- * per-Service chains.
+ * ServicePorts are served by the shared chains and endpoint maps, session affinity included (no
+ * chain of their own: the kernel walks every chain whenever a commit makes it validate the table,
+ * so chains must not grow with the cluster). Only loadBalancerSourceRanges has a chain per ServicePort.
  */
 export function compileService(sp: ServicePort, eps: SelectedEndpoints | undefined, ctx: FamilyContext): ServiceObjects {
   const problem = validateServicePort(sp, ctx.family) ?? validateEndpoints(eps, ctx.family);
@@ -267,13 +210,9 @@ export function compileService(sp: ServicePort, eps: SelectedEndpoints | undefin
   const names = serviceChainNames(sp);
   const fwSources = firewallSources(sp, ctx);
   const elements = commonElements(p, ctx, names, fwSources);
-  const affinity = sp.affinityTimeoutSeconds > 0;
-  elements.push(...(affinity ? chainDispatchElements(p, ctx, names) : mapDispatchElements(p, ctx)), ...hairpinElements(p));
+  elements.push(...mapDispatchElements(p, ctx), ...hairpinElements(p));
   elements.push(...unionElements(elements));
-  const chains = builtFor(sp.key, () => [
-    ...(fwSources.length > 0 ? [firewallChain(ctx, names, fwSources)] : []),
-    ...(affinity ? serviceChains(p, ctx, names) : []),
-  ]);
+  const chains = builtFor(sp.key, () => (fwSources.length > 0 ? [firewallChain(ctx, names, fwSources)] : []));
   return { key: sp.key, family: ctx.family, chains, elements };
 }
 
@@ -285,10 +224,8 @@ export function compileService(sp: ServicePort, eps: SelectedEndpoints | undefin
 const UNION_OF: Readonly<Record<string, string>> = {
   [SET.externalPorts]: SET.otherServicePorts,
   [SET.externalLocalPorts]: SET.otherServicePorts,
-  [SET.serviceIPs]: SET.otherServicePorts,
   [SET.nodePorts]: SET.allNodePorts,
   [SET.nodePortsLocal]: SET.allNodePorts,
-  [SET.serviceNodePorts]: SET.allNodePorts,
   [SET.noLocalEndpointServices]: SET.noEndpointServices,
   [SET.noLocalEndpointNodePorts]: SET.noEndpointNodePorts,
 };
@@ -326,21 +263,4 @@ function firewallChain(ctx: FamilyContext, names: ServiceChainNames, sources: st
   const rules = sources.map((src) => rule(ctx.family).saddr(src).verdict({ kind: 'return' }).build());
   rules.push(rule(ctx.family).verdict({ kind: 'drop' }).build());
   return { name: names.firewall, rules };
-}
-
-/** Upstream's per-Service chains, service-, local- and external-; its endpoint chains' rules are in the first two. */
-function serviceChains(p: Plan, ctx: FamilyContext, names: ServiceChainNames): ChainDef[] {
-  const { sp } = p;
-  const chains: ChainDef[] = [];
-  const masq = p.hasInternal ? internalMasqRule(p, ctx) : null;
-  if (p.usesClusterChain) {
-    const first = masq && !sp.internalPolicyLocal ? [masq] : [];
-    chains.push({ name: names.cluster, rules: policyChainRules(ctx, sp, p.cluster, first, p.proto) });
-  }
-  if (p.usesLocalChain) {
-    const first = masq && sp.internalPolicyLocal ? [masq] : [];
-    chains.push({ name: names.local, rules: policyChainRules(ctx, sp, p.local, first, p.proto) });
-  }
-  if (p.hasEndpoints && p.externallyAccessible) chains.push({ name: names.external, rules: externalChainRules(p, ctx, names) });
-  return chains;
 }

@@ -11,10 +11,10 @@ import type { SelectedEndpoints, ServicePort } from '../../core/types';
 import type { Rule } from '../../native/rule-builder';
 import { compileService, ServicePortError } from './compile-service';
 import type { FamilyContext } from './context';
-import type { ElementDef, ServiceObjects } from './desired';
+import type { ElementDef, KeyPart, ServiceObjects } from './desired';
 import { addressesOf, destinations, policiesOf, type AddressKind, type Destination, type Policies, type ReachableAddress } from './explain-addresses';
-import { CompiledTable, DISPATCH, says, usesSet } from './explain-table';
-import { CHAIN, ENDPOINT_MAPS, SET, parseCountBitSetName, type EndpointMapFamily } from './names';
+import { CompiledTable, DISPATCH, affinityTimeoutOf, says, usesSet } from './explain-table';
+import { CHAIN, ENDPOINT_MAPS, SET, affinityRecordsName, parseCountBitSetName, type EndpointMapFamily } from './names';
 
 export type { AddressKind, Policies, ReachableAddress } from './explain-addresses';
 
@@ -203,7 +203,7 @@ function traffic(t: CompiledTable, ctx: FamilyContext, w: WalkState, dest: Desti
       localPolicy(t, w, dest, pod, chain, nodePort ? ['nodePort', 'nodePortLocal'] : ['cluster', 'local']);
       return;
     default:
-      serviceChain(t, ctx, w, dest, pod, chain);
+      throw new Error(`explain: no dispatch chain ${chain}`);
   }
 }
 
@@ -227,6 +227,7 @@ function select(t: CompiledTable, w: WalkState, fam: EndpointMapFamily, dest: De
   const key = ENDPOINT_MAPS[fam].nodePort ? dest.key.slice(-2) : dest.key;
   const found = t.endpointsOf(fam, key);
   let chain: string = ENDPOINT_MAPS[fam].select;
+  affinityStep(t, w, fam, key, chain);
   for (let hops = 0; hops < 64; hops++) {
     const test = t.chain(chain).rules.find((r) => r.setRefs.some((ref) => parseCountBitSetName(ref.set) !== null && t.element(ref.set, key) !== undefined));
     if (!test) return dnatStep(t, w, chain, found);
@@ -238,6 +239,15 @@ function select(t: CompiledTable, w: WalkState, fam: EndpointMapFamily, dest: De
   throw new Error(`explain: the count tests of ${ENDPOINT_MAPS[fam].select} do not end`);
 }
 
+/** Session affinity (compile-base.ts affinityCheckRule): a client's record first, else the pick, recorded after the DNAT. */
+function affinityStep(t: CompiledTable, w: WalkState, fam: EndpointMapFamily, key: readonly KeyPart[], chain: string): void {
+  const timeout = affinityTimeoutOf(t, fam, key);
+  if (timeout === undefined) return;
+  const check = t.rule(chain, `looks up @${affinityRecordsName(fam)}`, usesSet(affinityRecordsName(fam)));
+  w.steps.push({ chain, rule: check.text,
+    verdict: `a client with a record for this destination goes back to the endpoint it names; else on (the pick is recorded in nat postrouting, timeout ${timeout}s)` });
+}
+
 function dnatStep(t: CompiledTable, w: WalkState, chain: string, found: ReturnType<CompiledTable['endpointsOf']>): boolean {
   if (!found) {
     w.steps.push({ chain, rule: '(no endpoint map element for this destination)', verdict: 'return: no DNAT' });
@@ -247,42 +257,6 @@ function dnatStep(t: CompiledTable, w: WalkState, chain: string, found: ReturnTy
   w.steps.push({ chain, rule: r.text, verdict: `dnat to 1 of ${found.count}: ${found.endpoints.join(', ')}` });
   w.endpoints = found.endpoints;
   return true;
-}
-
-/**
- * An affinity Service's own chains (compile-service.ts serviceChains): `external-` decides
- * masquerade and Local policy, `service-` / `local-` masquerade and pick with a record.
- */
-function serviceChain(t: CompiledTable, ctx: FamilyContext, w: WalkState, dest: Destination, pod: boolean, chain: string): void {
-  const rules = t.chain(chain).rules;
-  const picks = rules.filter(says('update @'));
-  if (picks.length > 0) {
-    masqueradeStep(t, ctx, w, chain, dest, pod, 'none in this chain');
-    const eps = [...new Set(rules.map((r) => /dnat (?:ip6? )?to (\S+)/.exec(r.text)?.[1]).filter((x): x is string => x !== undefined))];
-    const timeout = /timeout (\d+)s/.exec(picks[0].text)?.[1] ?? '?';
-    const hasRecord = (r: Rule) => r.setRefs.some((s) => s.set === SET.affinity && s.use === 'lookup');
-    const recorded = rules.find(hasRecord);
-    if (recorded) w.steps.push({ chain, rule: recorded.text, verdict: `a client with a record (timeout ${timeout}s) goes back to its endpoint` });
-    w.steps.push({ chain, rule: (picks.find((r) => !hasRecord(r)) ?? picks[0]).text, verdict: `else numgen picks 1 of ${eps.length}, records it: dnat to ${eps.join(', ')}` });
-    w.endpoints = eps;
-    return;
-  }
-  for (const r of rules) {
-    if (r.text.includes('short-circuit pod traffic')) {
-      if (!pod) continue;
-    } else if (r.text.startsWith('fib saddr type local')) {
-      continue; // neither client is this node itself
-    } else if (r.text.includes(`jump ${CHAIN.markMasq}`)) {
-      masqueradeStep(t, ctx, w, chain, dest, pod, 'none in this chain');
-      continue;
-    }
-    const next = /goto (\S+)/.exec(r.text)?.[1];
-    if (!next) continue;
-    w.steps.push({ chain, rule: r.text, verdict: `goto ${next}` });
-    serviceChain(t, ctx, w, dest, pod, next);
-    return;
-  }
-  w.steps.push({ chain, rule: '(end of chain)', verdict: 'return: no DNAT' });
 }
 
 function postrouting(t: CompiledTable, w: WalkState, client: Client): void {

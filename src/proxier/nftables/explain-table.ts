@@ -4,7 +4,7 @@ import type { Rule } from '../../native/rule-builder';
 import { compileBase, setNamesOf } from './compile-base';
 import type { FamilyContext } from './context';
 import type { ChainDef, ElementDef, KeyPart, ServiceObjects } from './desired';
-import { CHAIN, SET, parseEndpointMapName, type EndpointMapFamily } from './names';
+import { CHAIN, SET, parseAffinitySetName, parseEndpointMapName, type EndpointMapFamily } from './names';
 
 const keyText = (key: readonly KeyPart[]): string => key.map(String).join(' . ');
 
@@ -55,6 +55,16 @@ export class CompiledTable {
     const sorted = slots.sort((a, b) => Number(a.el.key[a.el.key.length - 1]) - Number(b.el.key[b.el.key.length - 1]));
     return { set: sorted[0].set, count: sorted[0].count, endpoints: sorted.map((m) => endpointText(m.el.data ?? [])) };
   }
+}
+
+/** The session-affinity timeout of `key`'s destination in `fam` (its pairs' set), or undefined without affinity. */
+export function affinityTimeoutOf(t: CompiledTable, fam: EndpointMapFamily, key: readonly KeyPart[]): number | undefined {
+  const prefix = keyText(key) + ' . ';
+  for (const el of t.service.elements) {
+    const a = parseAffinitySetName(el.set);
+    if (a && a.fam === fam && a.timeoutSeconds > 0 && keyText(el.key).startsWith(prefix)) return a.timeoutSeconds;
+  }
+  return undefined;
 }
 
 function endpointText(data: readonly KeyPart[]): string {

@@ -33,19 +33,18 @@ export const CHAIN = {
   externalLocalTraffic: 'external-local-traffic',
   nodePortTraffic: 'nodeport-traffic',
   nodePortLocalTraffic: 'nodeport-local-traffic',
+  // nat postrouting, after a DNAT: writes the session-affinity records (affinityRecordsName).
+  recordAffinity: 'record-affinity',
 } as const;
 
 export const SET = {
   clusterIPs: 'cluster-ips',
   nodePortIPs: 'nodeport-ips',
-  serviceIPs: 'service-ips',
-  serviceNodePorts: 'service-nodeports',
   noEndpointServices: 'no-endpoint-services',
   noEndpointNodePorts: 'no-endpoint-nodeports',
   noLocalEndpointServices: 'no-local-endpoint-services',
   noLocalEndpointNodePorts: 'no-local-endpoint-nodeports',
   firewallIPs: 'firewall-ips',
-  affinity: 'affinity',
   clusterIPPorts: 'cluster-ip-ports',
   externalPorts: 'external-ports',
   externalLocalPorts: 'external-local-ports',
@@ -101,6 +100,34 @@ export function selectRangeChainName(fam: EndpointMapFamily, from: number, to: n
 /** The plain set of the destinations whose count - SELECT_RULES_MAX has `bit` set: `endpoints-over-4-bit-1`. */
 export function countBitSetName(fam: EndpointMapFamily, bit: number): string {
   return `${ENDPOINT_MAPS[fam].prefix}over-${SELECT_RULES_MAX}-bit-${bit}`;
+}
+
+/**
+ * Session affinity, per endpoint map family: `affinity-records` (dynamic: client . destination ->
+ * the endpoint it was sent to, written by the packet path in nat postrouting), and per timeout T in
+ * use `affinity-endpoints-T`, the destination . endpoint pairs a record may name (a Service's
+ * affinity destinations and their endpoints of that family; docs/nftables-ruleset.md).
+ */
+const AFFINITY_PREFIX: Record<EndpointMapFamily, string> = {
+  cluster: 'affinity-', local: 'affinity-local-', nodePort: 'affinity-nodeport-', nodePortLocal: 'affinity-nodeport-local-',
+};
+
+export function affinityRecordsName(fam: EndpointMapFamily): string {
+  return `${AFFINITY_PREFIX[fam]}records`;
+}
+
+export function affinityEndpointsName(fam: EndpointMapFamily, timeoutSeconds: number): string {
+  return `${AFFINITY_PREFIX[fam]}endpoints-${timeoutSeconds}`;
+}
+
+const AFFINITY_RE = /^affinity-(nodeport-local-|nodeport-|local-|)(records|endpoints-([1-9]\d*))$/;
+const FAMILY_BY_AFFINITY_PREFIX = new Map(Object.entries(AFFINITY_PREFIX).map(([f, p]) => [p, f as EndpointMapFamily]));
+
+/** An affinity set's family and, for the endpoint pairs, timeout (0 for the records map); null for any other set. */
+export function parseAffinitySetName(name: string): { fam: EndpointMapFamily; timeoutSeconds: number } | null {
+  const m = AFFINITY_RE.exec(name);
+  if (!m) return null;
+  return { fam: FAMILY_BY_AFFINITY_PREFIX.get(`affinity-${m[1]}`)!, timeoutSeconds: m[3] ? Number(m[3]) : 0 };
 }
 
 const MAP_RE = /^(nodeport-local-endpoints-|nodeport-endpoints-|local-endpoints-|endpoints-)([1-9]\d*)$/;
@@ -172,18 +199,9 @@ export function servicePortNameBase(sp: Pick<ServicePort, 'namespace' | 'name' |
 }
 
 export interface ServiceChainNames {
-  cluster: string;
-  local: string;
-  external: string;
   firewall: string;
 }
 
 export function serviceChainNames(sp: ServicePort): ServiceChainNames {
-  const base = hashAndTruncate(servicePortNameBase(sp));
-  return {
-    cluster: `service-${base}`,
-    local: `local-${base}`,
-    external: `external-${base}`,
-    firewall: `firewall-${base}`,
-  };
+  return { firewall: `firewall-${hashAndTruncate(servicePortNameBase(sp))}` };
 }

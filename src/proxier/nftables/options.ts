@@ -13,6 +13,8 @@ export interface NftHandle {
     chains: { name: string }[];
     sets: { name: string; flags: number; keyLen: number; keyType?: number; dataType?: number; dataLen?: number }[];
   }>;
+  /** The session-affinity records, to delete those naming an endpoint their destination no longer has (affinity-records.ts). */
+  dumpSet(family: NftFamily, table: string, set: string): Promise<{ elements: { key: Buffer; data?: Buffer }[] }>;
 }
 
 export type ProxierLog = Pick<Log, 'debug' | 'info' | 'warn' | 'error'>;
@@ -104,7 +106,7 @@ function checkDetector(d: unknown): void {
 
 export function checkOptions(o: NftablesProxierOptions): void {
   if (typeof o !== 'object' || o === null) throw new TypeError('nftables proxier options: expected an object');
-  if (!o.nft || typeof o.nft.commit !== 'function' || typeof o.nft.dumpTable !== 'function') fail('nft', 'expected an Nft handle');
+  if (!o.nft || typeof o.nft.commit !== 'function' || typeof o.nft.dumpTable !== 'function' || typeof o.nft.dumpSet !== 'function') fail('nft', 'expected an Nft handle');
   if (!Array.isArray(o.families) || o.families.length === 0 || o.families.some((f) => f !== 'ip' && f !== 'ip6')
     || new Set(o.families).size !== o.families.length) fail('families', "expected 'ip' and/or 'ip6', each once");
   if (!Number.isInteger(o.masqueradeBit) || o.masqueradeBit < 0 || o.masqueradeBit > 31) fail('masqueradeBit', `${o.masqueradeBit} is not in 0..31`);

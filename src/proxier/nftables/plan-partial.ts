@@ -7,6 +7,8 @@ import { BASE_OWNER, TxWriter } from './tx-writer';
 import { baseSetsByName, compileBase, isDerivedSet } from './compile-base';
 import { ElementsOf } from './elements-of';
 import { chainFingerprint, setFingerprint, setsInUse, type FamilyState, type ServiceSource } from './state';
+import { pairChangesOf, type PairChanges } from './affinity-records';
+import type { EndpointMapFamily } from './names';
 
 export interface PartialChange {
   key: string;
@@ -23,6 +25,8 @@ export interface PartialResult {
   chains: Map<string, string | null>;
   services: Map<string, ServiceSource | null>;
   index: IndexEdit;
+  /** Session-affinity pairs removed and added, per endpoint map family: their stale records go after the commit. */
+  pairs: Map<EndpointMapFamily, PairChanges>;
 }
 
 export function planPartialFamily(w: TxWriter, state: FamilyState, changes: PartialChange[]): PartialResult {
@@ -70,7 +74,7 @@ export function planPartialFamily(w: TxWriter, state: FamilyState, changes: Part
   }
   for (const c of fill) w.addRules(f, c.def, c.owner);
 
-  writeElementChanges(w, state, index, elementsOf);
+  const pairs = writeElementChanges(w, state, index, elementsOf);
 
   for (const [name, want] of wanted) {
     if (want || !state.mirror.chains.has(name)) continue;
@@ -83,7 +87,7 @@ export function planPartialFamily(w: TxWriter, state: FamilyState, changes: Part
     chains.set(name, null);
   }
   for (const [name, fp] of sets) if (fp === null) w.deleteSet(f, name);
-  return { state, base, sets, chains, services, index };
+  return { state, base, sets, chains, services, index, pairs };
 }
 
 /** A new base's set changes: the endpoint maps now needed are added, those no longer needed go. */
@@ -178,19 +182,24 @@ class ElementOps {
   }
 }
 
-/** Deletes, then adds, the elements whose winning value changed. */
-function writeElementChanges(w: TxWriter, state: FamilyState, index: IndexEdit, elementsOf: ElementsOf): void {
+/** Deletes, then adds, the elements whose winning value changed; returns the affinity pairs among them. */
+function writeElementChanges(w: TxWriter, state: FamilyState, index: IndexEdit, elementsOf: ElementsOf): Map<EndpointMapFamily, PairChanges> {
   const f = state.family;
   const dels = new ElementOps();
   const adds = new ElementOps();
+  const deleted: ElementDef[] = [];
+  const added: ElementDef[] = [];
   for (const t of index.changed.values()) {
     const { del, add } = entryChange(t, elementsOf);
     const blame = winnerOf(t.claimants) || t.by;
     dels.push(blame, del);
     adds.push(blame, add);
+    deleted.push(...del);
+    added.push(...add);
   }
   for (const op of dels.values()) w.deleteElements(f, op.set, op.els, op.owner);
   for (const op of adds.values()) w.addElements(f, op.set, op.els, op.owner);
+  return pairChangesOf(deleted, added);
 }
 
 /** Makes the state describe the kernel after the partial transaction committed. */

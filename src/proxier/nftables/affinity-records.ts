@@ -1,0 +1,127 @@
+// Session-affinity records (client . destination -> endpoint) are written by the packet path
+// (compile-base.ts recordAffinityChain) and name an endpoint. When a destination loses that endpoint,
+// or its affinity, a record naming it would send a returning client where the destination no longer
+// goes: right after the commit that removed the pair, the records naming it are deleted. The pair
+// sets stop new records at once (the record rule looks the pair up), so only records older than
+// the commit can be stale, and a dump after it sees them all.
+import type { KeyPart } from '../../native';
+import { parseIp } from '../../native/addresses';
+import type { ElementDef, NftFamily } from './desired';
+import { ENDPOINT_MAPS, TABLE, affinityRecordsName, parseAffinitySetName, type EndpointMapFamily } from './names';
+
+const PROTO_NAME = new Map<number, KeyPart>([[6, 'tcp'], [17, 'udp'], [132, 'sctp']]);
+const PROTO_NUMBER = new Map<unknown, number>([['tcp', 6], ['udp', 17], ['sctp', 132]]);
+
+/** Pairs of one endpoint map family that a sync removed, and those it added (a timeout change moves a pair). */
+export interface PairChanges {
+  removed: ElementDef[];
+  added: ElementDef[];
+}
+
+/** The pair changes among a transaction's element ops: those of the affinity endpoint sets. */
+export function pairChangesOf(dels: readonly ElementDef[], adds: readonly ElementDef[]): Map<EndpointMapFamily, PairChanges> {
+  const out = new Map<EndpointMapFamily, PairChanges>();
+  const put = (els: readonly ElementDef[], which: keyof PairChanges) => {
+    for (const el of els) {
+      const a = parseAffinitySetName(el.set);
+      if (!a || a.timeoutSeconds === 0) continue;
+      let c = out.get(a.fam);
+      if (!c) out.set(a.fam, c = { removed: [], added: [] });
+      c[which].push(el);
+    }
+  };
+  put(dels, 'removed');
+  put(adds, 'added');
+  return out;
+}
+
+const hex = (bytes: ArrayLike<number>): string => Buffer.from(Array.from(bytes)).toString('hex');
+
+/** A destination . endpoint pair as bytes, whatever way its addresses were written. Null for a malformed one. */
+export function pairId(parts: readonly KeyPart[]): string | null {
+  const out: string[] = [];
+  for (const p of parts) {
+    if (typeof p === 'number') out.push(p.toString(16));
+    else if (PROTO_NUMBER.has(p)) out.push(PROTO_NUMBER.get(p)!.toString(16));
+    else {
+      try {
+        out.push(hex(parseIp(p, 'pair').bytes));
+      } catch {
+        return null;
+      }
+    }
+  }
+  return out.join('.');
+}
+
+/** A record as the kernel lists it: its key as parts (to delete it by), and the pair it names. */
+export interface RecordPair { key: KeyPart[]; pair: string }
+
+/**
+ * Reads a record's key (client . [address .] protocol . port, each field in a 4-byte-aligned slot)
+ * and value (endpoint address . port). Null when the lengths are not those of `fam`'s records.
+ */
+export function readRecord(family: NftFamily, fam: EndpointMapFamily, key: Buffer, data: Buffer | undefined): RecordPair | null {
+  const alen = family === 'ip' ? 4 : 16;
+  const withAddr = !ENDPOINT_MAPS[fam].nodePort;
+  const want = alen * (withAddr ? 2 : 1) + 8;
+  if (key.length !== want || !data || data.length !== alen + 4) return null;
+  const addr = (b: Buffer, at: number): string => addressText(b.subarray(at, at + alen));
+  const client = addr(key, 0);
+  const destAddr = withAddr ? [addr(key, alen)] : [];
+  const at = alen * (withAddr ? 2 : 1);
+  const proto = PROTO_NAME.get(key[at]);
+  if (proto === undefined) return null;
+  const port = key.readUInt16BE(at + 4);
+  const epAddr = addr(data, 0);
+  const epPort = data.readUInt16BE(alen);
+  const pair = pairId([...destAddr, proto, port, epAddr, epPort]);
+  return pair === null ? null : { key: [client, ...destAddr, proto, port], pair };
+}
+
+function addressText(b: Buffer): string {
+  if (b.length === 4) return Array.from(b).join('.');
+  const words: string[] = [];
+  for (let i = 0; i < 16; i += 2) words.push(b.readUInt16BE(i).toString(16));
+  return words.join(':');
+}
+
+/** What deleting stale records needs of the kernel. */
+export interface RecordsKernel {
+  dumpSet(family: NftFamily, table: string, set: string): Promise<{ elements: { key: Buffer; data?: Buffer }[] }>;
+}
+
+/**
+ * The records of `fam` to delete: those naming a pair `stale` says is stale. Records the kernel
+ * lists in a shape ours never have are left alone (counted in `unreadable`).
+ */
+export async function staleRecords(kernel: RecordsKernel, family: NftFamily, fam: EndpointMapFamily,
+  stale: (pair: string) => boolean): Promise<{ elements: ElementDef[]; unreadable: number }> {
+  const set = affinityRecordsName(fam);
+  const dumped = await kernel.dumpSet(family, TABLE, set);
+  const elements: ElementDef[] = [];
+  let unreadable = 0;
+  for (const e of dumped.elements) {
+    const r = readRecord(family, fam, e.key, e.data);
+    if (!r) unreadable++;
+    else if (stale(r.pair)) elements.push({ set, key: r.key });
+  }
+  return { elements, unreadable };
+}
+
+/** After a partial sync: a pair is stale if the sync removed it and did not add it back (under another timeout). */
+export function removedPairs(c: PairChanges): (pair: string) => boolean {
+  const added = new Set(c.added.map((e) => pairId(e.key)));
+  const removed = new Set(c.removed.map((e) => pairId(e.key)).filter((id): id is string => id !== null && !added.has(id)));
+  return (pair) => removed.has(pair);
+}
+
+/** After a full sync: a pair is stale unless a ServicePort wants it now (`wanted`: the pair sets' entries, as key text). */
+export function unwantedPairs(wanted: Iterable<string>): (pair: string) => boolean {
+  const ids = new Set<string>();
+  for (const text of wanted) {
+    const id = pairId(text.split(' . ').map((p) => (/^\d+$/.test(p) ? Number(p) : p)));
+    if (id !== null) ids.add(id);
+  }
+  return (pair) => !ids.has(pair);
+}
