@@ -23,10 +23,9 @@ function lacks(text: string, fragment: string): void {
 }
 
 const svc = serviceChainNames(sp('svc1'));
-const S = svc.cluster;
 
 test('chain names match upstream (hash of ns/name/proto/port)', () => {
-  assert.equal(S, 'service-ULMVA6XW-ns1/svc1/tcp/p80');
+  assert.equal(svc.firewall, 'firewall-ULMVA6XW-ns1/svc1/tcp/p80');
   assert.ok(hashAndTruncate('x'.repeat(400)).endsWith('...'));
   assert.equal(hashAndTruncate('x'.repeat(400)).length, 240);
 });
@@ -59,12 +58,10 @@ test('base chains, hooks and the shared dispatch maps', () => {
   assert.deepEqual(rulesOf('other-services'), [
     'ip daddr . meta l4proto . th dport @external-ports goto external-traffic',
     'ip daddr . meta l4proto . th dport @external-local-ports goto external-local-traffic',
-    'ip daddr . meta l4proto . th dport vmap @service-ips',
   ]);
   assert.deepEqual(rulesOf('nodeport-services'), [
     'meta l4proto . th dport @nodeports goto nodeport-traffic',
     'meta l4proto . th dport @nodeports-local goto nodeport-local-traffic',
-    'meta l4proto . th dport vmap @service-nodeports',
   ]);
   assert.deepEqual(rulesOf('service-endpoints-check'), [
     'ip daddr . meta l4proto . th dport != @no-endpoint-services return',
@@ -100,7 +97,9 @@ test('base chains, hooks and the shared dispatch maps', () => {
   has(t, 'add rule ip kube-proxy cluster-ips-check ip daddr @cluster-ips reject comment "Reject traffic to invalid ports of ClusterIPs"');
   has(t, 'add map ip kube-proxy firewall-ips { type ipv4_addr . inet_proto . inet_service : verdict; comment "destinations that are subject to LoadBalancerSourceRanges"; }');
   has(t, 'add set ip kube-proxy hairpin { type ipv4_addr . ipv4_addr; comment "endpoint IP . endpoint IP: traffic an endpoint sent to itself"; }');
-  has(t, 'add set ip kube-proxy affinity { type ipv4_addr . ipv4_addr . inet_service . ipv4_addr . inet_service; flags timeout,dynamic; size 262144; comment "ClientIP session affinity of every Service"; }');
+  // No Service has affinity: no records, no pairs, no lookup of them, nothing in nat postrouting.
+  lacks(t, 'affinity');
+  lacks(t, 'record-affinity');
   lacks(t, 'nodeport-ips');
 });
 
@@ -238,50 +237,51 @@ test('LoadBalancer IP with source ranges: firewall element and chain, node IP in
   lacks(script({ ...s, loadBalancerSourceRanges: [] }, [ep('10.180.0.1')]), 'add element ip kube-proxy firewall-ips');
 });
 
-test("session affinity keeps upstream's per-Service chain, with its endpoint chains' rules in it: numgen per endpoint, shared affinity set", () => {
-  const t = script(sp('svc1', { affinityTimeoutSeconds: 10800 }), [ep('10.180.0.1'), ep('10.180.0.2')]);
-  const update = (ip: string) => `meta l4proto tcp update @affinity { ip saddr . 172.30.0.41 . 80 . ${ip} . 80 timeout 10800s } dnat to ${ip}:80`;
-  const addr = (ip: string) => `ip daddr & ${ip} | ${ip}`;
-  const vip = addr('172.30.0.41');
-  const port = 'th dport & 80 | 80';
-  has(t, `add element ip kube-proxy service-ips { 172.30.0.41 . tcp . 80 : goto ${S} }`);
-  const rules = t.split('\n').filter((l) => l.startsWith(`add rule ip kube-proxy ${S} `)).map((l) => l.slice(`add rule ip kube-proxy ${S} `.length));
-  assert.deepEqual(rules, [
-    'ip daddr 172.30.0.41 meta l4proto tcp th dport 80 ip saddr != 10.0.0.0/16 jump mark-for-masquerade',
-    // The lookup's constants as expressions of their type (`x & c | c` is c), which nft can list and read back.
-    `ip saddr . ${vip} . ${port} . ${addr('10.180.0.1')} . ${port} @affinity ${update('10.180.0.1')}`,
-    `ip saddr . ${vip} . ${port} . ${addr('10.180.0.2')} . ${port} @affinity ${update('10.180.0.2')}`,
-    `numgen random mod 2 == 0 ${update('10.180.0.1')}`,
-    update('10.180.0.2'),
-    // Reached only when the affinity set is full (the update broke its rule): load-balanced without a record.
-    'numgen random mod 2 == 0 meta l4proto tcp dnat to 10.180.0.1:80',
-    'meta l4proto tcp dnat to 10.180.0.2:80',
+test('session affinity: the shared path, a record looked up first, the pick recorded after the DNAT; no chain of its own', () => {
+  const t = script(sp('svc1', { affinityTimeoutSeconds: 10800, nodePort: 30080 }), [ep('10.180.0.1'), ep('10.180.0.2')]);
+  const rulesOf = (chain: string) => t.split('\n').filter((l) => l.startsWith(`add rule ip kube-proxy ${chain} `)).map((l) => l.slice(`add rule ip kube-proxy ${chain} `.length));
+  // Served as any ClusterIP and NodePort: dispatch sets and endpoint maps.
+  has(t, 'add element ip kube-proxy cluster-ip-ports { 172.30.0.41 . tcp . 80 }');
+  has(t, 'add element ip kube-proxy endpoints-2 { 172.30.0.41 . tcp . 80 . 0 : 10.180.0.1 . 80 }');
+  has(t, 'add element ip kube-proxy nodeports { tcp . 30080 }');
+  assert.deepEqual(t.split('\n').filter((l) => /^add chain ip kube-proxy (service|external|local)-[A-Z2-7]{8}-/.test(l)), []);
+  lacks(t, 'vmap @service-');
+  // The destination . endpoint pairs a record may name, in the set of the Service's timeout.
+  has(t, 'add element ip kube-proxy affinity-endpoints-10800 { 172.30.0.41 . tcp . 80 . 10.180.0.1 . 80 }');
+  has(t, 'add element ip kube-proxy affinity-endpoints-10800 { 172.30.0.41 . tcp . 80 . 10.180.0.2 . 80 }');
+  has(t, 'add element ip kube-proxy affinity-nodeport-endpoints-10800 { tcp . 30080 . 10.180.0.2 . 80 }');
+  has(t, 'add map ip kube-proxy affinity-records { type ipv4_addr . ipv4_addr . inet_proto . inet_service : ipv4_addr . inet_service; flags timeout,dynamic; size 262144; comment "ClientIP session affinity: client . destination -> the endpoint it was sent to"; }');
+  // A record first; without one the count's rule picks.
+  assert.deepEqual(rulesOf('select-endpoint'), [
+    'dnat ip to ip saddr . ip daddr . meta l4proto . th dport map @affinity-records comment "session affinity"',
+    'dnat ip to ip daddr . meta l4proto . th dport . numgen random mod 2 map @endpoints-2',
   ]);
-  // Hairpin traffic is masqueraded through the shared set, as for Services without affinity.
+  assert.equal(rulesOf('select-nodeport-endpoint')[0], 'dnat ip to ip saddr . meta l4proto . th dport map @affinity-nodeport-records comment "session affinity"');
+  // After the DNAT: a connection to one of the pairs records it, with the pair set's timeout.
+  assert.equal(rulesOf('nat-postrouting')[0], 'ct status dnat jump record-affinity comment "session affinity: what a connection was sent to"');
+  const record = rulesOf('record-affinity');
+  assert.equal(record.length, 6, record.join('\n'));
+  assert.equal(record[0], 'meta l4proto tcp ct original ip daddr . meta l4proto . ct original proto-dst . ct reply ip saddr . ct reply proto-src @affinity-endpoints-10800 ' +
+    'update @affinity-records { ip saddr . ct original ip daddr . meta l4proto . ct original proto-dst timeout 10800s : ct reply ip saddr . ct reply proto-src }');
+  assert.equal(record[3], 'meta l4proto tcp meta l4proto . ct original proto-dst . ct reply ip saddr . ct reply proto-src @affinity-nodeport-endpoints-10800 ' +
+    'update @affinity-nodeport-records { ip saddr . meta l4proto . ct original proto-dst timeout 10800s : ct reply ip saddr . ct reply proto-src }');
   has(t, 'add element ip kube-proxy hairpin { 10.180.0.1 . 10.180.0.1 }');
-  has(t, 'add element ip kube-proxy hairpin { 10.180.0.2 . 10.180.0.2 }');
-  lacks(t, 'add chain ip kube-proxy endpoint-');
-  lacks(t, 'add set ip kube-proxy affinity-');
-  lacks(t, 'add element ip kube-proxy cluster-ip-ports');
-  lacks(t, 'add map ip kube-proxy endpoints-2');
 });
 
-test('session affinity, three endpoints: mod 3, then mod 2, then unconditional, twice', () => {
-  const eps = ['10.180.0.3', '10.180.0.1', '10.180.0.2'].map((ip) => ep(ip));
+test('session affinity: one pair set and one record rule per timeout in use; none for a Service without endpoints', () => {
   const c = ctx();
-  const s = sp('svc1', { affinityTimeoutSeconds: 60 });
-  const obj = compileService(s, selected(eps), c);
-  assert.equal(obj.chains.length, 1);
-  const lb = obj.chains[0].rules.slice(1 + eps.length).map((r) => r.text.replace(/^(.*?) ?meta l4proto tcp.* dnat to /, '$1 -> '));
-  const picks = ['numgen random mod 3 == 0 -> 10.180.0.1:80', 'numgen random mod 2 == 0 -> 10.180.0.2:80', '-> 10.180.0.3:80'];
-  assert.deepEqual(lb.map((l) => l.trim()), [...picks, ...picks]);
-});
-
-test('session affinity with a NodePort goes through its external chain, which masquerades', () => {
-  const t = script(sp('svc1', { nodePort: 30080, affinityTimeoutSeconds: 60 }), [ep('10.180.0.1')]);
-  has(t, `add element ip kube-proxy service-nodeports { tcp . 30080 : goto ${svc.external} }`);
-  has(t, `add rule ip kube-proxy ${svc.external} jump mark-for-masquerade`);
-  has(t, `add rule ip kube-proxy ${svc.external} goto ${S}`);
+  const objs = [
+    compileService(sp('a', { clusterIP: '172.30.0.41', affinityTimeoutSeconds: 60 }), selected([ep('10.180.0.1')]), c),
+    compileService(sp('b', { clusterIP: '172.30.0.42', affinityTimeoutSeconds: 600 }), selected([ep('10.180.0.2')]), c),
+    compileService(sp('c', { clusterIP: '172.30.0.43', affinityTimeoutSeconds: 900 }), selected([]), c),
+  ];
+  const t = renderDesiredScript(compileBase(c, setNamesOf(objs)), objs);
+  has(t, 'add element ip kube-proxy affinity-endpoints-60 { 172.30.0.41 . tcp . 80 . 10.180.0.1 . 80 }');
+  has(t, 'add element ip kube-proxy affinity-endpoints-600 { 172.30.0.42 . tcp . 80 . 10.180.0.2 . 80 }');
+  lacks(t, 'affinity-endpoints-900');
+  lacks(t, 'affinity-nodeport');
+  const timeouts = t.split('\n').filter((l) => l.startsWith('add rule ip kube-proxy record-affinity')).map((l) => /timeout (\d+)s/.exec(l)![1]);
+  assert.deepEqual(timeouts, ['60', '60', '60', '600', '600', '600']);
 });
 
 test('no endpoints: reject for every address of the Service, nothing to dispatch', () => {
@@ -340,10 +340,10 @@ test('its own ClusterIP listed as an external or LB IP is served as the ClusterI
   has(t, 'add element ip kube-proxy endpoints-1 { 172.30.0.41 . tcp . 80 . 0 : 10.180.0.1 . 80 }');
   lacks(t, 'endpoints-3');
   lacks(t, 'add element ip kube-proxy external-ports');
-  // Session affinity: the one verdict for the key goes to the internal policy's chain, not to external-.
+  // Session affinity: the key's pairs are the internal policy's endpoints only.
   const a = script(sp('svc1', { ...own, affinityTimeoutSeconds: 60 }), eps);
-  has(a, `add element ip kube-proxy service-ips { 172.30.0.41 . tcp . 80 : goto ${svc.local} }`);
-  lacks(a, `172.30.0.41 . tcp . 80 : goto ${svc.external}`);
+  has(a, 'add element ip kube-proxy affinity-endpoints-60 { 172.30.0.41 . tcp . 80 . 10.180.0.1 . 80 }');
+  lacks(a, '172.30.0.41 . tcp . 80 . 10.180.0.2 . 80');
   // Without a local endpoint the ClusterIP is dropped, not served by the external path's endpoints.
   const none = script(sp('svc1', own), [ep('10.180.0.2')]);
   has(none, 'add element ip kube-proxy no-local-endpoint-services { 172.30.0.41 . tcp . 80 }');
@@ -384,7 +384,9 @@ test('IPv6: ip6 syntax in maps and rules, ::1 excluded from NodePorts', () => {
   has(t, 'add rule ip6 kube-proxy nodeport-endpoints-check fib daddr type != local return');
   has(t, 'add element ip6 kube-proxy hairpin { fd00:10::5 . fd00:10::5 }');
   const aff = script({ ...s, affinityTimeoutSeconds: 60 }, [ep('fd00:10::5', 8080)], {}, 'ip6');
-  has(aff, `add rule ip6 kube-proxy ${serviceChainNames(s).cluster} meta l4proto tcp dnat to [fd00:10::5]:8080`);
+  has(aff, 'add element ip6 kube-proxy affinity-endpoints-60 { fd00:30::41 . tcp . 80 . fd00:10::5 . 8080 }');
+  has(aff, 'add rule ip6 kube-proxy select-endpoint dnat ip6 to ip6 saddr . ip6 daddr . meta l4proto . th dport map @affinity-records comment "session affinity"');
+  assert.ok(aff.includes('ct original ip6 daddr . meta l4proto . ct original proto-dst . ct reply ip6 saddr . ct reply proto-src @affinity-endpoints-60 update @affinity-records { ip6 saddr .'));
   has(aff, 'add element ip6 kube-proxy hairpin { fd00:10::5 . fd00:10::5 }');
 });
 
