@@ -36,6 +36,8 @@ export function measuringNft(inner?: NftHandle): MeasuringNft {
       return inner ? inner.commit(tx) : { messages: tx.opCount + 2, sends: 1, bytes };
     },
     dumpTable: (family, name, opts) => (inner ? inner.dumpTable(family, name, opts) : Promise.resolve(EMPTY_DUMP)),
+    // Without a kernel there are no affinity records (no packet wrote one).
+    dumpSet: (family, table, set) => (inner ? inner.dumpSet(family, table, set) : Promise.resolve({ elements: [] })),
   };
   return nft;
 }

@@ -6,7 +6,7 @@ import { FakeKernel, Transaction } from '../../../src/native';
 import { NftablesProxier } from '../../../src/proxier/nftables';
 import { compileService } from '../../../src/proxier/nftables/compile-service';
 import { checkServicePortInKernel, type KernelObjectCheck } from '../../../src/proxier/nftables/explain-kernel';
-import { serviceChainNames, TABLE } from '../../../src/proxier/nftables/names';
+import { TABLE } from '../../../src/proxier/nftables/names';
 import { changed, ctx, ep, proxierOptions, selected, snapshot, sp } from './fixtures';
 
 const svc = sp('svc', { clusterIP: '172.30.0.70', affinityTimeoutSeconds: 60 });
@@ -37,17 +37,16 @@ test('programmed, then three endpoints: the 3-endpoint map does not exist, its e
   ]);
 });
 
-test('an affinity chain deleted behind the proxy\'s back, with the element that goes to it: both missing', async () => {
+test('an affinity pair deleted behind the proxy\'s back: missing', async () => {
   const kernel = new FakeKernel();
   const nft = kernel.open();
   const proxier = new NftablesProxier(proxierOptions(nft));
   assert.deepEqual(await proxier.sync(snapshot([[svc, two]]), changed(), true), { full: true, ok: true });
-  const chain = serviceChainNames(svc).cluster;
+  const pairs = `affinity-endpoints-${svc.affinityTimeoutSeconds}`;
   await kernel.open().commit(new Transaction()
-    .declareSet('ip', TABLE, { name: 'service-ips', key: ['ipv4_addr', 'inet_proto', 'inet_service'], map: 'verdict' })
-    .deleteElements('ip', TABLE, 'service-ips', [{ key: [svc.clusterIP, 'tcp', 80], verdict: { kind: 'goto', chain } }])
-    .deleteChain('ip', TABLE, chain));
+    .declareSet('ip', TABLE, { name: pairs, key: ['ipv4_addr', 'inet_proto', 'inet_service', 'ipv4_addr', 'inet_service'] })
+    .deleteElements('ip', TABLE, pairs, [{ key: [svc.clusterIP, 'tcp', 80, two[0].ip, two[0].port] }]));
   const checks = await checkServicePortInKernel(nft, compileService(svc, selected(two), ctx()), ctx());
   assert.deepEqual(checks.filter((c) => c.status !== 'as expected').map((c) => `${c.kind} ${c.set ?? c.chain}: ${c.status}`),
-    ['element service-ips: missing', `chain ${chain}: missing`]);
+    [`element ${pairs}: missing`]);
 });

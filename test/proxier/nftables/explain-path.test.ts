@@ -132,22 +132,25 @@ test('internalTrafficPolicy Local: the ClusterIP sends to this node\'s endpoints
   assert.equal(p.steps[0].hook, 'nat prerouting');
 });
 
-test('session affinity: the Service\'s own chain, a client with a record goes back to its endpoint', () => {
-  const svc = sp('aff', { affinityTimeoutSeconds: 600 });
+test('session affinity: the shared path; a client with a record goes back to its endpoint, else the pick is recorded', () => {
+  const svc = sp('aff', { affinityTimeoutSeconds: 600, nodePort: 30080 });
   const x = explain(svc, [ep('10.180.0.1'), ep('10.180.0.2')]);
   assert.equal(x.policies.affinityTimeoutSeconds, 600);
-  const chain = serviceChainNames(svc).cluster;
   const pod = path(x, 'ClusterIP', 'pod');
-  assert.match(stepIn(pod, 'services').rule, /@other-service-ports goto other-services$/);
-  assert.match(stepIn(pod, 'other-services').rule, /vmap @service-ips$/);
-  assert.equal(stepIn(pod, 'other-services').verdict, `goto ${chain}`);
-  const own = pod.steps.filter((s) => s.chain === chain);
-  assert.equal(own.length, 3);
-  assert.match(own[1].verdict, /record \(timeout 600s\)/);
-  assert.match(own[2].rule, /^numgen random mod 2 == 0 .*update @affinity/);
+  assert.match(stepIn(pod, 'services').rule, /@cluster-ip-ports goto cluster-ip-traffic$/);
+  const select = pod.steps.filter((s) => s.chain === 'select-endpoint');
+  assert.equal(select.length, 2);
+  assert.equal(select[0].rule, 'dnat ip to ip saddr . ip daddr . meta l4proto . th dport map @affinity-records comment "session affinity"');
+  assert.match(select[0].verdict, /record for this destination goes back .* timeout 600s/);
+  assert.match(select[1].rule, /numgen random mod 2 map @endpoints-2$/);
   assert.deepEqual(pod.endpoints, ['10.180.0.1:80', '10.180.0.2:80']);
   assert.equal(pod.masquerade, false);
   assert.equal(path(x, 'ClusterIP', 'outside').masquerade, true);
+  const np = path(x, 'NodePort', 'outside');
+  assert.match(np.steps.find((s) => s.chain === 'select-nodeport-endpoint')!.rule, /map @affinity-nodeport-records/);
+  // Without affinity, no such step.
+  const plain = path(explain(sp('plain'), [ep('10.180.0.1')]), 'ClusterIP', 'pod');
+  assert.ok(!plain.steps.some((s) => s.rule.includes('affinity')));
 });
 
 test('loadBalancerSourceRanges: the firewall runs before the nat hook; other sources are dropped', () => {

@@ -23,6 +23,7 @@ test('start-up dumps each family\'s kube-proxy table once, without elements', as
         dumped.push(`${f} ${t} elements=${opts?.elements}`);
         return nft.dumpTable(f, t, opts);
       },
+      dumpSet: nft.dumpSet.bind(nft),
     };
     const { proxier, nft: unused } = proxierIn(ns, { nft: handle });
     unused.close();

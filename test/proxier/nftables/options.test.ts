@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { NftablesProxier, type NftablesProxierOptions } from '../../../src/proxier/nftables';
 
-const nft = { commit: async () => ({}), dumpTable: async () => ({ chains: [], sets: [] }) };
+const nft = { commit: async () => ({}), dumpTable: async () => ({ chains: [], sets: [] }), dumpSet: async () => ({ elements: [] }) };
 const good: NftablesProxierOptions = {
   nft, families: ['ip'], masqueradeBit: 14, masqueradeAll: false, localDetector: { mode: 'None' },
   nodePortAddresses: [], nodeIPs: [], log: { debug() {}, info() {}, warn() {}, error() {} },
