@@ -132,10 +132,12 @@ function natChains(ctx: FamilyContext, affinity: AffinityInUse): ChainDef[] {
     { name: CHAIN.otherServices, rules: [
       r().lookup(DADDR_PROTO_PORT, SET.externalPorts).goto(CHAIN.externalTraffic).build(),
       r().lookup(DADDR_PROTO_PORT, SET.externalLocalPorts).goto(CHAIN.externalLocalTraffic).build(),
+      ...(ctx.family === 'ip6' ? [r().vmap(DADDR_PROTO_PORT, SET.serviceIPs).build()] : []),
     ] },
     { name: CHAIN.nodePortServices, rules: [
       r().lookup(PROTO_PORT, SET.nodePorts).goto(CHAIN.nodePortTraffic).build(),
       r().lookup(PROTO_PORT, SET.nodePortsLocal).goto(CHAIN.nodePortLocalTraffic).build(),
+      ...(ctx.family === 'ip6' ? [r().vmap(PROTO_PORT, SET.serviceNodePorts).build()] : []),
     ] },
     { name: CHAIN.markMasq, rules: [r().markOr(mark).build()] },
     { name: CHAIN.masquerading, rules: [
@@ -310,7 +312,20 @@ function fixedSets(ctx: FamilyContext): SetDef[] {
     { name: SET.hairpin, key: [addr, addr], comment: 'endpoint IP . endpoint IP: traffic an endpoint sent to itself' },
   ];
   if (ctx.nodePorts.kind === 'cidrs') sets.push({ name: SET.nodePortIPs, key: [addr], interval: true, comment: 'IPs that accept NodePort traffic' });
+  if (ctx.family === 'ip6') sets.push(...affinityChainSets(ctx));
   return sets;
+}
+
+/** IPv6 session affinity's dispatch maps and records (affinity-chains.ts). */
+function affinityChainSets(ctx: FamilyContext): SetDef[] {
+  const addr = addrType(ctx);
+  return [
+    { name: SET.serviceIPs, key: vipKey(ctx), map: 'verdict', comment: 'Services with session affinity (per-Service chains)' },
+    { name: SET.serviceNodePorts, key: PORT_KEY, map: 'verdict', comment: 'NodePorts of Services with session affinity' },
+    // client . ClusterIP . port . endpoint IP . endpoint port.
+    { name: SET.affinity, key: [addr, addr, 'inet_service', addr, 'inet_service'], timeout: true, dynamic: true,
+      size: ctx.affinitySetSize, keepElements: true, comment: 'ClientIP session affinity of every Service' },
+  ];
 }
 
 function endpointMapSet(ctx: FamilyContext, fam: EndpointMapFamily, count: number, name: string): SetDef {

@@ -8,17 +8,13 @@ import { rule, type KeyExpr, type Rule, type RuleBuilder } from '../../native/ru
 import type { FamilyContext } from './context';
 import type { ChainDef, ElementDef, KeyPart, ServiceObjects } from './desired';
 import { cidrContains, ipFamilyOf, normalizeCidr, parseCidr } from './ip-util';
+import { externalAddresses, plan, vip, type Plan } from './service-plan';
+import { affinityChains, affinityChainDispatch, usesAffinityChains } from './affinity-chains';
 import { localMatch } from '../../native/local-detector';
 import {
   SET, affinityEndpointsName, countBitSetName, endpointMapName, serviceChainNames, type EndpointMapFamily, type ServiceChainNames,
 } from './names';
 import { codeBits } from './count-trie';
-
-function sortedUnique(eps: readonly Endpoint[]): Endpoint[] {
-  const seen = new Map<string, Endpoint>();
-  for (const ep of eps) seen.set(`${ep.ip}|${ep.port}`, ep);
-  return [...seen.values()].sort((a, b) => (a.ip === b.ip ? a.port - b.port : a.ip < b.ip ? -1 : 1));
-}
 
 /** Problems that would make the kernel refuse this ServicePort, named by field. */
 export function validateServicePort(sp: ServicePort, family: 'ip' | 'ip6'): string | null {
@@ -62,54 +58,6 @@ export class ServicePortError extends Error {
   constructor(readonly serviceKey: string, detail: string) {
     super(`ServicePort ${serviceKey}: ${detail}`);
   }
-}
-
-interface Plan {
-  sp: ServicePort;
-  proto: L4Proto;
-  cluster: Endpoint[];
-  local: Endpoint[];
-  reachable: Endpoint[];
-  hasEndpoints: boolean;
-  hasInternal: boolean;
-  hasExternal: boolean;
-  externallyAccessible: boolean;
-  usesClusterChain: boolean;
-  usesLocalChain: boolean;
-  /** False when another ServicePort owns this one's ClusterIP and port (core/address-ownership). */
-  servesClusterIP: boolean;
-}
-
-function plan(sp: ServicePort, eps: SelectedEndpoints | undefined): Plan {
-  const externallyAccessible = sp.nodePort !== 0 || sp.externalIPs.length > 0 || sp.loadBalancerIPs.length > 0;
-  const usesCluster = !sp.internalPolicyLocal || externallyAccessible;
-  const usesLocal = sp.internalPolicyLocal || (sp.externalPolicyLocal && externallyAccessible);
-  const cluster = usesCluster ? sortedUnique(eps?.cluster ?? []) : [];
-  const local = usesLocal ? sortedUnique(eps?.local ?? []) : [];
-  const hasEndpoints = (eps?.hasAny ?? false) || cluster.length > 0 || local.length > 0;
-  return {
-    sp, proto: sp.protocol.toLowerCase() as L4Proto, cluster, local,
-    reachable: sortedUnique([...cluster, ...local]),
-    hasEndpoints,
-    hasInternal: (sp.internalPolicyLocal ? local : cluster).length > 0,
-    hasExternal: (sp.externalPolicyLocal ? local : cluster).length > 0,
-    externallyAccessible,
-    usesClusterChain: cluster.length > 0,
-    usesLocalChain: local.length > 0,
-    servesClusterIP: sp.clusterIPRefused !== true,
-  };
-}
-
-const vip = (p: Plan, ip: string): KeyPart[] => [ip, p.proto, p.sp.port];
-
-/**
- * The external and LB addresses dispatched on the external path. Its own ClusterIP listed again is
- * left out: that key is claimed once, as a ClusterIP (core/address-ownership), and served by the
- * ClusterIP path alone; both would write one key's endpoint slots and verdict with different values
- * (internalTrafficPolicy Local, affinity, more than 4 endpoints) and the external one could win.
- */
-function externalAddresses(p: Plan, ctx: FamilyContext): string[] {
-  return [...new Set([...p.sp.externalIPs, ...p.sp.loadBalancerIPs].filter((ip) => ipFamilyOf(ip) === ctx.family && ip !== p.sp.clusterIP))];
 }
 
 /** Elements every ServicePort has, whichever path serves it: ClusterIP, no-endpoint verdicts, firewall. */
@@ -199,9 +147,10 @@ function firewallSources(sp: ServicePort, ctx: FamilyContext): string[] {
 }
 
 /**
- * ServicePorts are served by the shared chains and endpoint maps, session affinity included (no
+ * ServicePorts are served by the shared chains and endpoint maps, IPv4 session affinity included (no
  * chain of their own: the kernel walks every chain whenever a commit makes it validate the table,
- * so chains must not grow with the cluster). Only loadBalancerSourceRanges has a chain per ServicePort.
+ * so chains must not grow with the cluster). loadBalancerSourceRanges has a chain per ServicePort,
+ * and so has IPv6 session affinity (affinity-chains.ts).
  */
 export function compileService(sp: ServicePort, eps: SelectedEndpoints | undefined, ctx: FamilyContext): ServiceObjects {
   const problem = validateServicePort(sp, ctx.family) ?? validateEndpoints(eps, ctx.family);
@@ -210,9 +159,13 @@ export function compileService(sp: ServicePort, eps: SelectedEndpoints | undefin
   const names = serviceChainNames(sp);
   const fwSources = firewallSources(sp, ctx);
   const elements = commonElements(p, ctx, names, fwSources);
-  elements.push(...mapDispatchElements(p, ctx), ...hairpinElements(p));
+  const ownChains = usesAffinityChains(sp, ctx);
+  elements.push(...(ownChains ? affinityChainDispatch(p, ctx, names) : mapDispatchElements(p, ctx)), ...hairpinElements(p));
   elements.push(...unionElements(elements));
-  const chains = builtFor(sp.key, () => (fwSources.length > 0 ? [firewallChain(ctx, names, fwSources)] : []));
+  const chains = builtFor(sp.key, () => [
+    ...(fwSources.length > 0 ? [firewallChain(ctx, names, fwSources)] : []),
+    ...(ownChains ? affinityChains(p, ctx, names) : []),
+  ]);
   return { key: sp.key, family: ctx.family, chains, elements };
 }
 
@@ -224,8 +177,10 @@ export function compileService(sp: ServicePort, eps: SelectedEndpoints | undefin
 const UNION_OF: Readonly<Record<string, string>> = {
   [SET.externalPorts]: SET.otherServicePorts,
   [SET.externalLocalPorts]: SET.otherServicePorts,
+  [SET.serviceIPs]: SET.otherServicePorts,
   [SET.nodePorts]: SET.allNodePorts,
   [SET.nodePortsLocal]: SET.allNodePorts,
+  [SET.serviceNodePorts]: SET.allNodePorts,
   [SET.noLocalEndpointServices]: SET.noEndpointServices,
   [SET.noLocalEndpointNodePorts]: SET.noEndpointNodePorts,
 };

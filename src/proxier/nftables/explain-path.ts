@@ -203,7 +203,7 @@ function traffic(t: CompiledTable, ctx: FamilyContext, w: WalkState, dest: Desti
       localPolicy(t, w, dest, pod, chain, nodePort ? ['nodePort', 'nodePortLocal'] : ['cluster', 'local']);
       return;
     default:
-      throw new Error(`explain: no dispatch chain ${chain}`);
+      serviceChain(t, ctx, w, dest, pod, chain);
   }
 }
 
@@ -257,6 +257,42 @@ function dnatStep(t: CompiledTable, w: WalkState, chain: string, found: ReturnTy
   w.steps.push({ chain, rule: r.text, verdict: `dnat to 1 of ${found.count}: ${found.endpoints.join(', ')}` });
   w.endpoints = found.endpoints;
   return true;
+}
+
+/**
+ * An affinity Service's own chains (IPv6: affinity-chains.ts): `external-` decides
+ * masquerade and Local policy, `service-` / `local-` masquerade and pick with a record.
+ */
+function serviceChain(t: CompiledTable, ctx: FamilyContext, w: WalkState, dest: Destination, pod: boolean, chain: string): void {
+  const rules = t.chain(chain).rules;
+  const picks = rules.filter(says('update @'));
+  if (picks.length > 0) {
+    masqueradeStep(t, ctx, w, chain, dest, pod, 'none in this chain');
+    const eps = [...new Set(rules.map((r) => /dnat (?:ip6? )?to (\S+)/.exec(r.text)?.[1]).filter((x): x is string => x !== undefined))];
+    const timeout = /timeout (\d+)s/.exec(picks[0].text)?.[1] ?? '?';
+    const hasRecord = (r: Rule) => r.setRefs.some((s) => s.set === SET.affinity && s.use === 'lookup');
+    const recorded = rules.find(hasRecord);
+    if (recorded) w.steps.push({ chain, rule: recorded.text, verdict: `a client with a record (timeout ${timeout}s) goes back to its endpoint` });
+    w.steps.push({ chain, rule: (picks.find((r) => !hasRecord(r)) ?? picks[0]).text, verdict: `else numgen picks 1 of ${eps.length}, records it: dnat to ${eps.join(', ')}` });
+    w.endpoints = eps;
+    return;
+  }
+  for (const r of rules) {
+    if (r.text.includes('short-circuit pod traffic')) {
+      if (!pod) continue;
+    } else if (r.text.startsWith('fib saddr type local')) {
+      continue; // neither client is this node itself
+    } else if (r.text.includes(`jump ${CHAIN.markMasq}`)) {
+      masqueradeStep(t, ctx, w, chain, dest, pod, 'none in this chain');
+      continue;
+    }
+    const next = /goto (\S+)/.exec(r.text)?.[1];
+    if (!next) continue;
+    w.steps.push({ chain, rule: r.text, verdict: `goto ${next}` });
+    serviceChain(t, ctx, w, dest, pod, next);
+    return;
+  }
+  w.steps.push({ chain, rule: '(end of chain)', verdict: 'return: no DNAT' });
 }
 
 function postrouting(t: CompiledTable, w: WalkState, client: Client): void {

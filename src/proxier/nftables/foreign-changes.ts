@@ -1,7 +1,7 @@
 // Which changes to our tables, made by another process, mean the kernel no longer holds what we
 // programmed (pure). The packet path fills the session-affinity set itself, so its elements come
 // and go without anyone tampering; everything else in our tables is ours alone.
-import { TABLE, parseAffinitySetName } from './names';
+import { SET, TABLE, parseAffinitySetName } from './names';
 import type { NftFamily } from './desired';
 
 /** One entry of a change report (src/native NftMonitor), aggregated per object. */
@@ -26,7 +26,8 @@ export function guardedTables(families: readonly NftFamily[]) {
 }
 
 /** The affinity records are written by the packet path (and deleted by us when stale): not tampering. */
-const packetPathOwned = (c: ObservedChange): boolean => c.kind === 'element' && parseAffinitySetName(c.name ?? '')?.timeoutSeconds === 0;
+const packetPathOwned = (c: ObservedChange): boolean =>
+  c.kind === 'element' && (c.name === SET.affinity || parseAffinitySetName(c.name ?? '')?.timeoutSeconds === 0);
 
 /** A message the monitor could not read may have touched anything: treat it as ours. */
 const unreadable = (c: ObservedChange): boolean => c.op === 'unknown' || c.kind === 'unknown';

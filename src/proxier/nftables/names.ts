@@ -45,6 +45,10 @@ export const SET = {
   noLocalEndpointServices: 'no-local-endpoint-services',
   noLocalEndpointNodePorts: 'no-local-endpoint-nodeports',
   firewallIPs: 'firewall-ips',
+  // IPv6 session affinity (affinity-chains.ts): the per-Service chains' dispatch, and the records.
+  serviceIPs: 'service-ips',
+  serviceNodePorts: 'service-nodeports',
+  affinity: 'affinity',
   clusterIPPorts: 'cluster-ip-ports',
   externalPorts: 'external-ports',
   externalLocalPorts: 'external-local-ports',
@@ -199,9 +203,19 @@ export function servicePortNameBase(sp: Pick<ServicePort, 'namespace' | 'name' |
 }
 
 export interface ServiceChainNames {
+  /** IPv6 session affinity's chains (affinity-chains.ts). */
+  cluster: string;
+  local: string;
+  external: string;
   firewall: string;
 }
 
 export function serviceChainNames(sp: ServicePort): ServiceChainNames {
-  return { firewall: `firewall-${hashAndTruncate(servicePortNameBase(sp))}` };
+  const base = hashAndTruncate(servicePortNameBase(sp));
+  return {
+    cluster: `service-${base}`,
+    local: `local-${base}`,
+    external: `external-${base}`,
+    firewall: `firewall-${base}`,
+  };
 }

@@ -1,7 +1,8 @@
 // What an operator's `nft list ruleset > saved; nft -f saved` does to our tables: the listing is
 // valid nft input, and loaded into a fresh namespace it lists the same ruleset again. One table
 // with every kind of Service in both families, session affinity included (its lookups once listed
-// as `0x... [invalid type]`, which nft -f refuses), with records the packet path made.
+// as `0x... [invalid type]`, which nft -f refuses; its record rules' conntrack ports need their
+// protocol test kept in the listing), with records the packet path made.
 //
 // KPN_TEST_NFT_ALT=/path/to/nft[,...] runs the same round trip with other nft builds too, each
 // loading its own listing (e.g. Debian 13's nft 1.1.3; across versions nft itself does not
@@ -30,7 +31,7 @@ function everyKind(): [ServicePort, Endpoint[]][] {
     [sp('local-external-none', { clusterIP: '172.30.0.15', nodePort: 30015, externalPolicyLocal: true, healthCheckNodePort: 31015 }), [ep('10.180.0.8')]],
     [sp('local-internal', { clusterIP: '172.30.0.16', internalPolicyLocal: true }), [local('10.0.1.6'), ep('10.180.0.9')]],
     [sp('affinity', { clusterIP: '172.30.0.17', affinityTimeoutSeconds: 600 }), [ep('10.180.1.1'), ep('10.180.1.2'), ep('10.180.1.3', 8443)]],
-    // Affinity with every destination kind and Local policies: the service-, external-, local- and firewall- chains.
+    // Affinity with every destination kind and Local policies: every endpoint map family's records and pairs.
     [sp('affinity-all', { clusterIP: '172.30.0.18', nodePort: 30018, externalIPs: ['198.51.100.8'], loadBalancerIPs: ['5.6.7.10'],
       loadBalancerSourceRanges: ['203.0.113.0/24'], externalPolicyLocal: true, internalPolicyLocal: true, healthCheckNodePort: 31018, affinityTimeoutSeconds: 10800 }),
       [local('10.0.1.7'), local('10.0.1.8', 8080), ep('10.180.1.4')]],
@@ -46,7 +47,7 @@ function everyKind(): [ServicePort, Endpoint[]][] {
   ];
 }
 
-/** Client addresses on a veth in `ns`, and routes for the ClusterIPs: connections leave through nat-output, as a pod's would. */
+/** Client addresses on a veth in `ns`, and routes for the ClusterIPs and endpoints: connections leave through nat-output and nat-postrouting, as a pod's would. */
 function clientRoutes(ns: TestNetns): void {
   ns.exec('ip', ['link', 'add', 'v0', 'type', 'veth', 'peer', 'name', 'v1']);
   ns.exec('ip', ['link', 'set', 'v0', 'up']);
@@ -55,6 +56,9 @@ function clientRoutes(ns: TestNetns): void {
   ns.exec('ip', ['addr', 'add', 'fd00:10:9::5/64', 'dev', 'v0', 'nodad']);
   ns.exec('ip', ['route', 'add', '172.30.0.0/16', 'dev', 'v0']);
   ns.exec('ip', ['route', 'add', 'fd00:30::/64', 'dev', 'v0']);
+  // And for the endpoints: the records are written in nat postrouting, which a DNATed packet with no route never reaches.
+  ns.exec('ip', ['route', 'add', '10.180.0.0/16', 'dev', 'v0']);
+  ns.exec('ip', ['route', 'add', 'fd00:10::/64', 'dev', 'v0']);
 }
 
 /** One SYN to each address (nobody answers): the affinity Services' update rules write records. */
@@ -86,8 +90,10 @@ for (const [name, over] of [
       for (const build of NFT_BUILDS) {
         const saved = ns.exec(build, ['list', 'ruleset']);
         assert.doesNotMatch(saved, /invalid type/, `${build} lists every rule legibly`);
-        assert.match(saved, /@affinity meta l4proto tcp update @affinity/, 'the affinity lookups are there');
-        assert.equal((saved.match(/elements = \{ [^}]* timeout /g) ?? []).length, 2, 'with the records the packet path made, in both families');
+        assert.match(saved, /map @affinity-records/, 'the records are looked up');
+        assert.match(saved, /ct original proto-dst . ct reply ip saddr . ct reply proto-src @affinity-endpoints-\d+ update @affinity-records/, 'and written');
+        assert.match(saved, /@affinity meta l4proto tcp update @affinity/, 'IPv6: the per-Service chains\' lookups');
+        assert.equal((saved.match(/elements = \{ [^}]* timeout /g) ?? []).length, 2, `with the records the packet path made, in both families: ${saved.split('\n').filter((l) => /records|timeout|elements/.test(l)).join('\n')}`);
         await withNetns(async (fresh) => {
           fresh.exec(build, ['-f', '-'], saved);
           assert.equal(steady(fresh.exec(build, ['list', 'ruleset'])), steady(saved), `${build}: saved, loaded, listed again`);
