@@ -116,12 +116,30 @@ export function removedPairs(c: PairChanges): (pair: string) => boolean {
   return (pair) => removed.has(pair);
 }
 
-/** After a full sync: a pair is stale unless a ServicePort wants it now (`wanted`: the pair sets' entries, as key text). */
-export function unwantedPairs(wanted: Iterable<string>): (pair: string) => boolean {
+/**
+ * Reads a pair element's key (destination . endpoint address . port, each field in a 4-byte-aligned
+ * slot) into the id readRecord gives its pair. Null when the length is not that of `fam`'s pairs.
+ */
+export function readPair(family: NftFamily, fam: EndpointMapFamily, key: Buffer): string | null {
+  const alen = family === 'ip' ? 4 : 16;
+  const withAddr = !ENDPOINT_MAPS[fam].nodePort;
+  const at = withAddr ? alen : 0;
+  if (key.length !== at + 8 + alen + 4) return null;
+  const proto = PROTO_NAME.get(key[at]);
+  if (proto === undefined) return null;
+  const dest = withAddr ? [addressText(key.subarray(0, alen))] : [];
+  const ep = at + 8;
+  return pairId([...dest, proto, key.readUInt16BE(at + 4), addressText(key.subarray(ep, ep + alen)), key.readUInt16BE(ep + alen)]);
+}
+
+/** After a full sync: a pair is stale unless the kernel's pair sets of its family hold it (`pairSets`: their names). */
+export async function unwantedPairs(kernel: RecordsKernel, family: NftFamily, fam: EndpointMapFamily, pairSets: readonly string[]): Promise<(pair: string) => boolean> {
   const ids = new Set<string>();
-  for (const text of wanted) {
-    const id = pairId(text.split(' . ').map((p) => (/^\d+$/.test(p) ? Number(p) : p)));
-    if (id !== null) ids.add(id);
+  for (const set of pairSets) {
+    for (const e of (await kernel.dumpSet(family, TABLE, set)).elements) {
+      const id = readPair(family, fam, e.key);
+      if (id !== null) ids.add(id);
+    }
   }
   return (pair) => !ids.has(pair);
 }

@@ -12,7 +12,7 @@
 // it touches and takes them from there (plan-partial.ts). One entry stands for all the slots of a
 // destination in an endpoint map (entryKey): those slots are half of all elements.
 import type { ElementDef, KeyPart } from './desired';
-import { SET, parseEndpointMapName } from './names';
+import { SET, parseAffinitySetName, parseEndpointMapName } from './names';
 
 /** Who wants an element: one ServicePort key, or several in claim order (the first one's value is written). */
 export type Claimants = string | readonly string[];
@@ -20,18 +20,26 @@ export type Claimants = string | readonly string[];
 /** An element's key as nft writes it: `10.96.0.1 . tcp . 80 . 3`. */
 export const keyText = (key: readonly KeyPart[]): string => key.join(' . ');
 
-const endpointMaps = new Map<string, boolean>();
+const groupParts = new Map<string, number>();
 
-/** Whether `set` is an endpoint map, remembered per name (a handful of names, looked up per element). */
-function inEndpointMap(set: string): boolean {
-  let yes = endpointMaps.get(set);
-  if (yes === undefined) endpointMaps.set(set, yes = parseEndpointMapName(set) !== null);
-  return yes;
+/**
+ * How many trailing key parts tell apart the elements one destination has in `set`, remembered per
+ * name (a handful of names, looked up per element): an endpoint map's slot (1), an affinity pair's
+ * endpoint address and port (2), none elsewhere.
+ */
+export function groupedParts(set: string): number {
+  let n = groupParts.get(set);
+  if (n === undefined) {
+    const pairs = parseAffinitySetName(set);
+    groupParts.set(set, n = parseEndpointMapName(set) !== null ? 1 : pairs !== null && pairs.timeoutSeconds > 0 ? 2 : 0);
+  }
+  return n;
 }
 
 /**
  * The text of the index entry that records an element. An endpoint map's element is a destination
- * and a slot (`10.96.0.1 . tcp . 80 . 3`); a ServicePort that wants one slot of a destination in
+ * and a slot (`10.96.0.1 . tcp . 80 . 3`), an affinity pair a destination and an endpoint (groupedParts): both
+ * are one entry per destination, as below; a ServicePort that wants one slot of a destination in
  * the map of E endpoints wants all E (compile-service.ts endpointElements), and claims and releases
  * them together, so the E slots always have the same claimants: one entry, keyed by the destination
  * alone, stands for them all. A `hairpin` element is an address twice: its entry holds it once.
@@ -40,7 +48,8 @@ function inEndpointMap(set: string): boolean {
 export function entryKey(el: ElementDef): string {
   const k = el.key;
   if (el.set === SET.hairpin && k.length === 2 && k[0] === k[1]) return String(k[0]);
-  if (k.length > 1 && inEndpointMap(el.set)) return keyText(k.slice(0, -1));
+  const grouped = groupedParts(el.set);
+  if (grouped > 0 && k.length > grouped) return keyText(k.slice(0, -grouped));
   return keyText(k);
 }
 
@@ -108,7 +117,8 @@ export class ElementIndex {
 /** Whether two elements have the same key, or (`slot`) differ only in an endpoint map's slot. */
 function sameKey(a: ElementDef, b: ElementDef, slot = false): boolean {
   if (a.set !== b.set || a.key.length !== b.key.length) return false;
-  const last = slot && a.key.length > 1 && inEndpointMap(a.set) ? a.key.length - 2 : a.key.length - 1;
+  const grouped = slot ? groupedParts(a.set) : 0;
+  const last = grouped > 0 && a.key.length > grouped ? a.key.length - 1 - grouped : a.key.length - 1;
   for (let i = last; i >= 0; i--) if (a.key[i] !== b.key[i]) return false;
   return true;
 }

@@ -2,7 +2,7 @@
 // wanted value differs from what the mirror says the kernel holds. Its cost depends on what
 // changed, not on how many Services exist.
 import type { BaseObjects, ChainDef, ElementDef, ServiceObjects } from './desired';
-import { IndexEdit, keyText, winnerOf, type TouchedEntry } from './element-index';
+import { IndexEdit, groupedParts, keyText, winnerOf, type TouchedEntry } from './element-index';
 import { BASE_OWNER, TxWriter } from './tx-writer';
 import { baseSetsByName, compileBase, isDerivedSet } from './compile-base';
 import { ElementsOf } from './elements-of';
@@ -111,13 +111,12 @@ function writeBaseSets(w: TxWriter, state: FamilyState, base: BaseObjects): Map<
  */
 function writeBaseChains(w: TxWriter, state: FamilyState, base: BaseObjects, chains: Map<string, string | null>): string[] {
   const f = state.family;
-  for (const c of base.chains) {
-    const fp = chainFingerprint(c);
-    const have = state.mirror.chains.get(c.name);
-    if (have === fp) continue;
-    if (have === undefined) w.addChain(f, c, BASE_OWNER); else w.flushChain(f, c.name, BASE_OWNER);
+  // Every new chain before any rule: a changed chain's rules may jump to one that comes later (record-affinity).
+  const changed = base.chains.filter((c) => state.mirror.chains.get(c.name) !== chainFingerprint(c));
+  for (const c of changed) if (state.mirror.chains.has(c.name)) w.flushChain(f, c.name, BASE_OWNER); else w.addChain(f, c, BASE_OWNER);
+  for (const c of changed) {
     w.addRules(f, c, BASE_OWNER);
-    chains.set(c.name, fp);
+    chains.set(c.name, chainFingerprint(c));
   }
   const wanted = new Set(base.chains.map((c) => c.name));
   const gone = state.base.chains.filter((c) => !wanted.has(c.name)).map((c) => c.name);
@@ -157,7 +156,8 @@ function without(a: ElementDef[], b: readonly ElementDef[]): ElementDef[] {
 function entryChange(t: TouchedEntry, elementsOf: ElementsOf): { del: ElementDef[]; add: ElementDef[] } {
   const have = winnerOf(t.before);
   const win = winnerOf(t.claimants);
-  const valued = t.el.verdict !== undefined || t.el.data !== undefined;
+  // A destination's group (endpoint slots, affinity pairs) differs from one claimant to the next, as a value does.
+  const valued = t.el.verdict !== undefined || t.el.data !== undefined || groupedParts(t.el.set) > 0;
   if (have !== undefined && win !== undefined && !valued) return { del: [], add: [] };
   const del = have === undefined ? [] : elementsOf.at(have, 'prev', t);
   const add = win === undefined ? [] : elementsOf.at(win, 'next', t);

@@ -70,8 +70,11 @@ export class NftablesProxier implements Proxier {
   private running: Promise<unknown> = Promise.resolve();
   private readonly refused = new Map<string, string>();
   private readonly contexts: ContextCache;
-  /** Per family and endpoint map family, which affinity records a commit made stale (affinity-records.ts). */
-  private readonly staleAfterCommit = new Map<NftFamily, Map<EndpointMapFamily, (pair: string) => boolean>>();
+  /**
+   * Per family and endpoint map family, which affinity records a commit made stale (affinity-records.ts):
+   * those naming a pair a partial sync removed, or (after a full sync, 'unwanted') any pair the pair sets lack.
+   */
+  private readonly staleAfterCommit = new Map<NftFamily, Map<EndpointMapFamily, ((pair: string) => boolean) | 'unwanted'>>();
 
   constructor(opts: NftablesProxierOptions) {
     checkOptions(opts);
@@ -333,7 +336,7 @@ export class NftablesProxier implements Proxier {
       for (const s of next) {
         this.states.set(s.family, s);
         this.staleAfterCommit.delete(s.family);
-        for (const [fam, pairSets] of affinityPairSets(s)) this.addStale(s.family, fam, unwantedPairs(pairSets.flatMap((n) => [...s.index.entriesOf(n).keys()])));
+        for (const fam of affinityPairSets(s).keys()) this.addStale(s.family, fam, 'unwanted');
       }
     } };
   }
@@ -360,11 +363,12 @@ export class NftablesProxier implements Proxier {
     return { chains, sets };
   }
 
-  private addStale(f: NftFamily, fam: EndpointMapFamily, stale: (pair: string) => boolean): void {
+  private addStale(f: NftFamily, fam: EndpointMapFamily, stale: ((pair: string) => boolean) | 'unwanted'): void {
     let byFam = this.staleAfterCommit.get(f);
     if (!byFam) this.staleAfterCommit.set(f, byFam = new Map());
     const before = byFam.get(fam);
-    byFam.set(fam, before ? (pair) => before(pair) || stale(pair) : stale);
+    if (before === 'unwanted' || stale === 'unwanted' || !before) byFam.set(fam, before === 'unwanted' ? before : stale);
+    else byFam.set(fam, (pair) => before(pair) || stale(pair));
   }
 
   /**
@@ -393,8 +397,9 @@ export class NftablesProxier implements Proxier {
     }
   }
 
-  private async deleteRecordsOnce(state: FamilyState, fam: EndpointMapFamily, stale: (pair: string) => boolean): Promise<number> {
+  private async deleteRecordsOnce(state: FamilyState, fam: EndpointMapFamily, check: ((pair: string) => boolean) | 'unwanted'): Promise<number> {
     const f = state.family;
+    const stale = check === 'unwanted' ? await unwantedPairs(this.opts.nft, f, fam, affinityPairSets(state).get(fam) ?? []) : check;
     const { elements, unreadable } = await staleRecords(this.opts.nft, f, fam, stale);
     if (unreadable > 0) this.opts.log.warn({ family: f, set: affinityRecordsName(fam), unreadable }, 'Affinity records of an unexpected shape left alone');
     if (elements.length === 0) return 0;
