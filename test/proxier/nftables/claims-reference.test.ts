@@ -9,6 +9,7 @@ import { elementText } from '../../../src/native/elements';
 import { setDefFor } from '../../../src/proxier/nftables/compile-base';
 import { compileService } from '../../../src/proxier/nftables/compile-service';
 import type { ElementDef, ServiceObjects } from '../../../src/proxier/nftables/desired';
+import { entryKey } from '../../../src/proxier/nftables/element-index';
 import type { Endpoint, ServicePort } from '../../../src/core/types';
 import { changed, ctx, ep, selected, snapshot, sp } from './fixtures';
 import { elementsOf, proxierOnFake, setNames } from './fake-helpers';
@@ -32,7 +33,8 @@ function randomEntry(r: () => number, name: string): Entry {
   }), eps];
 }
 
-const idOf = (el: ElementDef): string => `${el.set} ${el.key.join(' . ')}`;
+/** An element's claim: its set and key, or for a destination's group (endpoint slots, affinity pairs) the destination: one claimant wins the group. */
+const idOf = (el: ElementDef): string => `${el.set} ${entryKey(el)}`;
 
 /** Claim lists per element (set and key text), changed in the order the proxier changes them. */
 class Reference {
@@ -59,8 +61,9 @@ class Reference {
     const out = new Map<string, string[]>();
     for (const [id, [winner]] of this.claims) {
       const set = id.slice(0, id.indexOf(' '));
-      const els = this.objs.get(winner)!.elements.filter((e) => idOf(e) === id);
-      out.set(set, [...(out.get(set) ?? []), elementText(setDefFor(ctx(), set), els[els.length - 1])]);
+      // Of a key the winner wants twice, its last element.
+      const byKey = new Map(this.objs.get(winner)!.elements.filter((e) => idOf(e) === id).map((e) => [e.key.join(' . '), e]));
+      out.set(set, [...(out.get(set) ?? []), ...[...byKey.values()].map((e) => elementText(setDefFor(ctx(), set), e))]);
     }
     for (const list of out.values()) list.sort();
     return out;

@@ -34,7 +34,8 @@ export interface OracleServicePort {
   externals: string[];
   /** loadBalancerSourceRanges of this family (type LoadBalancer only). */
   sourceRanges: string[];
-  affinity: boolean;
+  /** The session-affinity timeout, 0 without. */
+  affinity: number;
   internalLocal: boolean;
   /** externalTrafficPolicy Local on an externally accessible Service (upstream's ExternalPolicyForService). */
   externalLocal: boolean;
@@ -70,7 +71,7 @@ export function oracleServicePorts(world: World): OracleServicePort[] {
           key: `ns/${svc.name}:${p.name}/${p.protocol}/${family}`,
           service: svc, portName: p.name, family, protocol: p.protocol, port: p.port, nodePort: p.nodePort,
           clusterIP: svc.clusterIPs[family]!, externalIPs, lbIPs, externals: [...new Set([...externalIPs, ...lbIPs])], sourceRanges,
-          affinity: svc.affinity > 0, internalLocal: svc.internalLocal, externalLocal: svc.externalLocal && externallyAccessible(svc),
+          affinity: svc.affinity, internalLocal: svc.internalLocal, externalLocal: svc.externalLocal && externallyAccessible(svc),
           eps, endpoints: eps.map((e) => e.ep),
         });
       }
@@ -180,9 +181,12 @@ function noEndpoint(put: (set: string, el: string) => void, key: string, drop: b
 }
 
 /** A destination's slots in the endpoint map of its count, and past 4 endpoints its elements in the sets of the bits of count - 4. */
-function endpointMap(put: (set: string, el: string) => void, prefix: '' | 'local-' | 'nodeport-' | 'nodeport-local-', key: string, eps: readonly OracleEndpoint[]): void {
+/** `affinity`: the IPv4 session-affinity timeout (0: none): the destination's endpoints are its pairs. */
+function endpointMap(put: (set: string, el: string) => void, prefix: '' | 'local-' | 'nodeport-' | 'nodeport-local-', key: string, eps: readonly OracleEndpoint[],
+  affinity = 0): void {
   eps.forEach((e, i) => put(`${prefix}endpoints-${eps.length}`, `${key} . ${i} : ${e.ep}`));
   for (let code = eps.length - 4, bit = 0; code > 0; code >>= 1, bit++) if (code & 1) put(`${prefix}endpoints-over-4-bit-${bit}`, key);
+  for (const e of eps) if (affinity > 0) put(`affinity-${prefix}endpoints-${affinity}`, `${key} . ${e.ep}`);
 }
 
 export function expectedTable(family: Fam, served: readonly Served[]): ExpectedTable {
@@ -216,8 +220,8 @@ export function expectedTable(family: Fam, served: readonly Served[]): ExpectedT
     }
     for (const e of new Set([...cluster, ...local].map((x) => x.ip))) put('hairpin', `${e} . ${e}`);
 
-    if (sp.affinity) {
-      // The Service's own chains, reached from the verdict maps.
+    if (sp.affinity > 0 && family === 'IPv6') {
+      // IPv6: the Service's own chains, reached from the verdict maps (affinity-chains.ts).
       const internalChain = sp.internalLocal ? s.chains.local : s.chains.cluster;
       if (internal.length > 0 && s.servesClusterIP) { put('service-ips', `${cipKey} : goto ${internalChain}`); put('other-service-ports', cipKey); }
       if (hasAny) {
@@ -237,7 +241,9 @@ export function expectedTable(family: Fam, served: readonly Served[]): ExpectedT
       }
       continue;
     }
-    if (internal.length > 0 && s.servesClusterIP) { put('cluster-ip-ports', cipKey); endpointMap(put, '', cipKey, internal); }
+    // IPv4 session affinity: the shared path, and each destination's endpoints as its affinity pairs.
+    const aff = sp.affinity;
+    if (internal.length > 0 && s.servesClusterIP) { put('cluster-ip-ports', cipKey); endpointMap(put, '', cipKey, internal, aff); }
     if (!hasAny) continue;
     const destinations = [
       ...externals.map((ip) => ({ key: vipKey(ip, sp.protocol, sp.port), nodePort: false })),
@@ -248,8 +254,8 @@ export function expectedTable(family: Fam, served: readonly Served[]): ExpectedT
       const set = d.nodePort ? (sp.externalLocal ? 'nodeports-local' : 'nodeports') : sp.externalLocal ? 'external-local-ports' : 'external-ports';
       put(set, d.key);
       put(d.nodePort ? 'all-nodeports' : 'other-service-ports', d.key);
-      if (cluster.length > 0) endpointMap(put, d.nodePort ? 'nodeport-' : '', d.key, cluster);
-      if (sp.externalLocal && local.length > 0) endpointMap(put, d.nodePort ? 'nodeport-local-' : 'local-', d.key, local);
+      if (cluster.length > 0) endpointMap(put, d.nodePort ? 'nodeport-' : '', d.key, cluster, aff);
+      if (sp.externalLocal && local.length > 0) endpointMap(put, d.nodePort ? 'nodeport-local-' : 'local-', d.key, local, aff);
     }
   }
   for (const [set, els] of sets) sets.set(set, [...new Set(els)].sort());
