@@ -15,7 +15,7 @@ import { normalizedRuleset } from '../proxier/nftables/kernel-helpers';
 
 const quiet = createLogger({ format: 'json', verbosity: 0, destination: { write: () => true } });
 
-/** ClusterIP, NodePort with Local policy, session affinity, no endpoints, an IPv6 Service. */
+/** ClusterIP, NodePort with Local policy, session affinity, no endpoints, an IPv6 Service with affinity (its own chain). */
 function populate(api: TestApiServer): void {
   api.create('nodes', node(NODE_NAME, '192.0.2.10'));
   api.create('namespaces', namespace('default'));
@@ -32,7 +32,7 @@ function populate(api: TestApiServer): void {
   api.create('endpointslices', endpointSlice('sticky', 'sticky-1', { ports: dns, endpoints: [{ ip: '10.244.1.10' }, { ip: '10.244.1.11' }] }));
   api.create('services', service('empty', { clusterIP: '10.96.0.13', ports: [{ port: 443 }] }));
   const v6 = [{ name: 'http', port: 80 }];
-  api.create('services', service('six', { clusterIP: 'fd00:96::20', ports: v6 }));
+  api.create('services', service('six', { clusterIP: 'fd00:96::20', ports: v6, affinitySeconds: 300 }));
   api.create('endpointslices', endpointSlice('six', 'six-1', { ports: v6, endpoints: [{ ip: 'fd00:244::5' }] }));
 }
 
@@ -97,7 +97,9 @@ describe('--dry-run', { timeout: 120_000 }, () => {
       const body = script.slice(0, script.indexOf('\n#') + 1);
       assert.equal(Number(/; (\d+) bytes$/.exec(last)![1]), Buffer.byteLength(body), 'bytes: the script above the comments');
       assert.doesNotMatch(script, /\n# note:/);
-      assert.equal((script.match(/ @affinity meta l4proto udp update @affinity /g) ?? []).length, 2, 'the sticky Service\'s two affinity lookups');
+      assert.equal((script.match(/add element ip kube-proxy affinity-endpoints-600 \{ 10\.96\.0\.12 \. udp \. 53 \. /g) ?? []).length, 2, 'the sticky Service\'s two affinity pairs');
+      assert.match(script, /ct reply ip saddr \. ct reply proto-src @affinity-endpoints-600 update @affinity-records /, 'and the rule that records them');
+      assert.equal((script.match(/ @affinity meta l4proto tcp update @affinity /g) ?? []).length, 1, 'the IPv6 Service\'s affinity lookup');
       load(ns, script);
       assert.deepEqual(normalizedRuleset(ns), programmed);
       assert.doesNotMatch(ns.nft('list', 'ruleset'), /invalid type/);
@@ -146,21 +148,24 @@ describe('--dry-run', { timeout: 120_000 }, () => {
 
   it('--diff sees a stray chain, a flushed chain and a changed verdict, and its output repairs them', async () => {
     const chain = 'cluster-ip-traffic';
-    const [element] = synced.nft('list', 'map', 'ip', 'kube-proxy', 'service-ips').match(/10\.96\.0\.12 \. udp \. 53 : goto [^\s,}]+/)!;
+    const [element] = synced.nft('list', 'map', 'ip6', 'kube-proxy', 'service-ips').match(/fd00:96::20 \. tcp \. 80 : goto [^\s,}]+/)!;
     synced.exec('nft', ['-f', '-'], [
       'add chain ip kube-proxy stray',
+      'add chain ip6 kube-proxy stray',
       `flush chain ip kube-proxy ${chain}`,
-      `delete element ip kube-proxy service-ips { ${element} }`,
-      'add element ip kube-proxy service-ips { 10.96.0.12 . udp . 53 : goto stray }',
+      `delete element ip6 kube-proxy service-ips { ${element} }`,
+      'add element ip6 kube-proxy service-ips { fd00:96::20 . tcp . 80 : goto stray }',
     ].join('\n') + '\n');
     const out = await dryRun(api, { diff: true, netns: synced.path });
     const lines = out.trimEnd().split('\n');
     assert.ok(lines.includes(`flush chain ip kube-proxy ${chain}`), out);
     assert.ok(lines.some((l) => l.startsWith(`add rule ip kube-proxy ${chain} `)), out);
-    assert.ok(lines.includes('delete element ip kube-proxy service-ips { 10.96.0.12 . udp . 53 : goto stray }'), out);
-    assert.ok(lines.includes(`add element ip kube-proxy service-ips { ${element} }`), out);
-    assert.equal(lines.at(-2), 'delete chain ip kube-proxy stray', 'the stray chain goes last, once nothing jumps to it');
-    assert.match(lines.at(-1)!, /^# dry run --diff: \d+ changes \(\d+ add, 2 delete, 1 flush\)$/);
+    assert.ok(lines.includes('delete element ip6 kube-proxy service-ips { fd00:96::20 . tcp . 80 : goto stray }'), out);
+    assert.ok(lines.includes(`add element ip6 kube-proxy service-ips { ${element} }`), out);
+    assert.ok(lines.indexOf('delete chain ip6 kube-proxy stray') > lines.indexOf('delete element ip6 kube-proxy service-ips { fd00:96::20 . tcp . 80 : goto stray }'),
+      'the stray chain goes once nothing jumps to it');
+    assert.ok(lines.includes('delete chain ip kube-proxy stray'), out);
+    assert.match(lines.at(-1)!, /^# dry run --diff: \d+ changes \(\d+ add, 3 delete, 1 flush\)$/);
     synced.exec('nft', ['-f', '-'], out);
     assert.deepEqual(normalizedRuleset(synced), programmed);
   });

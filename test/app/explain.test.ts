@@ -136,13 +136,14 @@ describe('explain', { timeout: 120_000 }, () => {
     assert.equal(byIp(zoned).get('10.244.1.30')?.cluster.use, 'used');
   });
 
-  it('shows a Service without endpoints rejected, and an affinity Service\'s chain in the kernel', async () => {
+  it('shows a Service without endpoints rejected, and an affinity Service\'s pairs in the kernel', async () => {
     const [empty] = await ports('default/empty');
     assert.ok(empty.paths.length > 0 && empty.paths.every((x) => x.outcome === 'reject'), JSON.stringify(empty.paths.map((x) => x.outcome)));
     assert.ok(empty.kernel?.some((c) => c.set === 'no-endpoint-services' && c.status === 'as expected'));
     const [sticky] = await ports('default/sticky');
-    const chains = sticky.kernel!.filter((c) => c.kind === 'chain');
-    assert.ok(chains.length >= 1 && chains.every((c) => c.status === 'as expected'), JSON.stringify(chains));
+    const pairs = sticky.kernel!.filter((c) => c.set === 'affinity-endpoints-600');
+    assert.ok(pairs.length === 2 && pairs.every((c) => c.status === 'as expected'), JSON.stringify(pairs));
+    assert.match(await explain('default/sticky', { output: 'text' }), /@affinity-records/);
   });
 
   it('reports an element deleted behind the proxy\'s back as missing, and one pointed elsewhere as differs', async () => {

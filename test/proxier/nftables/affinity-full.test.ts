@@ -1,5 +1,5 @@
-// The shared session-affinity set is bounded: clients cannot grow kernel memory without limit. When
-// it is full, new clients are still served (load-balanced without affinity), never dropped.
+// The session-affinity records maps are bounded: clients cannot grow kernel memory without limit.
+// When one is full, new clients are still served (load-balanced without affinity), never dropped.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { NftablesProxier } from '../../../src/proxier/nftables';
@@ -11,7 +11,7 @@ import { changed, quietLog } from './kernel-helpers';
 const VIP = '100.100.9.9';
 const SECOND_CLIENT = '198.18.0.3';
 
-describe('a full session-affinity set', () => {
+describe('a full session-affinity records map', () => {
   let topo: Topology;
   let nft: Nft;
   before(async () => {
@@ -30,14 +30,14 @@ describe('a full session-affinity set', () => {
     const svc = sp('sticky', { clusterIP: VIP, affinityTimeoutSeconds: 600 });
     const r = await proxier.sync(snapshot([[svc, topo.pods.map((p) => ep(p.ip, 8080))]]), changed(), true);
     assert.deepEqual(r, { full: true, ok: true });
-    assert.match(topo.node.nft('list', 'set', 'ip', 'kube-proxy', 'affinity'), /size 1\b/);
+    assert.match(topo.node.nft('list', 'map', 'ip', 'kube-proxy', 'affinity-records'), /size 1\b/);
 
     const first = topo.probe('tcp', VIP, 80, 20).map((l) => l.split(' ')[0]);
     assert.equal(new Set(first).size, 1, `the first client sticks to one endpoint: ${first}`);
     const second = topo.probe('tcp', VIP, 80, 40, { sourceAddress: SECOND_CLIENT }).map((l) => l.split(' ')[0]);
     assert.deepEqual(second.filter((l) => l === 'ERR'), [], 'no connection of the second client fails');
-    assert.deepEqual([...new Set(second)].sort(), ['pod0', 'pod1'], 'the second client, with no room in the set, is load-balanced');
-    const entries = topo.node.nft('list', 'set', 'ip', 'kube-proxy', 'affinity').match(/timeout \d/g) ?? [];
-    assert.equal(entries.length, 1, 'the set holds one entry: the first client\'s');
+    assert.deepEqual([...new Set(second)].sort(), ['pod0', 'pod1'], 'the second client, with no room in the map, is load-balanced');
+    const entries = topo.node.nft('list', 'map', 'ip', 'kube-proxy', 'affinity-records').match(/timeout \d/g) ?? [];
+    assert.equal(entries.length, 1, 'the map holds one record: the first client\'s');
   });
 });
