@@ -41,6 +41,7 @@ test('leaveOut: the table without one ServicePort, its endpoint maps following t
   assert.deepEqual(maps(ip), ['endpoints-1', 'endpoints-2']);
   const without = leaveOut(ip, 'ns1/svc1:p80/TCP');
   assert.deepEqual(without.services.map((s) => s.key), ['ns1/svc2:p80/TCP', 'ns1/svc3:p80/TCP']);
-  assert.deepEqual(maps(without), ['endpoints-1'], 'svc1 was the only one with two endpoints in a map');
+  assert.deepEqual(maps(leaveOut(without, 'ns1/svc3:p80/TCP')), ['endpoints-1'], 'svc1 and svc3 were the only ones with two endpoints');
+  assert.deepEqual(maps(without), ['endpoints-1', 'endpoints-2'], 'svc3 (affinity) still has two');
   assert.equal(ip.services.length, 3, 'the table it came from is unchanged');
 });

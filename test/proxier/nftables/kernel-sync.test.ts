@@ -38,7 +38,7 @@ test('start-up adopts a pre-existing table: stale chains and sets go, no cleanup
 });
 
 
-test('session affinity: connections stick to one endpoint, and the shared set keeps its elements across full syncs', async () => {
+test('session affinity: connections stick to one endpoint, and the records map keeps its elements across full syncs', async () => {
   await withNetns(async (ns) => {
     const { proxier, nft } = proxierIn(ns);
     try {
@@ -57,9 +57,9 @@ test('session affinity: connections stick to one endpoint, and the shared set ke
       const targets = new Set([...flows.matchAll(/src=(10\.180\.2\.\d+) dst=10\.0\.0\.5/g)].map((m) => m[1]));
       assert.equal(flows.trim().split('\n').length, 8, flows);
       assert.equal(targets.size, 1, `affinity broken: ${[...targets]}`);
-      assert.match(elementsOf(ns, 'affinity').join(), /10\.0\.0\.5/);
+      assert.match(elementsOf(ns, 'affinity-records').join(), /"10\.0\.0\.5","172\.30\.0\.43","tcp",80\]/);
       await proxier.sync(snapshot(base), changed(), true);
-      assert.match(elementsOf(ns, 'affinity').join(), /10\.0\.0\.5/, 'a full sync must not flush affinity');
+      assert.match(elementsOf(ns, 'affinity-records').join(), /"10\.0\.0\.5","172\.30\.0\.43","tcp",80\]/, 'a full sync must not flush the records it still wants');
     } finally { nft.close(); }
   });
 });

@@ -67,10 +67,17 @@ test('counts above 4: one chain, one rule and one test per count in use, an elem
   assert.equal(cluster(2, () => 6, 0).elements - cluster(1, () => 6, 0).elements, 6 + 1 + 3);
 });
 
-test('session affinity: one chain and 3E+1 rules per Service, no chain per endpoint', () => {
+test('session affinity (IPv4): no chain and no rule per Service; E pairs per destination; the base grows by a map, a set and rules once', () => {
   for (const e of [1, 4, 8]) {
     const aff = cluster(2, () => e, 10800);
     const affOne = cluster(1, () => e, 10800);
-    assert.deepEqual([aff.chains - affOne.chains, aff.rules - affOne.rules], [1, 3 * e + 1]);
+    const plain = cluster(2, () => e, 0);
+    assert.deepEqual([aff.chains, aff.rules], [0, 0]);
+    // svc0 has a NodePort too: three destinations.
+    assert.equal(aff.elements - plain.elements, 3 * e, 'one pair per endpoint of each destination');
+    // Per endpoint map family in use (ClusterIPs, NodePorts): a records map, a pair set, the select
+    // chain's lookup and a record rule per protocol; once: the record chain and the jump to it.
+    assert.deepEqual([aff.sets - plain.sets, aff.baseChains - plain.baseChains, aff.baseRules - plain.baseRules], [2 * 2, 1, 2 * (1 + 3) + 1]);
+    assert.deepEqual([aff.sets, aff.baseChains, aff.baseRules], [affOne.sets, affOne.baseChains, affOne.baseRules], 'whatever the number of Services');
   }
 });

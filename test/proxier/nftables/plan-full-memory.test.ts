@@ -12,18 +12,22 @@ import { gcFunction } from '../../helpers/gc';
 
 const SERVICES = 40;
 
+const six = (i: number) => sp(`svc${i}`, {
+  key: `ns1/svc${i}:p80/TCP/IPv6`, family: 'IPv6', clusterIP: `fd00:30::1:${(i + 1).toString(16)}`, nodePort: 30000 + i, affinityTimeoutSeconds: 100,
+});
+
 test('planFullFamily: the compiled rules can be collected before the elements are copied', async () => {
   const gc = gcFunction();
-  const c = ctx();
+  const c = ctx({}, 'ip6');
   let rules = 0;
   let lastServiceRules = 0;
   const collected: string[] = [];
   const registry = new FinalizationRegistry<string>((what) => collected.push(what));
   function* services(): Generator<CompiledService> {
     for (let i = 0; i < SERVICES; i++) {
-      // Affinity gives a ServicePort chains of its own (a plain one is only elements).
-      const s = sp(`svc${i}`, { clusterIP: `172.30.1.${i + 1}`, nodePort: 30000 + i, affinityTimeoutSeconds: 100 });
-      const eps = selected([ep(`10.0.2.${i + 1}`), ep(`10.0.3.${i + 1}`)]);
+      // IPv6 affinity gives a ServicePort chains of its own (affinity-chains.ts; any other is only elements).
+      const s = six(i);
+      const eps = selected([ep(`fd00:10::2:${(i + 1).toString(16)}`), ep(`fd00:10::3:${(i + 1).toString(16)}`)]);
       const obj = compileService(s, eps, c);
       lastServiceRules = 0;
       for (const chain of obj.chains) for (const r of chain.rules) { registry.register(r, s.key); rules++; lastServiceRules++; }
@@ -48,7 +52,7 @@ test('planFullFamily: the compiled rules can be collected before the elements ar
 
 test('planFullFamily: a ServicePort\'s rules can be collected once the next ones are compiled, before the compile ends', async () => {
   const gc = gcFunction();
-  const c = ctx();
+  const c = ctx({}, 'ip6');
   let written = 0;
   const collected: string[] = [];
   const registry = new FinalizationRegistry<string>((what) => collected.push(what));
@@ -56,8 +60,8 @@ test('planFullFamily: a ServicePort\'s rules can be collected once the next ones
     for (let i = 0; i < SERVICES; i++) {
       // Every ServicePort but the last two has been written by now: its Rule objects are garbage.
       if (i === SERVICES - 1) gc();
-      const s = sp(`svc${i}`, { clusterIP: `172.30.1.${i + 1}`, nodePort: 30000 + i, affinityTimeoutSeconds: 100 });
-      const eps = selected([ep(`10.0.2.${i + 1}`), ep(`10.0.3.${i + 1}`)]);
+      const s = six(i);
+      const eps = selected([ep(`fd00:10::2:${(i + 1).toString(16)}`), ep(`fd00:10::3:${(i + 1).toString(16)}`)]);
       const obj = compileService(s, eps, c);
       if (i < SERVICES - 2) for (const chain of obj.chains) for (const r of chain.rules) { registry.register(r, s.key); written++; }
       yield { obj, source: { sp: s, eps } };
