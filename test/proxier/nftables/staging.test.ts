@@ -7,16 +7,21 @@ import assert from 'node:assert/strict';
 import type { Op } from '../../../src/native/ops';
 import type { FakeCommit } from '../../../src/native';
 import { Transaction } from '../../../src/native/transaction';
-import { changed, manyServices, snapshot } from './fixtures';
+import { changed, ep, manyServices, snapshot, sp } from './fixtures';
 import { freshFullSync, proxierOnFake, ruleset } from './fake-helpers';
 
 const ops = (c: FakeCommit): readonly Op[] => c.tx.opRecords();
 const hooks = (c: FakeCommit): string[] => ops(c).flatMap((o) => (o.op === 'addChain' && o.chain.base ? [o.chain.name] : []));
 const verdictElements = (c: FakeCommit): number => ops(c).filter((o) => o.op === 'addElements' && o.set.map === 'verdict').length;
 const count = (c: FakeCommit, op: Op['op']): number => ops(c).filter((o) => o.op === op).length;
+/** IPv6 Services with session affinity: chains of their own, and the verdict-map elements that reach them. */
+const sixAffinity = (n: number) => Array.from({ length: n }, (_, i) => [
+  sp(`aff6-${i}`, { key: `ns1/aff6-${i}:p80/TCP/IPv6`, family: 'IPv6', clusterIP: `fd00:30::2:${(i + 1).toString(16)}`, affinityTimeoutSeconds: 600 }),
+  [ep(`fd00:10::4:${(i + 1).toString(16)}`), ep(`fd00:10::5:${(i + 1).toString(16)}`)],
+] as ReturnType<typeof manyServices>[number]);
 
 test('a cold start stages sets, elements, regular chains and their rules, then hooks in one last transaction: the same table as one transaction', async () => {
-  const entries = manyServices();
+  const entries = [...manyServices(), ...sixAffinity(20)];
   const { proxier, nft, kernel } = proxierOnFake({ stageBytes: 256 });
   assert.deepEqual(await proxier.sync(snapshot(entries), changed(), false), { full: true, ok: true });
   assert.equal(ruleset(kernel), await freshFullSync(entries));
@@ -38,7 +43,7 @@ test('a cold start stages sets, elements, regular chains and their rules, then h
     const mine = staging.filter((c) => ops(c).some((o) => o.family === family));
     assert.ok(mine.slice(0, -1).every((c) => verdictElements(c) === 0), `${family}: no verdict-map element before the last staging commit`);
   }
-  assert.ok(verdictElements(staging.filter((c) => ops(c).some((o) => o.family === 'ip')).at(-1)!) > 0);
+  assert.ok(verdictElements(staging.filter((c) => ops(c).some((o) => o.family === 'ip6')).at(-1)!) > 0);
   assert.ok(hooks(last).length > 0, 'the last transaction adds the hooked chains');
   assert.ok(count(last, 'addRule') > 0, 'and the base chains\' rules');
   // Every element was staged (the count-bit sets are plain sets); it adds the counts' chains, which the select chains' tests reach.
