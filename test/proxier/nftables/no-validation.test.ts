@@ -1,5 +1,6 @@
 // Issue 32: the changes a cluster makes most (an endpoint added, removed or replaced, a Service's
-// endpoint count changing, a Service without affinity or source ranges added or removed) must
+// endpoint count changing, a Service without source ranges added or removed, with session affinity
+// or not) must
 // commit without anything that makes the kernel validate the whole table: no new rule, no
 // verdict-map element that jumps or goes to a chain (docs/nftables-ruleset.md, "When the kernel
 // validates the whole table"). Random sequences of such changes over a mixed cluster, on the fake
@@ -27,6 +28,7 @@ function service(i: number): ServicePort {
     clusterIP: `172.30.${Math.floor(i / 200)}.${(i % 200) + 1}`,
     ...(i % 3 === 0 ? { nodePort: 30000 + i } : {}),
     ...(i % 7 === 0 ? { externalIPs: [`192.0.2.${(i % 200) + 1}`], externalPolicyLocal: i % 2 === 0 } : {}),
+    ...(i % 5 === 0 ? { affinityTimeoutSeconds: 10800 } : {}),
   });
 }
 
@@ -41,7 +43,10 @@ test('endpoint changes, count changes between counts in use, Services added and 
     // Every count of COUNTS in use in every endpoint map family by a Service that never changes, so
     // the rules stay as they are (a count new to the cluster adds its rule: larger-counts.test.ts).
     const allLocal = (i: number, n: number) => endpoints(i, n, 0).map((e) => ({ ...e, isLocal: true }));
-    const everywhere = (i: number) => sp(`fixed${i}`, { clusterIP: `172.31.0.${i + 1}`, nodePort: 32000 + i, externalIPs: [`198.51.100.${i + 1}`], externalPolicyLocal: true });
+    // The first of them has session affinity: its records maps and pair sets exist in every family.
+    const everywhere = (i: number) => sp(`fixed${i}`, {
+      clusterIP: `172.31.0.${i + 1}`, nodePort: 32000 + i, externalIPs: [`198.51.100.${i + 1}`], externalPolicyLocal: true, ...(i === 0 ? { affinityTimeoutSeconds: 10800 } : {}),
+    });
     const fixed: Entries = COUNTS.map((n, k) => [everywhere(k), allLocal(1000 + k, n)]);
     const live = new Map<number, { sp: ServicePort; eps: Endpoint[] }>();
     for (let i = 0; i < 40; i++) live.set(i, { sp: service(i), eps: endpoints(i, pick(COUNTS), 0) });
