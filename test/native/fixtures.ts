@@ -173,6 +173,17 @@ export function dataMapKinds(): Transaction {
   tx.addRule('ip', TD, 'pre', rule('ip').dnatMap(['saddr', 'sport'], DATA_SETS.typed.name).build());
   tx.addRule('ip', TD, 'filter', rule('ip').lookup(['saddr', { numgen: 4 }], DATA_SETS.picked.name).verdict({ kind: 'drop' }).build());
   tx.addRule('ip', TD, 'filter', rule('ip').vmap([{ numgen: 3 }], DATA_SETS.byNumgen.name).build());
+  // Session affinity's records (compile-base.ts): conntrack's view after the DNAT, a dynset that writes a value, and its lookup.
+  const records: SetSpec = { name: 'records', key: ['ipv4_addr', 'ipv4_addr', 'inet_proto', 'inet_service'], map: ['ipv4_addr', 'inet_service'], timeout: true, dynamic: true, size: 1024 };
+  const pairs: SetSpec = { name: 'pairs', key: ['ipv4_addr', 'inet_proto', 'inet_service', 'ipv4_addr', 'inet_service'] };
+  tx.addSet('ip', TD, records).addSet('ip', TD, pairs);
+  tx.addElements('ip', TD, pairs.name, [{ key: ['10.0.0.1', 'tcp', 80, '10.1.0.1', 8080] }]);
+  tx.addChain('ip', TD, { name: 'post', base: { type: 'nat', hook: 'postrouting', priority: 100 } });
+  const destination = ['ct original daddr', 'l4proto', 'ct original proto-dst'] as const;
+  const endpoint = ['ct reply saddr', 'ct reply proto-src'] as const;
+  tx.addRule('ip', TD, 'post', rule('ip').ctStatusDnat().l4proto('udp').lookup([...destination, ...endpoint], pairs.name)
+    .dynsetUpdate(['saddr', ...destination], records.name, 600, [...endpoint]).build());
+  tx.addRule('ip', TD, 'pre', rule('ip').dnatMap(['saddr', 'daddr', 'l4proto', 'dport'], records.name).build());
 
   tx.addTable('ip6', TD);
   tx.addChain('ip6', TD, { name: 'pre', base: nat });
