@@ -44,7 +44,9 @@ export const SET = {
   noEndpointNodePorts: 'no-endpoint-nodeports',
   noLocalEndpointServices: 'no-local-endpoint-services',
   noLocalEndpointNodePorts: 'no-local-endpoint-nodeports',
+  // loadBalancerSourceRanges: the destinations they apply to, and destination . allowed source range.
   firewallIPs: 'firewall-ips',
+  firewallAllow: 'firewall-allow',
   affinity: 'affinity',
   clusterIPPorts: 'cluster-ip-ports',
   externalPorts: 'external-ports',
@@ -175,7 +177,6 @@ export interface ServiceChainNames {
   cluster: string;
   local: string;
   external: string;
-  firewall: string;
 }
 
 export function serviceChainNames(sp: ServicePort): ServiceChainNames {
@@ -184,6 +185,5 @@ export function serviceChainNames(sp: ServicePort): ServiceChainNames {
     cluster: `service-${base}`,
     local: `local-${base}`,
     external: `external-${base}`,
-    firewall: `firewall-${base}`,
   };
 }

@@ -35,6 +35,14 @@ const deleteClusterIPPort = () => new Transaction().declareSet('ip', TABLE, ipSe
 const otherEndpoint = () => new Transaction().declareSet('ip', TABLE, ipSet('endpoints-2'))
   .deleteElements('ip', TABLE, 'endpoints-2', [{ key: [svc1.clusterIP, 'tcp', 80, 1] }])
   .addElements('ip', TABLE, 'endpoints-2', [{ key: [svc1.clusterIP, 'tcp', 80, 1], data: ['10.99.0.9', 80] }]);
+// A range of firewall-allow widened: the check looks the range's start up and gets the element holding it.
+const widenedRange = () => new Transaction().declareSet('ip', TABLE, ipSet('firewall-allow'))
+  .deleteElements('ip', TABLE, 'firewall-allow', [{ key: ['5.6.7.8', 'tcp', 80, '203.0.113.0/24'] }])
+  .addElements('ip', TABLE, 'firewall-allow', [{ key: ['5.6.7.8', 'tcp', 80, '203.0.112.0/23'] }]);
+const deletedRange = () => new Transaction().declareSet('ip', TABLE, ipSet('firewall-allow'))
+  .deleteElements('ip', TABLE, 'firewall-allow', [{ key: ['5.6.7.8', 'tcp', 80, '203.0.112.0/23'] }]);
+const restoredRange = () => new Transaction().declareSet('ip', TABLE, ipSet('firewall-allow'))
+  .addElements('ip', TABLE, 'firewall-allow', [{ key: ['5.6.7.8', 'tcp', 80, '203.0.113.0/24'] }]);
 const flushAffinityChain = () => new Transaction().flushChain('ip', TABLE, serviceChainNames(svc3).cluster);
 
 describe('checkServicePortInKernel on what the proxier programmed', () => {
@@ -77,7 +85,9 @@ describe('checkServicePortInKernel on what the proxier programmed', () => {
     assert.ok((await byKind(svc1)).includes('element cluster-ips'));
     assert.ok((await byKind(svc1)).includes('element nodeports'));
     assert.ok((await byKind(big)).includes('element endpoints-over-4-bit-1'));
-    assert.ok((await byKind(svc2)).includes(`chain ${serviceChainNames(svc2).firewall}`));
+    assert.ok((await byKind(svc2)).includes('element firewall-ips'));
+    const allow = (await check(nft, svc2)).find((c) => c.set === 'firewall-allow')!;
+    assert.deepEqual([allow.key, allow.kernel, allow.status], ['5.6.7.8 . tcp . 80 . 203.0.113.0/24', '5.6.7.8 . tcp . 80 . 203.0.113.0/24', 'as expected']);
     assert.ok((await byKind(svc3)).includes(`chain ${serviceChainNames(svc3).cluster}`));
     assert.ok((await byKind(svc6)).includes('element endpoints-1'));
     const ep2 = (await check(nft, svc1)).find((c) => c.set === 'endpoints-2' && c.key.endsWith('. 1'))!;
@@ -98,6 +108,18 @@ describe('checkServicePortInKernel on what the proxier programmed', () => {
     assert.deepEqual(statuses(differs), [`element endpoints-2 ${svc1.clusterIP} . tcp . 80 . 1: differs`]);
     assert.equal(differs[0].kernel, `${svc1.clusterIP} . tcp . 80 . 1 : 10.99.0.9 . 80`);
     assert.equal(differs[0].expected, `${svc1.clusterIP} . tcp . 80 . 1 : 10.180.0.2 . 80`);
+  });
+
+  it('reports a firewall-allow range widened as differs, then deleted as missing', async () => {
+    await both(widenedRange);
+    const widened = (await check(nft, svc2)).filter((c) => c.status !== 'as expected');
+    assert.deepEqual(statuses(widened), ['element firewall-allow 5.6.7.8 . tcp . 80 . 203.0.113.0/24: differs']);
+    assert.equal(widened[0].kernel, '5.6.7.8 . tcp . 80 . 203.0.112.0/23');
+    assert.deepEqual(await check(fake, svc2), await check(nft, svc2));
+    await both(deletedRange);
+    assert.deepEqual(notAsExpected(await check(nft, svc2)), ['element firewall-allow 5.6.7.8 . tcp . 80 . 203.0.113.0/24: missing']);
+    await both(restoredRange);
+    assert.deepEqual(notAsExpected(await check(nft, svc2)), []);
   });
 
   it('reports a flushed affinity chain as differs', async () => {

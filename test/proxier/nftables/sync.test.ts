@@ -13,15 +13,16 @@ import type { Endpoint, ServicePort } from '../../../src/core/types';
 const T = 'kube-proxy';
 const { svc1, svc2, svc3, svc6, entries: base } = fourServices();
 
-test('full sync programs both families: shared chains, maps and elements; chains only for affinity and firewalls', async () => {
+test('full sync programs both families: shared chains, maps and elements; chains only for affinity', async () => {
   const { proxier, nft, kernel } = proxierOnFake();
   assert.deepEqual(await proxier.sync(snapshot(base), changed(), true), { full: true, ok: true });
   const chains = chainNames(kernel);
-  for (const c of [serviceChainNames(svc3).cluster, serviceChainNames(svc2).firewall,
+  for (const c of [serviceChainNames(svc3).cluster,
     'services', 'nat-prerouting', 'masquerading', 'cluster-ip-traffic', 'select-endpoint']) {
     assert.ok(chains.includes(c), `chain ${c} missing`);
   }
   assert.ok(!chains.some((c) => c.includes('/svc1/')), 'a Service without affinity has no chain');
+  assert.ok(!chains.some((c) => c.includes('/svc2/')), 'source ranges make no chain');
   assert.match(elementsOf(kernel, 'service-ips').join(), /172\.30\.0\.43 . tcp . 80 : goto service-.*ns1\/svc3\/tcp\/p80/);
   assert.match(elementsOf(kernel, 'cluster-ip-ports').join(), /172\.30\.0\.41/);
   assert.equal(elementsOf(kernel, 'endpoints-2').length, 2);
@@ -30,13 +31,15 @@ test('full sync programs both families: shared chains, maps and elements; chains
   assert.match(elementsOf(kernel, 'nodeports').join(), /30080/);
   assert.equal(elementsOf(kernel, 'nodeport-endpoints-2').length, 2);
   assert.match(elementsOf(kernel, 'firewall-ips').join(), /5\.6\.7\.8/);
+  assert.ok(elementsOf(kernel, 'firewall-allow').length > 0);
+  assert.ok(elementsOf(kernel, 'firewall-allow').every((e) => e.startsWith('5.6.7.8 . tcp . 80 . ')), elementsOf(kernel, 'firewall-allow').join());
   assert.equal(elementsOf(kernel, 'cluster-ips').length, 3);
   assert.match(elementsOf(kernel, 'endpoints-1', 'ip6').join(), /fd00:30::41/);
   assert.match(elementsOf(kernel, 'hairpin', 'ip6').join(), /fd00:10::1/);
   assert.deepEqual(await nft.listTables(), [{ family: 'ip', name: T }, { family: 'ip6', name: T }]);
   const maps = [...setNames(kernel).map((n) => `ip ${n}`), ...setNames(kernel, 'ip6').map((n) => `ip6 ${n}`)].filter((n) => /endpoints-/.test(n));
   assert.deepEqual(maps, ['ip endpoints-1', 'ip endpoints-2', 'ip nodeport-endpoints-2', 'ip6 endpoints-1']);
-  assert.equal(setNames(kernel).length + setNames(kernel, 'ip6').length - maps.length, 2 * 17, 'fixed sets per family, none per Service');
+  assert.equal(setNames(kernel).length + setNames(kernel, 'ip6').length - maps.length, 2 * 18, 'fixed sets per family, none per Service');
   assert.equal(nft.commits.length, 1, 'one transaction');
 });
 
@@ -88,6 +91,7 @@ test('Service removal deletes its chains and elements', async () => {
   assert.ok(!chainNames(kernel, 'ip6').some((c) => c.includes('/svc6/')));
   assert.doesNotMatch(elementsOf(kernel, 'cluster-ip-ports').join() + elementsOf(kernel, 'external-ports').join(), /5\.6\.7\.8|172\.30\.0\.42/);
   assert.deepEqual(elementsOf(kernel, 'firewall-ips'), []);
+  assert.deepEqual(elementsOf(kernel, 'firewall-allow'), []);
   assert.equal(elementsOf(kernel, 'cluster-ips').length, 2);
   assert.equal(ruleset(kernel), await freshFullSync(rest));
 });
