@@ -22,7 +22,9 @@ function everyKind(): [ServicePort, Endpoint[]][] {
   return [
     [sp('cluster-ip', { clusterIP: '172.30.0.10' }), [ep('10.180.0.1'), ep('10.180.0.2', 8080)]],
     [sp('node-port', { clusterIP: '172.30.0.11', nodePort: 30011 }), [ep('10.180.0.3')]],
-    [sp('lb-ranges', { clusterIP: '172.30.0.12', nodePort: 30012, loadBalancerIPs: ['5.6.7.8'], loadBalancerSourceRanges: ['203.0.113.0/24', '192.168.0.0/24'] }),
+    // Several ranges (one nested, folded; one holding the node IP, so the LB IPs are allowed sources) on two LB IPs: firewall-allow's intervals.
+    [sp('lb-ranges', { clusterIP: '172.30.0.12', nodePort: 30012, loadBalancerIPs: ['5.6.7.8', '5.6.7.11'],
+      loadBalancerSourceRanges: ['203.0.113.0/24', '203.0.113.64/26', '192.168.0.0/24', '10.64.0.0/10', '198.51.100.7/32'] }),
       [ep('10.180.0.4'), ep('10.180.0.5')]],
     [sp('external-ips', { clusterIP: '172.30.0.13', externalIPs: ['198.51.100.7'] }), [ep('10.180.0.6')]],
     [sp('local-external', { clusterIP: '172.30.0.14', nodePort: 30014, loadBalancerIPs: ['5.6.7.9'], externalPolicyLocal: true, healthCheckNodePort: 31014 }),
@@ -30,7 +32,7 @@ function everyKind(): [ServicePort, Endpoint[]][] {
     [sp('local-external-none', { clusterIP: '172.30.0.15', nodePort: 30015, externalPolicyLocal: true, healthCheckNodePort: 31015 }), [ep('10.180.0.8')]],
     [sp('local-internal', { clusterIP: '172.30.0.16', internalPolicyLocal: true }), [local('10.0.1.6'), ep('10.180.0.9')]],
     [sp('affinity', { clusterIP: '172.30.0.17', affinityTimeoutSeconds: 600 }), [ep('10.180.1.1'), ep('10.180.1.2'), ep('10.180.1.3', 8443)]],
-    // Affinity with every destination kind and Local policies: the service-, external-, local- and firewall- chains.
+    // Affinity with every destination kind and Local policies: the service-, external- and local- chains.
     [sp('affinity-all', { clusterIP: '172.30.0.18', nodePort: 30018, externalIPs: ['198.51.100.8'], loadBalancerIPs: ['5.6.7.10'],
       loadBalancerSourceRanges: ['203.0.113.0/24'], externalPolicyLocal: true, internalPolicyLocal: true, healthCheckNodePort: 31018, affinityTimeoutSeconds: 10800 }),
       [local('10.0.1.7'), local('10.0.1.8', 8080), ep('10.180.1.4')]],
@@ -41,6 +43,8 @@ function everyKind(): [ServicePort, Endpoint[]][] {
     [six('six-plain', { clusterIP: 'fd00:30::10', nodePort: 30110 }), [ep('fd00:10::1'), ep('fd00:10::2')]],
     [six('six-affinity', { clusterIP: 'fd00:30::11', loadBalancerIPs: ['2001:db8::7'], loadBalancerSourceRanges: ['2001:db8:1::/48'], affinityTimeoutSeconds: 300 }),
       [ep('fd00:10::3'), ep('fd00:10::4', 8080)]],
+    [six('six-ranges', { clusterIP: 'fd00:30::14', loadBalancerIPs: ['2001:db8::8', '2001:db8::9'],
+      loadBalancerSourceRanges: ['2001:db8:1::/48', '2001:db8:1:5::/64', 'fd00:99::/32', '2001:db8:ffff::1/128', '4000::/2'] }), [ep('fd00:10::5')]],
     [six('six-none', { clusterIP: 'fd00:30::12' }), []],
     [six('six-many', { clusterIP: 'fd00:30::13' }), Array.from({ length: 5 }, (_, i) => ep(`fd00:10::1${i}`))],
   ];
@@ -88,6 +92,8 @@ for (const [name, over] of [
         assert.doesNotMatch(saved, /invalid type/, `${build} lists every rule legibly`);
         assert.match(saved, /@affinity meta l4proto tcp update @affinity/, 'the affinity lookups are there');
         assert.equal((saved.match(/elements = \{ [^}]* timeout /g) ?? []).length, 2, 'with the records the packet path made, in both families');
+        assert.match(saved, /set firewall-allow \{[^}]*flags interval[^}]*elements = \{[^}]*5\.6\.7\.11 \. tcp \. 80 \. 10\.64\.0\.0\/10/, 'IPv4 source ranges');
+        assert.match(saved, /set firewall-allow \{[^}]*flags interval[^}]*elements = \{[^}]*2001:db8::9 \. tcp \. 80 \. 2001:db8:1::\/48/, 'IPv6 source ranges');
         await withNetns(async (fresh) => {
           fresh.exec(build, ['-f', '-'], saved);
           assert.equal(steady(fresh.exec(build, ['list', 'ruleset'])), steady(saved), `${build}: saved, loaded, listed again`);
