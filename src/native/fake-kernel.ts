@@ -50,6 +50,7 @@ function dumpTable(t: FakeTable, withElements: boolean): TableDump {
     sets: [...t.sets.values()].map((s) => ({
       name: s.name, flags: s.attrs.flags, keyType: s.attrs.keyType, keyLen: s.attrs.keyLen,
       dataType: s.attrs.dataType, dataLen: s.attrs.dataLen,
+      ...(s.attrs.concatFieldLens.length > 0 ? { concat: [...s.attrs.concatFieldLens] } : {}),
       elements: withElements ? [...s.elements.values()].map(dumpedElement) : [],
     })),
   };
