@@ -63,6 +63,11 @@ Napi::Object SetToJs(Napi::Env env, const nft::SetInfo& s) {
   o.Set("keyLen", Napi::Number::New(env, s.keyLen));
   o.Set("dataType", Napi::Number::New(env, s.dataType));
   o.Set("dataLen", Napi::Number::New(env, s.dataLen));
+  if (!s.concat.empty()) {
+    Napi::Array concat = Napi::Array::New(env, s.concat.size());
+    for (size_t i = 0; i < s.concat.size(); i++) concat.Set(uint32_t(i), Napi::Number::New(env, s.concat[i]));
+    o.Set("concat", concat);
+  }
   Napi::Array elems = Napi::Array::New(env, s.elements.size());
   for (size_t i = 0; i < s.elements.size(); i++) elems.Set(uint32_t(i), ElemToJs(env, s.elements[i]));
   o.Set("elements", elems);

@@ -117,6 +117,19 @@ void ParseRule(TableDump* out, const uint8_t* p, size_t n, bool keepRaw) {
   out->rules.push_back(std::move(r));
 }
 
+// NFTA_SET_DESC_CONCAT's field lengths, at most kMaxConcatFields; a malformed one ends the list.
+static void ParseConcat(const AttrView& descAttr, std::vector<uint32_t>* out) {
+  constexpr size_t kMaxConcatFields = 16;  // NFT_REG32_COUNT: the kernel takes no more
+  AttrView desc[NFTA_SET_DESC_MAX + 1];
+  if (!descAttr.present() || !ParseAttrs(descAttr.data, descAttr.len, desc, NFTA_SET_DESC_MAX)) return;
+  const AttrView& list = desc[NFTA_SET_DESC_CONCAT];
+  ForEachAttr(list.data, list.present() ? list.len : 0, [&](uint16_t, AttrView el) {
+    AttrView field[NFTA_SET_FIELD_MAX + 1];
+    if (out->size() >= kMaxConcatFields || !ParseAttrs(el.data, el.len, field, NFTA_SET_FIELD_MAX)) return;
+    if (field[NFTA_SET_FIELD_LEN].len == 4) out->push_back(AttrBe32(field[NFTA_SET_FIELD_LEN]));
+  });
+}
+
 void ParseSet(TableDump* out, const uint8_t* p, size_t n) {
   AttrView tb[NFTA_SET_MAX + 1];
   if (!ParseAttrs(p, n, tb, NFTA_SET_MAX)) return;
@@ -127,6 +140,7 @@ void ParseSet(TableDump* out, const uint8_t* p, size_t n) {
   s.keyLen = AttrBe32(tb[NFTA_SET_KEY_LEN]);
   s.dataType = AttrBe32(tb[NFTA_SET_DATA_TYPE]);
   s.dataLen = AttrBe32(tb[NFTA_SET_DATA_LEN]);
+  ParseConcat(tb[NFTA_SET_DESC], &s.concat);
   out->sets.push_back(std::move(s));
 }
 

@@ -50,6 +50,8 @@ struct ElemInfo {
 struct SetInfo {
   std::string name;
   uint32_t flags = 0, keyType = 0, keyLen = 0, dataType = 0, dataLen = 0;
+  // A concatenation's field lengths as the kernel holds them (NFTA_SET_DESC_CONCAT; pipapo needs them).
+  std::vector<uint32_t> concat;
   std::vector<ElemInfo> elements;
 };
 

@@ -10,6 +10,8 @@ export interface RawElement {
 }
 export interface RawSet {
   name: string; flags: number; keyType: number; keyLen: number; dataType: number; dataLen: number;
+  /** A concatenated interval set's field lengths (NFTA_SET_DESC_CONCAT). */
+  concat?: number[];
   elements: RawElement[];
 }
 export interface RawTableDump { chains: RawChain[]; rules: RawRule[]; sets: RawSet[] }

@@ -110,3 +110,33 @@ export function tryDecodeValue(types: readonly NftType[], bytes: Buffer): KeyPar
     return undefined;
   }
 }
+
+/** The prefix length when [first, last] is one CIDR block (same leading bits, then all 0 / all 1), else -1. */
+function prefixOf(first: Uint8Array, last: Uint8Array): number {
+  let bits = 0;
+  while (bits < first.length * 8 && bitAt(first, bits) === bitAt(last, bits)) bits++;
+  for (let i = bits; i < first.length * 8; i++) if (bitAt(first, i) !== 0 || bitAt(last, i) !== 1) return -1;
+  return bits;
+}
+
+const bitAt = (b: Uint8Array, i: number): number => (b[i >> 3] >> (7 - (i & 7))) & 1;
+
+/**
+ * A concatenated interval set's element (key and key end, as the kernel holds it) as key parts:
+ * a field whose start and end differ is an address block `a/len` (nft's text), or `a-b` when it is
+ * not one block. Throws a RangeError when the bytes do not hold `types`.
+ */
+export function decodeRange(types: readonly NftType[], first: Buffer, last: Buffer): KeyPart[] {
+  const lo = decodeValue(types, first);
+  const hi = decodeValue(types, last);
+  let at = 0;
+  return types.map((t, i) => {
+    const n = keyLength([t]);
+    const f = first.subarray(at, at + n);
+    const l = last.subarray(at, at + n);
+    at += types.length > 1 ? wordAlign(n) : n;
+    if (lo[i] === hi[i]) return lo[i];
+    const len = t === 'ipv4_addr' || t === 'ipv6_addr' ? prefixOf(f, l) : -1;
+    return len < 0 ? `${lo[i]}-${hi[i]}` : `${lo[i]}/${len}`;
+  });
+}

@@ -318,13 +318,19 @@ export function elementText(spec: SetSpec, el: Element, withData = true): string
   return s;
 }
 
-/** The key of one element of a set without intervals, as the kernel stores it (errors name `${arg}`). */
+/**
+ * The key of one element as the kernel looks it up (errors name `${arg}`): in a set without
+ * intervals the key itself; in a concatenated interval set the range's start, a point the kernel's
+ * GETSETELEM answers with the element whose ranges hold it (pipapo), start and end. A single-field
+ * interval set holds start and end elements apart: refused.
+ */
 export function encodeKey(spec: SetSpec, key: readonly KeyPart[], arg: string): Uint8Array {
-  if (spec.interval) throw new RangeError(`${arg}: set '${spec.name}' has intervals; keys are looked up in sets without them`);
+  const ranges = !!spec.interval && spec.key.length > 1;
+  if (spec.interval && !ranges) throw new RangeError(`${arg}: set '${spec.name}' has intervals; keys are looked up in sets without them or with concatenated keys`);
   if (!Array.isArray(key)) throw new TypeError(`${arg}: expected an array of key parts`);
   if (key.length !== spec.key.length) {
     throw new RangeError(`${arg}: set '${spec.name}' has ${spec.key.length} key part(s) (${spec.key.join(' . ')}), got ${key.length}`);
   }
-  const parts = spec.key.map((t, i) => encodePart(t, key[i], false, `${arg}[${i}]`)[0]);
+  const parts = spec.key.map((t, i) => encodePart(t, key[i], ranges, `${arg}[${i}]`)[0]);
   return Uint8Array.from(concat(parts, parts.length > 1));
 }

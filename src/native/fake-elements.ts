@@ -101,6 +101,16 @@ function inside(key: Uint8Array, e: FakeElement, fieldLens: number[]): boolean {
   return true;
 }
 
+/**
+ * The element GETSETELEM answers for `key`: the one with that key, or in a concatenated interval set
+ * (pipapo) the one whose ranges hold it, as the kernel's point look-up does.
+ */
+export function elementFor(s: FakeSet, key: Uint8Array): FakeElement | undefined {
+  if (!(s.attrs.flags & SET_F.concat)) return s.elements.get(elementId({ key, flags: 0 }));
+  for (const e of s.elements.values()) if (inside(key, e, s.attrs.concatFieldLens)) return e;
+  return undefined;
+}
+
 /** A new range may not overlap a range the set holds (rbtree and pipapo refuse it with EEXIST). */
 function checkOverlap(s: FakeSet, items: FakeElement[]): void {
   const [first, last] = items;

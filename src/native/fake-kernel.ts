@@ -2,7 +2,7 @@
 // records with the kernel's rules (docs/fake-kernel.md): every op of a batch is tried, as the
 // kernel tries every message, and any refusal leaves the committed state untouched. Handles to it
 // (FakeNft, like Nft.open() in a namespace) commit, dump and list; several may share one kernel.
-import { addElements, deleteElements } from './fake-elements';
+import { addElements, deleteElements, elementFor } from './fake-elements';
 import { FakeNft } from './fake-nft';
 import * as objects from './fake-objects';
 import { rulesetScript } from './fake-script';
@@ -10,7 +10,6 @@ import { Draft, FakeChain, FakeElement, FakeTable, Refusal, refuse, ENOENT, tabl
 import type { DumpedElement, TableDump } from './nft';
 import type { ChainRule } from './lookups';
 import type { Rule } from './rule';
-import { elementId } from './fake-elements';
 import type { Family } from './nft-types';
 import type { Op } from './ops';
 
@@ -51,6 +50,7 @@ function dumpTable(t: FakeTable, withElements: boolean): TableDump {
     sets: [...t.sets.values()].map((s) => ({
       name: s.name, flags: s.attrs.flags, keyType: s.attrs.keyType, keyLen: s.attrs.keyLen,
       dataType: s.attrs.dataType, dataLen: s.attrs.dataLen,
+      ...(s.attrs.concatFieldLens.length > 0 ? { concat: [...s.attrs.concatFieldLens] } : {}),
       elements: withElements ? [...s.elements.values()].map(dumpedElement) : [],
     })),
   };
@@ -114,7 +114,7 @@ export class FakeKernel {
   getElements(family: Family, table: string, set: string, keys: readonly Uint8Array[]): { found: boolean; element?: DumpedElement }[] {
     const s = this.committedTable(family, table).sets.get(set) ?? refuse(ENOENT, `set '${set}' in table ${table} does not exist`);
     return keys.map((key) => {
-      const e = s.elements.get(elementId({ key, flags: 0 }));
+      const e = elementFor(s, key);
       return e ? { found: true, element: dumpedElement(e) } : { found: false };
     });
   }

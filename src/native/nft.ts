@@ -17,7 +17,8 @@ export interface TableDump {
   chains: { name: string; handle: number; hook?: Hook; priority?: number; type?: ChainType; policy?: string }[];
   /** jumps: the chains the rule's verdicts jump or go to, in order. */
   rules: { chain: string; handle: number; exprs: string[]; jumps: string[] }[];
-  sets: { name: string; flags: number; keyType: number; keyLen: number; dataType: number; dataLen: number; elements: DumpedElement[] }[];
+  /** concat: a concatenated interval set's field lengths in bytes, as the kernel holds them. */
+  sets: { name: string; flags: number; keyType: number; keyLen: number; dataType: number; dataLen: number; concat?: number[]; elements: DumpedElement[] }[];
 }
 
 const VERDICT_BY_CODE = new Map<number, Verdict['kind']>(
@@ -53,6 +54,7 @@ function toDump(raw: RawTableDump): TableDump {
     rules: raw.rules.map((r) => ({ chain: r.chain, handle: r.handle, exprs: r.exprs, jumps: r.jumps })),
     sets: raw.sets.map((s) => ({
       name: s.name, flags: s.flags, keyType: s.keyType, keyLen: s.keyLen, dataType: s.dataType, dataLen: s.dataLen,
+      ...(s.concat ? { concat: s.concat } : {}),
       elements: s.elements.map(toElement),
     })),
   };

@@ -31,6 +31,14 @@ function populate(api: TestApiServer): void {
   api.create('services', service('sticky', { clusterIP: '10.96.0.12', ports: dns, affinitySeconds: 600 }));
   api.create('endpointslices', endpointSlice('sticky', 'sticky-1', { ports: dns, endpoints: [{ ip: '10.244.1.10' }, { ip: '10.244.1.11' }] }));
   api.create('services', service('empty', { clusterIP: '10.96.0.13', ports: [{ port: 443 }] }));
+  // LoadBalancers with several source ranges: firewall-allow's interval elements, in both families.
+  const lb = [{ name: 'http', port: 80, targetPort: 8080, nodePort: 30081 }];
+  api.create('services', service('ranges', { clusterIP: '10.96.0.14', ports: lb, type: 'LoadBalancer', loadBalancerIPs: ['203.0.113.40', '203.0.113.41'],
+    loadBalancerSourceRanges: ['198.51.100.0/24', '198.51.100.128/25', '192.0.2.0/24', '10.0.0.0/8'] }));
+  api.create('endpointslices', endpointSlice('ranges', 'ranges-1', { ports: lb, endpoints: [{ ip: '10.244.1.12' }] }));
+  api.create('services', service('ranges6', { clusterIP: 'fd00:96::21', ports: [{ name: 'http', port: 80, nodePort: 30082 }], type: 'LoadBalancer',
+    loadBalancerIPs: ['2001:db8::40'], loadBalancerSourceRanges: ['2001:db8:1::/48', '2001:db8:2::/64', 'fd00:99::/32'] }));
+  api.create('endpointslices', endpointSlice('ranges6', 'ranges6-1', { ports: [{ name: 'http', port: 80 }], endpoints: [{ ip: 'fd00:244::6' }] }));
   const v6 = [{ name: 'http', port: 80 }];
   api.create('services', service('six', { clusterIP: 'fd00:96::20', ports: v6, affinitySeconds: 300 }));
   api.create('endpointslices', endpointSlice('six', 'six-1', { ports: v6, endpoints: [{ ip: 'fd00:244::5' }] }));
@@ -106,6 +114,10 @@ describe('--dry-run', { timeout: 120_000 }, () => {
       const ip = normalizedRuleset(ns);
       assert.ok(Object.keys(ip).some((k) => k.startsWith('ip6 kube-proxy')), 'the IPv6 table is there too');
       assert.ok(JSON.stringify(ip).includes('fd00:96::20'), 'with the IPv6 Service');
+      const listed = ns.nft('list', 'set', 'ip', 'kube-proxy', 'firewall-allow') + ns.nft('list', 'set', 'ip6', 'kube-proxy', 'firewall-allow');
+      for (const range of ['203.0.113.41 . tcp . 80 . 192.0.2.0/24', '203.0.113.40 . tcp . 80 . 198.51.100.0/24', '2001:db8::40 . tcp . 80 . fd00:99::/32']) {
+        assert.ok(listed.includes(range), `firewall-allow lists ${range}:\n${listed}`);
+      }
     });
   });
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Nft, rule, Transaction } from '../../src/native';
 import { withNetns } from '../helpers/netns';
-import { DATA_SETS, DATA_SETS6, dataMapKinds, everyKind, SETS, T4, T6, TD } from './fixtures';
+import { DATA_SETS, DATA_SETS6, dataMapKinds, everyKind, FIREWALL6, SETS, T4, T6, TD } from './fixtures';
 import { normalizeRuleset } from './ruleset-json';
 
 /** Applies each transaction both ways, in order, and compares the listings after each. */
@@ -69,4 +69,40 @@ test('data maps, numgen keys and dnat to a map: both ways list identically, foll
   tx.flushChain('ip6', TD, 'pre');
   tx.deleteSet('ip6', TD, DATA_SETS6.addrOnly.name);
   await bothWays([dataMapKinds(), tx], [30, 25]);
+});
+
+/** A set as the kernel holds it: its attributes and its elements' bytes (key, key end, flags), sorted. */
+async function heldSet(nft: Nft, family: 'ip' | 'ip6', table: string, name: string) {
+  const s = (await nft.dumpTable(family, table, { elements: true })).sets.find((x) => x.name === name)!;
+  const hex = (b?: Buffer) => (b ? b.toString('hex') : '');
+  return {
+    flags: s.flags, keyType: s.keyType, keyLen: s.keyLen, concat: s.concat,
+    elements: s.elements.map((e) => `${hex(e.key)}-${hex(e.keyEnd)}/${e.flags}`).sort(),
+  };
+}
+
+test('concatenated interval sets (firewall source ranges, IPv4 and IPv6): the kernel holds the same field lengths and range bytes from our commit as from nft -f', async () => {
+  const tx = everyKind();
+  await withNetns(async (viaNetlink) => {
+    await withNetns(async (viaNft) => {
+      const ours = Nft.open({ netns: viaNetlink.path });
+      const theirs = Nft.open({ netns: viaNft.path });
+      try {
+        await ours.commit(tx);
+        viaNft.exec('nft', ['-f', '-'], tx.toNftScript());
+        for (const [family, table, name, concat, count] of [
+          ['ip', T4, SETS.firewall.name, [4, 1, 2, 4], 2], ['ip6', T6, FIREWALL6.name, [16, 1, 2, 16], 6],
+        ] as const) {
+          const a = await heldSet(ours, family, table, name);
+          assert.deepEqual(a, await heldSet(theirs, family, table, name), `${family} ${name}`);
+          assert.deepEqual(a.concat, concat, 'NFTA_SET_DESC_CONCAT: each field unpadded');
+          assert.equal(a.elements.length, count, 'one element per range, with its end');
+          assert.ok(a.elements.every((e) => /^[0-9a-f]+-[0-9a-f]+\/0$/.test(e)), a.elements.join('\n'));
+        }
+      } finally {
+        ours.close();
+        theirs.close();
+      }
+    });
+  });
 });

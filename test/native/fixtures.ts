@@ -19,6 +19,8 @@ export const SETS: Record<string, SetSpec> = {
   sharedAffinity: { name: 'affinity-shared', key: ['ipv4_addr', 'ipv4_addr', 'inet_service', 'ipv4_addr', 'inet_service'], timeout: true, dynamic: true, size: 65536 },
 };
 
+export const FIREWALL6: SetSpec = { name: 'firewall-allow6', key: ['ipv6_addr', 'inet_proto', 'inet_service', 'ipv6_addr'], interval: true };
+
 export function everyKind(): Transaction {
   const tx = new Transaction();
   const f = 'ip';
@@ -105,6 +107,14 @@ export function everyKind(): Transaction {
   tx.addRule('ip6', T6, 'nat-output', rule('ip6').daddr('fd00::/48').dnat('fd00::3').build());
   tx.addRule('ip6', T6, 'filter-input', rule('ip6').lookup(['daddr', 'l4proto', 'dport'], 'svc6').reject().build());
   tx.addRule('ip6', T6, 'filter-input', rule('ip6').saddrInSet('nets6').saddr('fd00::/60').verdict({ kind: 'accept' }).build());
+  // IPv6 firewall source ranges: a concatenated interval set (pipapo) with /0, /1, /48, /64, /127 and /128 ranges.
+  tx.addSet('ip6', T6, FIREWALL6);
+  tx.addElements('ip6', T6, FIREWALL6.name, [
+    { key: ['2001:db8::7', 'tcp', 443, '2001:db8:1::/48'] }, { key: ['2001:db8::7', 'tcp', 443, '2001:db8:2:3::/64'] },
+    { key: ['2001:db8::7', 'tcp', 443, 'fd00::5'] }, { key: ['2001:db8::7', 'tcp', 443, 'fe80::/127'] },
+    { key: ['2001:db8::7', 'udp', 53, '::/0'] }, { key: ['2001:db8::8', 'sctp', 9, '8000::/1'] },
+  ]);
+  tx.addRule('ip6', T6, 'filter-input', rule('ip6').lookup(['daddr', 'l4proto', 'dport', 'saddr'], FIREWALL6.name, true).verdict({ kind: 'drop' }).build());
 
   tx.addTable('inet', TI);
   tx.addChain('inet', TI, { name: 'input', base: { type: 'filter', hook: 'input', priority: 10 } });

@@ -16,6 +16,7 @@ const EPS: SetSpec = {
 };
 const AFF: SetSpec = { name: 'affinity', key: ['ipv4_addr', 'ipv4_addr', 'inet_service', 'ipv4_addr', 'inet_service'], timeout: true, dynamic: true };
 const RANGES: SetSpec = { name: 'ranges', key: ['ipv4_addr'], interval: true };
+const ALLOW: SetSpec = { name: 'allow', key: ['ipv6_addr', 'inet_proto', 'inet_service', 'ipv6_addr'], interval: true };
 
 /** An affinity chain as the nftables proxier writes one: lookups, records with DNAT, a masquerade mark, a comment. */
 function chainRules(endpoint: string) {
@@ -31,6 +32,8 @@ function chainRules(endpoint: string) {
 function setup(): Transaction {
   const tx = new Transaction().addTable('ip', T).addChain('ip', T, { name: 'other' }).addChain('ip', T, { name: 'svc' });
   for (const s of [VIP, VMAP, EPS, AFF, RANGES]) tx.addSet('ip', T, s);
+  tx.addTable('ip6', T).addSet('ip6', T, ALLOW);
+  tx.addElements('ip6', T, ALLOW.name, [{ key: ['2001:db8::7', 'tcp', 443, '2001:db8:1::/48'] }, { key: ['2001:db8::7', 'tcp', 443, 'fd00::5'] }]);
   tx.addElements('ip', T, VIP.name, [{ key: ['172.30.0.1', 'tcp', 80] }, { key: ['172.30.0.2', 'udp', 53] }]);
   tx.addElements('ip', T, VMAP.name, [{ key: ['172.30.0.1', 'tcp', 80], verdict: { kind: 'goto', chain: 'svc' } }]);
   tx.addElements('ip', T, EPS.name, [
@@ -87,6 +90,24 @@ describe('getElements and dumpChain', () => {
         return true;
       });
     }
+  });
+
+  it('looks a concatenated interval set\'s element up by a point of its ranges: start and end as held', async () => {
+    const hex = (b?: Buffer) => b?.toString('hex');
+    const answers = [];
+    for (const handle of [nft, fake]) {
+      const found = await handle.getElements('ip6', T, ALLOW, [
+        ['2001:db8::7', 'tcp', 443, '2001:db8:1::/48'], ['2001:db8::7', 'tcp', 443, '2001:db8:1:2::/64'],
+        ['2001:db8::7', 'tcp', 443, 'fd00::5'], ['2001:db8::7', 'tcp', 443, 'fd00::6'], ['2001:db8::7', 'udp', 443, '2001:db8:1::/48'],
+      ]);
+      const held = found.map((f) => f.element && `${hex(f.element.key)}-${hex(f.element.keyEnd)}`);
+      assert.equal(held[0], held[1], 'a range inside the held one finds it');
+      assert.ok(held[0]!.endsWith('20010db80001ffffffffffffffffffff'), held[0]);
+      assert.ok(held[2] !== undefined && held[2] !== held[0]);
+      assert.deepEqual([held[3], held[4]], [undefined, undefined], 'a point outside every range, another protocol: none');
+      answers.push(held);
+    }
+    assert.deepEqual(answers[0], answers[1], 'the fake kernel answers as the kernel');
   });
 
   it('checks keys before asking the kernel', async () => {

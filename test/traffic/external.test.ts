@@ -3,9 +3,9 @@
 // Service changing type.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { answeredBy, answers, Cluster, ruleset, sourcesSeen, startCluster, waitForAnswer, waitForError } from './harness';
+import { answeredBy, answers, Cluster, eventually, ruleset, sourcesSeen, startCluster, waitForAnswer, waitForError } from './harness';
 import { endpointSlice, service, type PortSpec, type ServiceSpec } from './fixtures';
-import { CLIENT_IP, NODE_IP, NODE_POD_SIDE_IP } from '../helpers/topology';
+import { CLIENT_IP, CLIENT_IP6, NODE_IP, NODE_POD_SIDE_IP } from '../helpers/topology';
 
 const ALL_PODS = ['pod0', 'pod1', 'pod2'];
 
@@ -67,12 +67,17 @@ describe('external traffic through the whole proxy', () => {
     const ports: PortSpec[] = [{ port: 80, targetPort: 8080, nodePort: 30082 }];
     const spec: ServiceSpec = {
       type: 'LoadBalancer', clusterIP: '100.100.1.13', ports,
-      loadBalancerIPs: ['203.0.113.30'], loadBalancerSourceRanges: ['10.0.0.0/8'],
+      loadBalancerIPs: ['203.0.113.30'], loadBalancerSourceRanges: ['10.0.0.0/8', '198.18.1.0/24'],
     };
     serve('fw', spec);
     // The ClusterIP is not subject to the ranges: once it answers, the Service is programmed.
     await waitForAnswer(c, 'tcp', '100.100.1.13', 80);
-    assert.match(ruleset(c), /203\.0\.113\.30 \. tcp \. 80 : goto firewall-/);
+    const rules = ruleset(c);
+    // Elements only: the destination in firewall-ips, one firewall-allow range per allowed source, no chain of its own.
+    assert.match(rules, /set firewall-ips \{[^}]*203\.0\.113\.30 \. tcp \. 80[,\s]/);
+    assert.match(rules, /203\.0\.113\.30 \. tcp \. 80 \. 10\.0\.0\.0\/8/);
+    assert.match(rules, /203\.0\.113\.30 \. tcp \. 80 \. 198\.18\.1\.0\/24/);
+    assert.doesNotMatch(rules, /chain firewall-(?!check)/);
     assert.deepEqual(c.topo.probe('tcp', '203.0.113.30', 80, 2, { timeoutMs: 500 }), ['ERR TIMEOUT', 'ERR TIMEOUT']);
     c.api.update('services', service('fw', { ...spec, loadBalancerSourceRanges: ['10.0.0.0/8', `${CLIENT_IP}/32`] }));
     await waitForAnswer(c, 'tcp', '203.0.113.30', 80);
@@ -80,6 +85,31 @@ describe('external traffic through the whole proxy', () => {
     // Another address of the same client is still outside the ranges.
     c.topo.addClientAddress('198.18.0.3');
     assert.deepEqual(c.topo.probe('tcp', '203.0.113.30', 80, 1, { timeoutMs: 500, sourceAddress: '198.18.0.3' }), ['ERR TIMEOUT']);
+  });
+
+  it('IPv6: a source inside loadBalancerSourceRanges reaches the LoadBalancer IP, one outside them is dropped', async () => {
+    const ports: PortSpec[] = [{ port: 80, targetPort: 8080, nodePort: 30083 }];
+    const lb = '2001:db8:100::30';
+    const spec: ServiceSpec = {
+      type: 'LoadBalancer', clusterIP: '2001:db8:100::13', ports, loadBalancerIPs: [lb],
+      loadBalancerSourceRanges: [`${CLIENT_IP6}/128`, 'fd00:1::/32', '2001:db8:77::/48'],
+    };
+    c.api.create('services', service('fw6', spec));
+    c.api.create('endpointslices', endpointSlice('fw6', 'fw6-1', { ports, endpoints: c.topo.pods.map((p) => ({ ip: p.ip6 })) }));
+    await waitForAnswer(c, 'tcp', lb, 80);
+    assert.deepEqual([...answeredBy(c.topo.probe('tcp', lb, 80, 60))].sort(), ALL_PODS);
+    assert.match(ruleset(c, 'ip6'), /2001:db8:100::30 \. tcp \. 80 \. 2001:db8:77::\/48/);
+    // Another address of the client, outside every range: dropped; the ClusterIP is not firewalled.
+    c.topo.addClientAddress('2001:db8:18::3');
+    assert.deepEqual(c.topo.probe('tcp', lb, 80, 1, { timeoutMs: 500, sourceAddress: '2001:db8:18::3' }), ['ERR TIMEOUT']);
+    assert.equal(answers(c.topo.probe('tcp', '2001:db8:100::13', 80, 5, { sourceAddress: '2001:db8:18::3' })).length, 5);
+    // The ranges changed to hold the other address and no longer the first: each source's fate follows.
+    c.api.update('services', service('fw6', { ...spec, loadBalancerSourceRanges: ['2001:db8:18::3/128'] }));
+    await eventually(() => /2001:db8:100::30 \. tcp \. 80 \. 2001:db8:18::3[,\s]/.test(ruleset(c, 'ip6')) && !ruleset(c, 'ip6').includes('2001:db8:77::'),
+      () => `firewall-allow with the new range alone:\n${ruleset(c, 'ip6')}`);
+    assert.equal(answers(c.topo.probe('tcp', lb, 80, 5, { sourceAddress: '2001:db8:18::3' })).length, 5);
+    // The client's first address named: with two, the kernel may pick either as the source.
+    assert.deepEqual(c.topo.probe('tcp', lb, 80, 1, { timeoutMs: 500, sourceAddress: CLIENT_IP6 }), ['ERR TIMEOUT']);
   });
 
   it('opens and closes a NodePort as the Service changes type', async () => {

@@ -42,8 +42,21 @@ function filterChains(ctx: FamilyContext): ChainDef[] {
     ...forwardChain(ctx),
     { name: CHAIN.filterOutput, base: { type: 'filter', hook: 'output', priority: DSTNAT - 10 }, rules: beforeDnat('output') },
     { name: CHAIN.reject, rules: [r().reject().build()] },
-    { name: CHAIN.firewallCheck, rules: [r().vmap(DADDR_PROTO_PORT, SET.firewallIPs).build()] },
+    { name: CHAIN.firewallCheck, rules: [firewallRule(ctx)] },
   ];
+}
+
+/**
+ * loadBalancerSourceRanges, upstream's per-Service firewall chain (allowed sources return, the rest
+ * dropped) as one rule over two sets: a destination in `firewall-ips` whose source is in none of its
+ * ranges in `firewall-allow` is dropped. Elements only, no chain and no verdict-map element per
+ * Service, so adding a Service with ranges or changing them does not make the kernel validate the
+ * table. A connection to another destination pays the hash lookup alone; the interval lookup
+ * (pipapo) is paid only by connections to firewalled destinations.
+ */
+function firewallRule(ctx: FamilyContext): Rule {
+  return rule(ctx.family).lookup(DADDR_PROTO_PORT, SET.firewallIPs)
+    .lookup([...DADDR_PROTO_PORT, 'saddr'], SET.firewallAllow, true).verdict({ kind: 'drop' }).build();
 }
 
 /**
@@ -301,7 +314,8 @@ function fixedSets(ctx: FamilyContext): SetDef[] {
     { name: SET.noEndpointNodePorts, key: PORT_KEY, comment: 'service nodeports with no usable endpoints: rejected (dropped if in no-local-endpoint-nodeports)' },
     { name: SET.noLocalEndpointServices, key: vipKey(ctx), comment: 'Local-policy services with no local endpoints: dropped' },
     { name: SET.noLocalEndpointNodePorts, key: PORT_KEY, comment: 'Local-policy service nodeports with no local endpoints: dropped' },
-    { name: SET.firewallIPs, key: vipKey(ctx), map: 'verdict', comment: 'destinations that are subject to LoadBalancerSourceRanges' },
+    { name: SET.firewallIPs, key: vipKey(ctx), comment: 'destinations that are subject to LoadBalancerSourceRanges' },
+    { name: SET.firewallAllow, key: [...vipKey(ctx), addr], interval: true, comment: 'destination . source range that LoadBalancerSourceRanges allow' },
     { name: SET.clusterIPPorts, key: vipKey(ctx), comment: 'ClusterIP traffic' },
     { name: SET.externalPorts, key: vipKey(ctx), comment: 'ExternalIP and LoadBalancer IP traffic, Cluster policy' },
     { name: SET.externalLocalPorts, key: vipKey(ctx), comment: 'ExternalIP and LoadBalancer IP traffic, Local policy' },

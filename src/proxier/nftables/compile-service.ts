@@ -1,5 +1,5 @@
-// One ServicePort -> its elements in the shared sets and maps (and, with loadBalancerSourceRanges,
-// its own chain). Upstream's decisions (pkg/proxy/nftables
+// One ServicePort -> its elements in the shared sets and maps (and, for IPv6 session affinity, its
+// own chains: affinity-chains.ts). Upstream's decisions (pkg/proxy/nftables
 // syncProxyRules: which endpoints, masquerade, reject or drop) expressed as data in maps, so the
 // kernel's per-commit work does not grow with the number of Services (docs/nftables-ruleset.md).
 import type { Endpoint, SelectedEndpoints, ServicePort } from '../../core/types';
@@ -7,7 +7,7 @@ import type { L4Proto } from '../../native';
 import { rule, type KeyExpr, type Rule, type RuleBuilder } from '../../native/rule-builder';
 import type { FamilyContext } from './context';
 import type { ChainDef, ElementDef, KeyPart, ServiceObjects } from './desired';
-import { cidrContains, ipFamilyOf, normalizeCidr, parseCidr } from './ip-util';
+import { cidrContains, ipFamilyOf, normalizeCidr, outermostCidrs, parseCidr } from './ip-util';
 import { externalAddresses, plan, vip, type Plan } from './service-plan';
 import { affinityChains, affinityChainDispatch, usesAffinityChains } from './affinity-chains';
 import { localMatch } from '../../native/local-detector';
@@ -60,8 +60,8 @@ export class ServicePortError extends Error {
   }
 }
 
-/** Elements every ServicePort has, whichever path serves it: ClusterIP, no-endpoint verdicts, firewall. */
-function commonElements(p: Plan, ctx: FamilyContext, names: ServiceChainNames, fwRanges: string[]): ElementDef[] {
+/** Elements every ServicePort has, whichever path serves it: ClusterIP, no-endpoint verdicts. */
+function commonElements(p: Plan, ctx: FamilyContext): ElementDef[] {
   const { sp, proto } = p;
   const out: ElementDef[] = p.servesClusterIP ? [{ set: SET.clusterIPs, key: [sp.clusterIP] }] : [];
   // Upstream's verdicts: reject when the Service has no endpoint at all, drop when it has some
@@ -77,10 +77,21 @@ function commonElements(p: Plan, ctx: FamilyContext, names: ServiceChainNames, f
     for (const ip of externalAddresses(p, ctx)) out.push({ set, key: vip(p, ip) });
     if (sp.nodePort !== 0) out.push({ set: dropExternal ? SET.noLocalEndpointNodePorts : SET.noEndpointNodePorts, key: [proto, sp.nodePort] });
   }
-  if (fwRanges.length > 0) {
-    for (const ip of new Set(sp.loadBalancerIPs.filter((i) => ipFamilyOf(i) === ctx.family))) {
-      out.push({ set: SET.firewallIPs, key: vip(p, ip), verdict: { kind: 'goto', chain: names.firewall } });
-    }
+  return out;
+}
+
+/**
+ * loadBalancerSourceRanges: each LB IP is a destination in `firewall-ips`, and each allowed source
+ * range of it an element of `firewall-allow` (base chain `firewall-check` drops the rest). Nested
+ * ranges are folded into the outer one: an interval set refuses overlapping elements.
+ */
+function firewallElements(p: Plan, ctx: FamilyContext, sources: readonly string[]): ElementDef[] {
+  if (sources.length === 0) return [];
+  const allowed = outermostCidrs(sources);
+  const out: ElementDef[] = [];
+  for (const ip of new Set(p.sp.loadBalancerIPs.filter((i) => ipFamilyOf(i) === ctx.family))) {
+    out.push({ set: SET.firewallIPs, key: vip(p, ip) });
+    for (const src of allowed) out.push({ set: SET.firewallAllow, key: [...vip(p, ip), src] });
   }
   return out;
 }
@@ -149,23 +160,19 @@ function firewallSources(sp: ServicePort, ctx: FamilyContext): string[] {
 /**
  * ServicePorts are served by the shared chains and endpoint maps, IPv4 session affinity included (no
  * chain of their own: the kernel walks every chain whenever a commit makes it validate the table,
- * so chains must not grow with the cluster). loadBalancerSourceRanges has a chain per ServicePort,
- * and so has IPv6 session affinity (affinity-chains.ts).
+ * so chains must not grow with the cluster), loadBalancerSourceRanges included. Only IPv6 session
+ * affinity has chains of its own (affinity-chains.ts).
  */
 export function compileService(sp: ServicePort, eps: SelectedEndpoints | undefined, ctx: FamilyContext): ServiceObjects {
   const problem = validateServicePort(sp, ctx.family) ?? validateEndpoints(eps, ctx.family);
   if (problem) throw new ServicePortError(sp.key, problem);
   const p = plan(sp, eps);
   const names = serviceChainNames(sp);
-  const fwSources = firewallSources(sp, ctx);
-  const elements = commonElements(p, ctx, names, fwSources);
+  const elements = [...commonElements(p, ctx), ...firewallElements(p, ctx, firewallSources(sp, ctx))];
   const ownChains = usesAffinityChains(sp, ctx);
   elements.push(...(ownChains ? affinityChainDispatch(p, ctx, names) : mapDispatchElements(p, ctx)), ...hairpinElements(p));
   elements.push(...unionElements(elements));
-  const chains = builtFor(sp.key, () => [
-    ...(fwSources.length > 0 ? [firewallChain(ctx, names, fwSources)] : []),
-    ...(ownChains ? affinityChains(p, ctx, names) : []),
-  ]);
+  const chains = builtFor(sp.key, () => (ownChains ? affinityChains(p, ctx, names) : []));
   return { key: sp.key, family: ctx.family, chains, elements };
 }
 
@@ -211,11 +218,4 @@ function builtFor<T>(key: string, build: () => T): T {
   } catch (e) {
     throw new ServicePortError(key, e instanceof Error ? e.message : String(e));
   }
-}
-
-/** loadBalancerSourceRanges: allowed sources return to the dispatch, everyone else is dropped. */
-function firewallChain(ctx: FamilyContext, names: ServiceChainNames, sources: string[]): ChainDef {
-  const rules = sources.map((src) => rule(ctx.family).saddr(src).verdict({ kind: 'return' }).build());
-  rules.push(rule(ctx.family).verdict({ kind: 'drop' }).build());
-  return { name: names.firewall, rules };
 }

@@ -3,8 +3,8 @@
 // compared with what the proxier would program now (compileService's objects with the current
 // context) and marked as expected, differs or missing.
 import { NetlinkError, type ChainRule, type ElementLookup, type ExpectedChain, type KeyPart, type Nft, type SetSpec, type Verdict } from '../../native';
-import { decodeValue, tryDecodeValue } from '../../native/element-decode';
-import { elementText, encodeKey } from '../../native/elements';
+import { decodeRange, decodeValue, tryDecodeValue } from '../../native/element-decode';
+import { elementText, encodeElements, encodeKey } from '../../native/elements';
 import { mapData } from '../../native/set-spec';
 import { setDefFor } from './compile-base';
 import type { FamilyContext } from './context';
@@ -37,10 +37,29 @@ function canonical(set: string, types: SetSpec['key'], parts: readonly KeyPart[]
   return decodeValue(types, Buffer.from(encodeKey({ name: set, key: types }, parts, 'value')));
 }
 
+/** A concatenated interval set's elements are ranges (firewall-allow): start and end, as the kernel holds them. */
+const hasRanges = (spec: SetSpec): boolean => !!spec.interval && spec.key.length > 1;
+
+/** The key's text as the kernel's bytes decode to it; a range's from its start and end. */
+function canonicalKey(spec: SetSpec, key: readonly KeyPart[]): KeyPart[] {
+  if (!hasRanges(spec)) return canonical(spec.name, spec.key, key);
+  const [el] = encodeElements(spec, [{ key: [...key] }], 'value', { firstAdd: false, add: true });
+  return decodeRange(spec.key, Buffer.from(el.key), Buffer.from(el.keyEnd!));
+}
+
+function kernelKey(spec: SetSpec, found: NonNullable<ElementLookup['element']>): KeyPart[] | undefined {
+  if (!hasRanges(spec)) return tryDecodeValue(spec.key, found.key);
+  try {
+    return decodeRange(spec.key, found.key, found.keyEnd ?? found.key);
+  } catch {
+    return undefined;
+  }
+}
+
 function expectedText(spec: SetSpec, def: ElementDef): string {
   const data = mapData(spec);
   return elementText(spec, {
-    key: canonical(spec.name, spec.key, def.key),
+    key: canonicalKey(spec, def.key),
     ...(def.verdict ? { verdict: def.verdict } : {}),
     ...(data && def.data ? { data: canonical(spec.name, data, def.data) } : {}),
   });
@@ -52,7 +71,7 @@ function hex(b: Buffer): string {
 
 /** The kernel's element as nft text; bytes that do not fit the set's types are shown as hex. */
 function kernelText(spec: SetSpec, found: NonNullable<ElementLookup['element']>): string {
-  const key = tryDecodeValue(spec.key, found.key);
+  const key = kernelKey(spec, found);
   const dataTypes = mapData(spec);
   const data = dataTypes && found.data ? tryDecodeValue(dataTypes, found.data) : undefined;
   if (!key || (dataTypes && found.data && !data)) {
@@ -78,7 +97,7 @@ async function checkSet(nft: KernelReader, family: FamilyContext['family'], spec
   const found = await lookUp(nft, family, spec, defs);
   return defs.map((def, i) => {
     const expected = expectedText(spec, def);
-    const key = elementText(spec, { key: canonical(spec.name, spec.key, def.key) });
+    const key = elementText(spec, { key: canonicalKey(spec, def.key) });
     const el = found[i].element;
     if (!el) return { kind: 'element', set: spec.name, key, expected, status: 'missing' };
     const kernel = kernelText(spec, el);

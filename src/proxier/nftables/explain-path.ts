@@ -130,18 +130,21 @@ function summary(outcome: Outcome, w: WalkState): string {
   }
 }
 
-/** loadBalancerSourceRanges: filter prerouting runs before the nat hook. */
+/**
+ * loadBalancerSourceRanges: filter prerouting runs before the nat hook. The destination is in
+ * `firewall-ips`; an allowed source is in one of its ranges in `firewall-allow` (no drop), any other
+ * is dropped.
+ */
 function firewall(t: CompiledTable, w: WalkState, dest: Destination, allowed: boolean): void {
-  const el = t.element(SET.firewallIPs, dest.key)!;
-  const chain = el.verdict?.kind === 'goto' || el.verdict?.kind === 'jump' ? el.verdict.chain : '';
+  const ranges = t.elementsUnder(SET.firewallAllow, dest.key).map((el) => String(el.key[el.key.length - 1]));
+  if (ranges.length === 0) throw new Error(`explain: ${dest.ip}:${dest.port} is in @${SET.firewallIPs} but has no range in @${SET.firewallAllow}`);
   w.steps.push({ hook: 'filter prerouting', chain: CHAIN.filterPrerouting, rule: t.rule(CHAIN.filterPrerouting, `jumps to ${CHAIN.firewallCheck}`, says(`jump ${CHAIN.firewallCheck}`)).text, verdict: `jump ${CHAIN.firewallCheck}` });
-  w.steps.push({ chain: CHAIN.firewallCheck, rule: t.rule(CHAIN.firewallCheck, `looks up @${SET.firewallIPs}`, usesSet(SET.firewallIPs)).text, verdict: `goto ${chain}` });
-  const rules = t.chain(chain).rules;
+  const rule = t.rule(CHAIN.firewallCheck, `drops what @${SET.firewallAllow} lacks`, (r) => usesSet(SET.firewallIPs)(r) && usesSet(SET.firewallAllow)(r) && r.text.endsWith(' drop')).text;
   if (allowed) {
-    w.steps.push({ chain, rule: rules.slice(0, -1).map((r) => r.text).join('; '), verdict: 'return: source allowed' });
+    w.steps.push({ chain: CHAIN.firewallCheck, rule, verdict: `return: source in ${ranges.join(', ')} (@${SET.firewallAllow})` });
     return;
   }
-  w.steps.push({ chain, rule: rules[rules.length - 1].text, verdict: 'drop' });
+  w.steps.push({ chain: CHAIN.firewallCheck, rule, verdict: `drop: source in none of ${ranges.join(', ')}` });
   w.end = 'drop';
   w.why = 'source not in loadBalancerSourceRanges';
 }

@@ -40,6 +40,12 @@ export class CompiledTable {
     return this.elements.get(set)?.get(keyText(key));
   }
 
+  /** The elements of `set` whose key begins with `key` (firewall-allow: a destination's source ranges), in key order. */
+  elementsUnder(set: string, key: readonly KeyPart[]): ElementDef[] {
+    const prefix = keyText(key) + ' . ';
+    return [...(this.elements.get(set)?.entries() ?? [])].filter(([k]) => k.startsWith(prefix)).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, el]) => el);
+  }
+
   /** The rule of `chain` that `what` describes; throws when the chain has none (the chain changed shape). */
   rule(chain: string, what: string, pred: (r: Rule) => boolean): Rule {
     const r = this.chain(chain).rules.find(pred);

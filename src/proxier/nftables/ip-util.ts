@@ -78,3 +78,22 @@ function bigIntToIp(v: bigint, family: NftFamily): string {
   if (best < 0) return words.join(':');
   return `${words.slice(0, best).join(':')}::${words.slice(best + bestLen).join(':')}`;
 }
+
+/**
+ * The CIDRs (or addresses) without duplicates and without those inside another, in their given
+ * text, sorted: what an interval set can hold, since it refuses overlapping elements.
+ */
+export function outermostCidrs(texts: readonly string[]): string[] {
+  const parsed = texts.map((text) => ({ text, c: parseCidr(text) })).filter((x): x is { text: string; c: Cidr } => x.c !== null);
+  parsed.sort((a, b) => a.c.bits - b.c.bits || (a.text < b.text ? -1 : a.text > b.text ? 1 : 0));
+  const kept: { text: string; c: Cidr }[] = [];
+  for (const x of parsed) if (!kept.some((k) => cidrCovers(k.c, x.c))) kept.push(x);
+  return kept.map((k) => k.text).sort();
+}
+
+/** Whether `outer` holds every address of `inner`. */
+function cidrCovers(outer: Cidr, inner: Cidr): boolean {
+  if (outer.family !== inner.family || outer.bits > inner.bits) return false;
+  const shift = BigInt((outer.family === 'ip' ? 32 : 128) - outer.bits);
+  return (outer.addr >> shift) === (inner.addr >> shift);
+}

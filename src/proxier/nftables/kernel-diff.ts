@@ -121,12 +121,20 @@ function sameHook(def: ChainDef, h: DumpedChain): boolean {
 /** A rule as a dump shows it: its expressions' names, then the chains it jumps or goes to. */
 const ruleSignature = (exprs: string, jumps: readonly string[]): string => `${exprs} -> ${jumps.join(',')}`;
 
+/**
+ * nft 1.0.6 loads a concatenated-range lookup's `meta l4proto` with a `byteorder` after it (hton of
+ * size 2 over 1 byte: a no-op in the kernel; nft 1.1 emits none, nor do we): a firewall-check rule
+ * reloaded from a listing by that nft is the same rule. The dump gives names only, so any
+ * `byteorder` is passed over; none of our rules has one.
+ */
+const heldExprs = (exprs: readonly string[]): string => exprs.filter((e) => e !== 'byteorder').join(' ');
+
 function rulesByChain(dump: TableDump): Map<string, string[]> {
   const out = new Map<string, string[]>();
   for (const r of dump.rules) {
     let list = out.get(r.chain);
     if (!list) out.set(r.chain, list = []);
-    list.push(ruleSignature(r.exprs.join(' '), r.jumps));
+    list.push(ruleSignature(heldExprs(r.exprs), r.jumps));
   }
   return out;
 }

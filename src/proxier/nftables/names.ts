@@ -44,7 +44,9 @@ export const SET = {
   noEndpointNodePorts: 'no-endpoint-nodeports',
   noLocalEndpointServices: 'no-local-endpoint-services',
   noLocalEndpointNodePorts: 'no-local-endpoint-nodeports',
+  // loadBalancerSourceRanges: the destinations they apply to, and destination . allowed source range.
   firewallIPs: 'firewall-ips',
+  firewallAllow: 'firewall-allow',
   // IPv6 session affinity (affinity-chains.ts): the per-Service chains' dispatch, and the records.
   serviceIPs: 'service-ips',
   serviceNodePorts: 'service-nodeports',
@@ -207,7 +209,6 @@ export interface ServiceChainNames {
   cluster: string;
   local: string;
   external: string;
-  firewall: string;
 }
 
 export function serviceChainNames(sp: ServicePort): ServiceChainNames {
@@ -216,6 +217,5 @@ export function serviceChainNames(sp: ServicePort): ServiceChainNames {
     cluster: `service-${base}`,
     local: `local-${base}`,
     external: `external-${base}`,
-    firewall: `firewall-${base}`,
   };
 }

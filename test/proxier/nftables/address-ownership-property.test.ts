@@ -9,7 +9,7 @@
 // Issue 36, "One address, one owner", as a property: random clusters whose Services claim the same
 // addresses, ports and NodePorts (duplicate ClusterIPs, external and LoadBalancer IPs equal to a
 // ClusterIP, both families), some with session affinity (chains of their own), Local traffic
-// policies, loadBalancerSourceRanges (firewall chains), and endpoints here and elsewhere, ready,
+// policies, loadBalancerSourceRanges (firewall-ips and firewall-allow elements), and endpoints here and elsewhere, ready,
 // terminating or not ready, edited at random (Services added, deleted and updated, endpoints moved,
 // added, removed and changing conditions), go through the real pipeline: V1 objects into a
 // ProxyState, takeChanges(), the nftables proxier's sync on the fake kernel, partial most of the
@@ -17,7 +17,7 @@
 // reply, and the changes go back with ProxyState.requeue() as the app's sync loop does.
 // After every successful sync the fake kernel (not the proxier's mirror) must send every dispatch
 // key only where its owner sends it, as ownership-oracle.ts computes it by brute force: the
-// endpoint maps, verdict maps and sets of the key, the affinity and firewall chains its verdicts
+// endpoint maps, verdict maps and sets of the key, the affinity chains its verdicts
 // reach (the owner's, DNATing to the owner's endpoints), and nothing for a claimant that lost it.
 // Seeded: I36_SEED=<n> replays one failing sequence.
 import { test } from 'node:test';
@@ -40,7 +40,7 @@ const FAULT_CHANCE = 0.08;
 const NFT_FAMILY: Record<Fam, 'ip' | 'ip6'> = { IPv4: 'ip', IPv6: 'ip6' };
 /** Sets whose elements are not keyed by a dispatch key. */
 const KEYLESS = new Set(['cluster-ips', 'hairpin', 'affinity', 'nodeport-ips']);
-/** The per-ServicePort chains (session affinity, source ranges): `service-HASH8-ns/name/proto/port`. */
+/** The per-ServicePort chains (session affinity; a firewall- chain of an older version must not be left). */
 const SERVICE_CHAIN = /^(service|local|external|firewall)-[A-Z2-7]{8}-/;
 
 /** Our table in one family as the fake kernel lists it: elements set by set (sorted), rules chain by chain. */
@@ -144,7 +144,7 @@ function checkKernel(kernel: FakeKernel, sps: readonly OracleServicePort[], wher
 /** Every chain a verdict for `c`'s key reaches in the kernel is one of its owner's. */
 function checkReach(got: KernelTable, c: Contested, owner: Served, where: () => string): void {
   const mine = new Set(Object.values(owner.chains));
-  for (const set of ['service-ips', 'service-nodeports', 'firewall-ips']) {
+  for (const set of ['service-ips', 'service-nodeports']) {
     for (const el of got.sets.get(set) ?? []) {
       if (keyOf(set, el) !== c.key) continue;
       const todo = [el.slice(el.indexOf(' : goto ') + 8)];

@@ -25,7 +25,7 @@ function lacks(text: string, fragment: string): void {
 const svc = serviceChainNames(sp('svc1'));
 
 test('chain names match upstream (hash of ns/name/proto/port)', () => {
-  assert.equal(svc.firewall, 'firewall-ULMVA6XW-ns1/svc1/tcp/p80');
+  assert.equal(svc.cluster, 'service-ULMVA6XW-ns1/svc1/tcp/p80');
   assert.ok(hashAndTruncate('x'.repeat(400)).endsWith('...'));
   assert.equal(hashAndTruncate('x'.repeat(400)).length, 240);
 });
@@ -95,7 +95,10 @@ test('base chains, hooks and the shared dispatch maps', () => {
   has(t, 'add rule ip kube-proxy masquerading meta mark set meta mark xor 0x4000');
   has(t, 'add rule ip kube-proxy masquerading masquerade fully-random');
   has(t, 'add rule ip kube-proxy cluster-ips-check ip daddr @cluster-ips reject comment "Reject traffic to invalid ports of ClusterIPs"');
-  has(t, 'add map ip kube-proxy firewall-ips { type ipv4_addr . inet_proto . inet_service : verdict; comment "destinations that are subject to LoadBalancerSourceRanges"; }');
+  has(t, 'add set ip kube-proxy firewall-ips { type ipv4_addr . inet_proto . inet_service; comment "destinations that are subject to LoadBalancerSourceRanges"; }');
+  has(t, 'add set ip kube-proxy firewall-allow { type ipv4_addr . inet_proto . inet_service . ipv4_addr; flags interval; comment "destination . source range that LoadBalancerSourceRanges allow"; }');
+  has(t, 'add rule ip kube-proxy firewall-check ip daddr . meta l4proto . th dport @firewall-ips ip daddr . meta l4proto . th dport . ip saddr != @firewall-allow drop');
+  lacks(t, 'add map ip kube-proxy firewall-ips');
   has(t, 'add set ip kube-proxy hairpin { type ipv4_addr . ipv4_addr; comment "endpoint IP . endpoint IP: traffic an endpoint sent to itself"; }');
   // No Service has affinity: no records, no pairs, no lookup of them, nothing in nat postrouting.
   lacks(t, 'affinity');
@@ -223,18 +226,50 @@ test('externalIP, Cluster policy: external-ports and the cluster endpoint map un
   lacks(t, 'add element ip kube-proxy no-endpoint-services');
 });
 
-test('LoadBalancer IP with source ranges: firewall element and chain, node IP in range allows the LB IP', () => {
+test('LoadBalancer IP with source ranges: firewall-ips and firewall-allow elements, no chain; node IP in range allows the LB IP', () => {
   const s = sp('svc1', { loadBalancerIPs: ['5.6.7.8'], loadBalancerSourceRanges: ['192.168.0.0/24', '203.0.113.7/32', 'fd00::/8'] });
   const t = script(s, [ep('10.180.0.1')]);
   has(t, 'add element ip kube-proxy external-ports { 5.6.7.8 . tcp . 80 }');
-  has(t, `add element ip kube-proxy firewall-ips { 5.6.7.8 . tcp . 80 : goto ${svc.firewall} }`);
-  has(t, `add rule ip kube-proxy ${svc.firewall} ip saddr 192.168.0.0/24 return`);
-  has(t, `add rule ip kube-proxy ${svc.firewall} ip saddr 203.0.113.7/32 return`);
-  has(t, `add rule ip kube-proxy ${svc.firewall} ip saddr 5.6.7.8 return`);
-  has(t, `add rule ip kube-proxy ${svc.firewall} drop`);
+  has(t, 'add element ip kube-proxy firewall-ips { 5.6.7.8 . tcp . 80 }');
+  const allow = (src: string) => `add element ip kube-proxy firewall-allow { 5.6.7.8 . tcp . 80 . ${src} }`;
+  has(t, allow('192.168.0.0/24'));
+  has(t, allow('203.0.113.7/32'));
+  has(t, allow('5.6.7.8'));
+  assert.equal(t.split('\n').filter((l) => l.startsWith('add element ip kube-proxy firewall-allow')).length, 3);
+  lacks(t, 'firewall-DK');
+  assert.deepEqual(t.split('\n').filter((l) => l.startsWith('add chain ip kube-proxy firewall-')), ['add chain ip kube-proxy firewall-check']);
+  lacks(t, 'goto firewall');
   const noNode = script({ ...s, loadBalancerSourceRanges: ['203.0.113.0/24'] }, [ep('10.180.0.1')]);
-  lacks(noNode, `${svc.firewall} ip saddr 5.6.7.8 return`);
-  lacks(script({ ...s, loadBalancerSourceRanges: [] }, [ep('10.180.0.1')]), 'add element ip kube-proxy firewall-ips');
+  lacks(noNode, allow('5.6.7.8'));
+  has(noNode, allow('203.0.113.0/24'));
+  lacks(script({ ...s, loadBalancerSourceRanges: [] }, [ep('10.180.0.1')]), 'add element ip kube-proxy firewall-');
+});
+
+test('source ranges: host bits cleared, nested and repeated ranges folded into the outer one (an interval set refuses overlaps), every LB IP', () => {
+  const s = sp('svc1', { loadBalancerIPs: ['5.6.7.8', '5.6.7.9', 'fd00::9'],
+    loadBalancerSourceRanges: ['10.1.2.3/16', '10.0.0.0/8', '10.0.0.0/8', '203.0.113.0/24', '203.0.113.128/25'] });
+  const t = script(s, [ep('10.180.0.1')]);
+  const lines = t.split('\n').filter((l) => l.startsWith('add element ip kube-proxy firewall-allow'));
+  assert.deepEqual(lines.map((l) => l.replace('add element ip kube-proxy firewall-allow ', '')), [
+    '{ 5.6.7.8 . tcp . 80 . 10.0.0.0/8 }', '{ 5.6.7.8 . tcp . 80 . 203.0.113.0/24 }',
+    '{ 5.6.7.9 . tcp . 80 . 10.0.0.0/8 }', '{ 5.6.7.9 . tcp . 80 . 203.0.113.0/24 }',
+  ]);
+  has(t, 'add element ip kube-proxy firewall-ips { 5.6.7.9 . tcp . 80 }');
+  lacks(t, 'fd00::9');
+});
+
+test('source ranges of IPv6: the ip6 table gets its own elements, the LB IP allowed when a range holds a node IP', () => {
+  const s = sp('svc1', { clusterIP: 'fd00:30::41', loadBalancerIPs: ['2001:db8::7', '5.6.7.8'],
+    loadBalancerSourceRanges: ['2001:db8:1::/48', '2001:db8:1:2::/64', 'fd00:1::/32', '203.0.113.0/24'] });
+  const t = script(s, [ep('fd00:10::1')], { nodeIPs: ['fd00:1::2'] }, 'ip6');
+  has(t, 'add set ip6 kube-proxy firewall-allow { type ipv6_addr . inet_proto . inet_service . ipv6_addr; flags interval; comment "destination . source range that LoadBalancerSourceRanges allow"; }');
+  has(t, 'add rule ip6 kube-proxy firewall-check ip6 daddr . meta l4proto . th dport @firewall-ips ip6 daddr . meta l4proto . th dport . ip6 saddr != @firewall-allow drop');
+  has(t, 'add element ip6 kube-proxy firewall-ips { 2001:db8::7 . tcp . 80 }');
+  const lines = t.split('\n').filter((l) => l.startsWith('add element ip6 kube-proxy firewall-allow'));
+  assert.deepEqual(lines.map((l) => l.replace('add element ip6 kube-proxy firewall-allow ', '')), [
+    '{ 2001:db8::7 . tcp . 80 . 2001:db8:1::/48 }', '{ 2001:db8::7 . tcp . 80 . 2001:db8::7 }', '{ 2001:db8::7 . tcp . 80 . fd00:1::/32 }',
+  ]);
+  lacks(t, '5.6.7.8');
 });
 
 test('session affinity: the shared path, a record looked up first, the pick recorded after the DNAT; no chain of its own', () => {

@@ -11,21 +11,22 @@ import { chainNames, elementsOf, proxierOnFake, ruleset, rulesOf } from './fake-
 const T = 'kube-proxy';
 
 test('full sync: a refused element inside a batched op is traced to its ServicePort and left out', async () => {
-  const bad = sp('bad', { clusterIP: '172.30.0.50', loadBalancerIPs: ['5.6.7.50'], loadBalancerSourceRanges: ['203.0.113.0/24'] });
+  // IPv6 session affinity: chains of its own (affinity-chains.ts).
+  const bad = sp('bad', { key: 'ns1/bad:p80/TCP/IPv6', family: 'IPv6', clusterIP: 'fd00:30::50', affinityTimeoutSeconds: 60 });
   const { proxier, kernel } = proxierOnFake();
-  // A base chain where bad's firewall chain should be: the kernel refuses `goto` to a base chain,
-  // and only bad's firewall-ips element points there.
-  await kernel.open().commit(new Transaction().addTable('ip', T)
-    .addChain('ip', T, { name: serviceChainNames(bad).firewall, base: { type: 'filter', hook: 'input', priority: 0 } }));
+  // A base chain where bad's service chain should be: the kernel refuses `goto` to a base chain,
+  // and only bad's service-ips element points there.
+  await kernel.open().commit(new Transaction().addTable('ip6', T)
+    .addChain('ip6', T, { name: serviceChainNames(bad).cluster, base: { type: 'filter', hook: 'input', priority: 0 } }));
   const snap = snapshot([[sp('svc1'), [ep('10.180.0.1')]], [bad, [ep('10.180.9.1')]], [sp('svc3', { clusterIP: '172.30.0.43' }), [ep('10.180.2.1')]]]);
   assert.deepEqual(await proxier.sync(snap, changed(), true), { full: true, ok: true });
   assert.deepEqual([...proxier.refusedServicePorts().keys()], [bad.key]);
   const ips = elementsOf(kernel, 'cluster-ip-ports').join();
   assert.match(ips, /172\.30\.0\.41/);
   assert.match(ips, /172\.30\.0\.43/);
-  assert.doesNotMatch(ips + elementsOf(kernel, 'firewall-ips').join(), /172\.30\.0\.50|5\.6\.7\.50/);
+  assert.doesNotMatch(elementsOf(kernel, 'service-ips', 'ip6').join() + elementsOf(kernel, 'cluster-ips', 'ip6').join(), /fd00:30::50/);
   // The clashing chain was in the start-up dump and is not wanted: it is gone.
-  assert.ok(!chainNames(kernel).includes(serviceChainNames(bad).firewall));
+  assert.ok(!chainNames(kernel, 'ip6').includes(serviceChainNames(bad).cluster));
 });
 
 test('a ServicePort that fails validation is reported with the field and does not block others', async () => {

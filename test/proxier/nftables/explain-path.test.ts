@@ -154,20 +154,27 @@ test('session affinity: the shared path; a client with a record goes back to its
 });
 
 test('loadBalancerSourceRanges: the firewall runs before the nat hook; other sources are dropped', () => {
-  const svc = sp('lb', { loadBalancerIPs: ['5.6.7.8'], loadBalancerSourceRanges: ['203.0.113.0/24'] });
+  const svc = sp('lb', { loadBalancerIPs: ['5.6.7.8'], loadBalancerSourceRanges: ['203.0.113.0/24', '198.51.100.0/24'] });
   const x = explain(svc, [ep('10.180.0.1')]);
-  assert.deepEqual(x.addresses[1], { kind: 'LoadBalancer', ip: '5.6.7.8', port: 80, protocol: 'TCP', sourceRanges: ['203.0.113.0/24'] });
-  const fw = serviceChainNames(svc).firewall;
+  assert.deepEqual(x.addresses[1], { kind: 'LoadBalancer', ip: '5.6.7.8', port: 80, protocol: 'TCP', sourceRanges: ['203.0.113.0/24', '198.51.100.0/24'] });
+  const rule = 'ip daddr . meta l4proto . th dport @firewall-ips ip daddr . meta l4proto . th dport . ip saddr != @firewall-allow drop';
   const allowed = path(x, 'LoadBalancer', 'outside', 'allowed');
-  assert.deepEqual(chainsOf(allowed).slice(0, 4), ['filter-prerouting', 'firewall-check', fw, 'nat-prerouting']);
-  assert.equal(stepIn(allowed, fw).rule, 'ip saddr 203.0.113.0/24 return');
+  assert.deepEqual(chainsOf(allowed).slice(0, 3), ['filter-prerouting', 'firewall-check', 'nat-prerouting']);
+  assert.deepEqual(stepIn(allowed, 'firewall-check'), { chain: 'firewall-check', rule, verdict: 'return: source in 198.51.100.0/24, 203.0.113.0/24 (@firewall-allow)' });
   assert.equal(allowed.outcome, 'dnat');
   assert.match(stepIn(allowed, 'other-services').rule, /@external-ports goto external-traffic$/);
   const denied = path(x, 'LoadBalancer', 'outside', 'not allowed');
   assert.equal(denied.outcome, 'drop');
-  assert.deepEqual(chainsOf(denied), ['filter-prerouting', 'firewall-check', fw]);
+  assert.deepEqual(chainsOf(denied), ['filter-prerouting', 'firewall-check']);
+  assert.deepEqual(stepIn(denied, 'firewall-check'), { chain: 'firewall-check', rule, verdict: 'drop: source in none of 198.51.100.0/24, 203.0.113.0/24' });
   assert.equal(denied.summary, 'dropped: source not in loadBalancerSourceRanges');
   assert.equal(path(x, 'ClusterIP', 'outside').source, undefined, 'the ClusterIP has no firewall');
+});
+
+test('loadBalancerSourceRanges holding a node IP: the LB IP itself is an allowed source, shown with the ranges', () => {
+  const svc = sp('lb', { loadBalancerIPs: ['5.6.7.8'], loadBalancerSourceRanges: ['192.168.0.0/16'] });
+  const x = explain(svc, [ep('10.180.0.1')]);
+  assert.match(stepIn(path(x, 'LoadBalancer', 'outside', 'allowed'), 'firewall-check').verdict, /^return: source in 192\.168\.0\.0\/16, 5\.6\.7\.8 /);
 });
 
 test('masqueradeAll: a pod\'s ClusterIP connection is masqueraded too', () => {

@@ -166,28 +166,25 @@ ns1/web:http/TCP/IPv4  port http 80/TCP IPv4
                        select-nodeport-local-endpoint  dnat ip to meta l4proto ... random mod 1 map @nodeport-local-endpoints-1  -> dnat to 1 of 1: 10.180.0.1:8080
       nat postrouting  masquerading                    meta mark & 0x4000 == 0x0 return                                          -> return: the endpoint sees the client's address
     to LoadBalancer 5.6.7.8:80 from a pod on this node, source allowed: DNAT to 1 of 2 endpoints, source kept
-      filter prerouting  filter-prerouting                   jump firewall-check                                                       -> jump firewall-check
-                         firewall-check                      ip daddr . meta l4proto . th dport vmap @firewall-ips                     -> goto firewall-DK7ABAZC-ns1/web/tcp/http
-                         firewall-DK7ABAZC-ns1/web/tcp/http  ip saddr 203.0.113.0/24 return                                            -> return: source allowed
-      nat prerouting     nat-prerouting                      jump services                                                             -> jump services
-                         services                            ip daddr . meta l4proto ...port @other-service-ports goto other-services  -> goto other-services
-                         other-services                      ip daddr . meta l4proto ...ernal-local-ports goto external-local-traffic  -> goto external-local-traffic
-                         external-local-traffic              ip saddr 10.0.0.0/16 jump select-endpoint                                 -> jump select-endpoint: a local pod reaches every endpoint
-                         select-endpoint                     dnat ip to ip daddr . me... dport . numgen random mod 2 map @endpoints-2  -> dnat to 1 of 2: 10.180.0.1:8080, 10.180.1.1:8080
-      nat postrouting    nat-postrouting                     ct status dnat meta mark... . ip daddr @hairpin jump mark-for-masquerade  -> masquerade only if the pod reached itself
-                         masquerading                        meta mark & 0x4000 == 0x0 return                                          -> return: the endpoint sees the client's address
+      filter prerouting  filter-prerouting       jump firewall-check                                                       -> jump firewall-check
+                         firewall-check          ip daddr . meta l4proto .... th dport . ip saddr != @firewall-allow drop  -> return: source in 203.0.113.0/24 (@firewall-allow)
+      nat prerouting     nat-prerouting          jump services                                                             -> jump services
+                         services                ip daddr . meta l4proto ...port @other-service-ports goto other-services  -> goto other-services
+                         other-services          ip daddr . meta l4proto ...ernal-local-ports goto external-local-traffic  -> goto external-local-traffic
+                         external-local-traffic  ip saddr 10.0.0.0/16 jump select-endpoint                                 -> jump select-endpoint: a local pod reaches every endpoint
+                         select-endpoint         dnat ip to ip daddr . me... dport . numgen random mod 2 map @endpoints-2  -> dnat to 1 of 2: 10.180.0.1:8080, 10.180.1.1:8080
+      nat postrouting    nat-postrouting         ct status dnat meta mark... . ip daddr @hairpin jump mark-for-masquerade  -> masquerade only if the pod reached itself
+                         masquerading            meta mark & 0x4000 == 0x0 return                                          -> return: the endpoint sees the client's address
     to LoadBalancer 5.6.7.8:80 from a client outside the cluster, source allowed: DNAT to its one endpoint, source kept
-      filter prerouting  filter-prerouting                   jump firewall-check                                                       -> jump firewall-check
-                         firewall-check                      ip daddr . meta l4proto . th dport vmap @firewall-ips                     -> goto firewall-DK7ABAZC-ns1/web/tcp/http
-                         firewall-DK7ABAZC-ns1/web/tcp/http  ip saddr 203.0.113.0/24 return                                            -> return: source allowed
-      nat prerouting     nat-prerouting                      jump services                                                             -> jump services
-                         services                            ip daddr . meta l4proto ...port @other-service-ports goto other-services  -> goto other-services
-                         other-services                      ip daddr . meta l4proto ...ernal-local-ports goto external-local-traffic  -> goto external-local-traffic
-                         external-local-traffic              goto select-local-endpoint                                                -> goto select-local-endpoint: this node's endpoints, source kept
-                         select-local-endpoint               dnat ip to ip daddr . me... . numgen random mod 1 map @local-endpoints-1  -> dnat to 1 of 1: 10.180.0.1:8080
-      nat postrouting    masquerading                        meta mark & 0x4000 == 0x0 return                                          -> return: the endpoint sees the client's address
+      filter prerouting  filter-prerouting       jump firewall-check                                                       -> jump firewall-check
+                         firewall-check          ip daddr . meta l4proto .... th dport . ip saddr != @firewall-allow drop  -> return: source in 203.0.113.0/24 (@firewall-allow)
+      nat prerouting     nat-prerouting          jump services                                                             -> jump services
+                         services                ip daddr . meta l4proto ...port @other-service-ports goto other-services  -> goto other-services
+                         other-services          ip daddr . meta l4proto ...ernal-local-ports goto external-local-traffic  -> goto external-local-traffic
+                         external-local-traffic  goto select-local-endpoint                                                -> goto select-local-endpoint: this node's endpoints, source kept
+                         select-local-endpoint   dnat ip to ip daddr . me... . numgen random mod 1 map @local-endpoints-1  -> dnat to 1 of 1: 10.180.0.1:8080
+      nat postrouting    masquerading            meta mark & 0x4000 == 0x0 return                                          -> return: the endpoint sees the client's address
     to LoadBalancer 5.6.7.8:80 from a client outside the cluster, source not allowed: dropped: source not in loadBalancerSourceRanges
-      filter prerouting  filter-prerouting                   jump firewall-check                                    -> jump firewall-check
-                         firewall-check                      ip daddr . meta l4proto . th dport vmap @firewall-ips  -> goto firewall-DK7ABAZC-ns1/web/tcp/http
-                         firewall-DK7ABAZC-ns1/web/tcp/http  drop                                                   -> drop
+      filter prerouting  filter-prerouting  jump firewall-check                                                       -> jump firewall-check
+                         firewall-check     ip daddr . meta l4proto .... th dport . ip saddr != @firewall-allow drop  -> drop: source in none of 203.0.113.0/24
 `;

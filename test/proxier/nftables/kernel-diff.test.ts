@@ -8,6 +8,7 @@ import { compileDesiredTables, planKernelDiff, TABLE } from '../../../src/proxie
 import { withNetns, type TestNetns } from '../../helpers/netns';
 import { ep, proxierOptions, snapshot, sp } from './fixtures';
 import { changed, normalizedRuleset, proxierIn } from './kernel-helpers';
+import { hashAndTruncate, servicePortNameBase } from '../../../src/proxier/nftables/names';
 import type { Endpoint, ServicePort } from '../../../src/core/types';
 import type { Nft } from '../../../src/native';
 import type { NftablesProxierOptions } from '../../../src/proxier/nftables';
@@ -86,6 +87,33 @@ test('a data map element with other data: deleted by its key, added with ours', 
     'delete element ip kube-proxy endpoints-2 { 172.30.0.41 . tcp . 80 . 1 }',
     'add element ip kube-proxy endpoints-2 { 172.30.0.41 . tcp . 80 . 1 : 10.180.0.2 . 80 }',
   ])));
+
+test('a firewall-allow range changed (a concatenated interval set): the set is flushed and filled again', () => repairs(
+  'delete element ip kube-proxy firewall-allow { 5.6.7.8 . tcp . 80 . 203.0.113.0/24 }\nadd element ip kube-proxy firewall-allow { 5.6.7.8 . tcp . 80 . 203.0.112.0/23 }\n',
+  (lines) => assert.deepEqual(lines, [
+    'flush set ip kube-proxy firewall-allow',
+    'add element ip kube-proxy firewall-allow { 5.6.7.8 . tcp . 80 . 203.0.113.0/24 }',
+  ])));
+
+const oldFirewallChain = `firewall-${hashAndTruncate(servicePortNameBase(entries[1][0]))}`;
+
+test('the older firewall (a chain per ServicePort, firewall-ips a verdict map, no firewall-allow): the chain and the map go, the sets come', () => repairs([
+  'flush chain ip kube-proxy firewall-check',
+  'delete set ip kube-proxy firewall-ips',
+  'delete set ip kube-proxy firewall-allow',
+  'add map ip kube-proxy firewall-ips { type ipv4_addr . inet_proto . inet_service : verdict; }',
+  `add chain ip kube-proxy ${oldFirewallChain}`,
+  `add rule ip kube-proxy ${oldFirewallChain} ip saddr 203.0.113.0/24 return`,
+  `add rule ip kube-proxy ${oldFirewallChain} drop`,
+  'add rule ip kube-proxy firewall-check ip daddr . meta l4proto . th dport vmap @firewall-ips',
+  `add element ip kube-proxy firewall-ips { 5.6.7.8 . tcp . 80 : goto ${oldFirewallChain} }`,
+].join('\n') + '\n', (lines) => {
+  for (const l of [`delete chain ip kube-proxy ${oldFirewallChain}`, 'delete map ip kube-proxy firewall-ips', 'flush chain ip kube-proxy firewall-check',
+    'add element ip kube-proxy firewall-ips { 5.6.7.8 . tcp . 80 }', 'add element ip kube-proxy firewall-allow { 5.6.7.8 . tcp . 80 . 203.0.113.0/24 }']) {
+    assert.ok(lines.includes(l), `${l} in:\n${lines.join('\n')}`);
+  }
+  assert.ok(lines.some((l) => l.startsWith('add set ip kube-proxy firewall-allow { type ipv4_addr . inet_proto . inet_service . ipv4_addr; flags interval;')), lines.join('\n'));
+}));
 
 test('a table the kernel does not hold: the whole table, as the desired script', async () => {
   await withNetns(async (ns) => {

@@ -23,7 +23,9 @@ function everyKind(): [ServicePort, Endpoint[]][] {
   return [
     [sp('cluster-ip', { clusterIP: '172.30.0.10' }), [ep('10.180.0.1'), ep('10.180.0.2', 8080)]],
     [sp('node-port', { clusterIP: '172.30.0.11', nodePort: 30011 }), [ep('10.180.0.3')]],
-    [sp('lb-ranges', { clusterIP: '172.30.0.12', nodePort: 30012, loadBalancerIPs: ['5.6.7.8'], loadBalancerSourceRanges: ['203.0.113.0/24', '192.168.0.0/24'] }),
+    // Several ranges (one nested, folded; one holding the node IP, so the LB IPs are allowed sources) on two LB IPs: firewall-allow's intervals.
+    [sp('lb-ranges', { clusterIP: '172.30.0.12', nodePort: 30012, loadBalancerIPs: ['5.6.7.8', '5.6.7.11'],
+      loadBalancerSourceRanges: ['203.0.113.0/24', '203.0.113.64/26', '192.168.0.0/24', '10.64.0.0/10', '198.51.100.7/32'] }),
       [ep('10.180.0.4'), ep('10.180.0.5')]],
     [sp('external-ips', { clusterIP: '172.30.0.13', externalIPs: ['198.51.100.7'] }), [ep('10.180.0.6')]],
     [sp('local-external', { clusterIP: '172.30.0.14', nodePort: 30014, loadBalancerIPs: ['5.6.7.9'], externalPolicyLocal: true, healthCheckNodePort: 31014 }),
@@ -42,6 +44,8 @@ function everyKind(): [ServicePort, Endpoint[]][] {
     [six('six-plain', { clusterIP: 'fd00:30::10', nodePort: 30110 }), [ep('fd00:10::1'), ep('fd00:10::2')]],
     [six('six-affinity', { clusterIP: 'fd00:30::11', loadBalancerIPs: ['2001:db8::7'], loadBalancerSourceRanges: ['2001:db8:1::/48'], affinityTimeoutSeconds: 300 }),
       [ep('fd00:10::3'), ep('fd00:10::4', 8080)]],
+    [six('six-ranges', { clusterIP: 'fd00:30::14', loadBalancerIPs: ['2001:db8::8', '2001:db8::9'],
+      loadBalancerSourceRanges: ['2001:db8:1::/48', '2001:db8:1:5::/64', 'fd00:99::/32', '2001:db8:ffff::1/128', '4000::/2'] }), [ep('fd00:10::5')]],
     [six('six-none', { clusterIP: 'fd00:30::12' }), []],
     [six('six-many', { clusterIP: 'fd00:30::13' }), Array.from({ length: 5 }, (_, i) => ep(`fd00:10::1${i}`))],
   ];
@@ -94,6 +98,8 @@ for (const [name, over] of [
         assert.match(saved, /ct original proto-dst . ct reply ip saddr . ct reply proto-src @affinity-endpoints-\d+ update @affinity-records/, 'and written');
         assert.match(saved, /@affinity meta l4proto tcp update @affinity/, 'IPv6: the per-Service chains\' lookups');
         assert.equal((saved.match(/elements = \{ [^}]* timeout /g) ?? []).length, 2, `with the records the packet path made, in both families: ${saved.split('\n').filter((l) => /records|timeout|elements/.test(l)).join('\n')}`);
+        assert.match(saved, /set firewall-allow \{[^}]*flags interval[^}]*elements = \{[^}]*5\.6\.7\.11 \. tcp \. 80 \. 10\.64\.0\.0\/10/, 'IPv4 source ranges');
+        assert.match(saved, /set firewall-allow \{[^}]*flags interval[^}]*elements = \{[^}]*2001:db8::9 \. tcp \. 80 \. 2001:db8:1::\/48/, 'IPv6 source ranges');
         await withNetns(async (fresh) => {
           fresh.exec(build, ['-f', '-'], saved);
           assert.equal(steady(fresh.exec(build, ['list', 'ruleset'])), steady(saved), `${build}: saved, loaded, listed again`);

@@ -15,7 +15,8 @@ type Handle = Pick<Nft, 'commit' | 'dumpTable' | 'dumpSet' | 'listTables'>;
 const T = 'kube-proxy';
 
 const { svc1, svc2, svc6, entries: base } = fourServices();
-const bad = sp('bad', { clusterIP: '172.30.0.50', loadBalancerIPs: ['5.6.7.50'], loadBalancerSourceRanges: ['203.0.113.0/24'] });
+// IPv6 session affinity: chains of its own (affinity-chains.ts).
+const bad = sp('bad', { key: 'ns1/bad:p80/TCP/IPv6', family: 'IPv6', clusterIP: 'fd00:30::50', affinityTimeoutSeconds: 60 });
 const good = sp('good', { clusterIP: '172.30.0.51', externalPolicyLocal: true, loadBalancerIPs: ['5.6.7.9'] });
 // svc2 grows past SELECT_RULES_MAX: its ClusterIP and LB IP go through the count-bit tests.
 const six = (third: number, port = 80) => Array.from({ length: 6 }, (_, i) => ep(`10.180.${third}.${i + 1}`, port));
@@ -42,8 +43,8 @@ const STEPS: Step[] = [
   { name: 'partial: between larger counts', sync: [snapshot(larger(6, 9)), changed(svc1.key, svc6.key), false], expect: { ok: true, full: false } },
   { name: 'full sync with larger counts', sync: [snapshot(larger(6, 9)), changed(), true], expect: { ok: true, full: true } },
   { name: 'partial: counts back under SELECT_RULES_MAX', sync: [snapshot(grown), changed(svc1.key, svc6.key), false], expect: { ok: true, full: false } },
-  { name: 'someone makes a base chain where a firewall chain goes',
-    tamper: () => new Transaction().addChain('ip', T, { name: serviceChainNames(bad).firewall, base: { type: 'filter', hook: 'input', priority: 0 } }) },
+  { name: 'someone makes a base chain where an IPv6 affinity chain goes',
+    tamper: () => new Transaction().addChain('ip6', T, { name: serviceChainNames(bad).cluster, base: { type: 'filter', hook: 'input', priority: 0 } }) },
   { name: 'partial: one Service refused, one programmed', sync: [snapshot(withBad), changed(bad.key, good.key), false],
     expect: { ok: true, full: false, refused: [bad.key] } },
   { name: 'full sync refuses it again', sync: [snapshot(withBad), changed(), true], expect: { ok: true, full: true, refused: [bad.key] } },

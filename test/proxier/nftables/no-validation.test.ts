@@ -1,6 +1,6 @@
 // Issue 32: the changes a cluster makes most (an endpoint added, removed or replaced, a Service's
-// endpoint count changing, a Service without source ranges added or removed, with session affinity
-// or not) must
+// endpoint count changing, a Service added or removed, with session affinity or not, and
+// loadBalancerSourceRanges and LoadBalancer IPs of a firewalled Service changing) must
 // commit without anything that makes the kernel validate the whole table: no new rule, no
 // verdict-map element that jumps or goes to a chain (docs/nftables-ruleset.md, "When the kernel
 // validates the whole table"). Random sequences of such changes over a mixed cluster, on the fake
@@ -23,20 +23,33 @@ function rng(seed: number): () => number {
 
 const COUNTS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 12];
 
+/** Source ranges: nested ones (folded in firewall-allow), and one holding the node IP (the LB IPs allowed too). */
+const RANGES = ['203.0.113.0/24', '203.0.113.128/25', '198.51.100.0/24', '10.0.0.0/8', '10.1.0.0/16', '192.168.0.0/16', '0.0.0.0/0'];
+
+/** Every fifth Service a LoadBalancer, most of those with source ranges. */
 function service(i: number): ServicePort {
   return sp(`svc${i}`, {
     clusterIP: `172.30.${Math.floor(i / 200)}.${(i % 200) + 1}`,
     ...(i % 3 === 0 ? { nodePort: 30000 + i } : {}),
     ...(i % 7 === 0 ? { externalIPs: [`192.0.2.${(i % 200) + 1}`], externalPolicyLocal: i % 2 === 0 } : {}),
-    ...(i % 5 === 0 ? { affinityTimeoutSeconds: 10800 } : {}),
+    ...(i % 5 === 0 ? { loadBalancerIPs: [`5.6.${i % 250}.1`], loadBalancerSourceRanges: i % 10 === 0 ? [] : RANGES.filter((_, k) => (i >> k) & 1) } : {}),
+    ...(i % 4 === 1 ? { affinityTimeoutSeconds: 10800 } : {}),
   });
+}
+
+/** Other source ranges (some, none) and LB IPs (one or two) for a LoadBalancer. */
+function firewallChange(s: ServicePort, r: () => number): ServicePort {
+  if (r() < 0.6) return { ...s, loadBalancerSourceRanges: RANGES.filter(() => r() < 0.4) };
+  const i = Number(s.loadBalancerIPs[0].split('.')[2]);
+  return { ...s, loadBalancerIPs: r() < 0.5 ? [`5.6.${i}.1`] : [`5.6.${i}.1`, `5.6.${i}.${2 + Math.floor(r() * 50)}`] };
 }
 
 function endpoints(i: number, n: number, gen: number): Endpoint[] {
   return Array.from({ length: n }, (_, j) => ep(`10.${100 + (gen % 50)}.${i % 250}.${j + 1}`, 8080, { isLocal: j % 2 === 0 }));
 }
 
-test('endpoint changes, count changes between counts in use, Services added and removed: no rule, no jump, for 30 random sequences of 25 changes', async () => {
+test('endpoint changes, count changes between counts in use, Services added and removed, source ranges and LB IPs changed: no rule, no jump, for 30 random sequences of 25 changes', async () => {
+  let firewallChanges = 0;
   for (let seed = 1; seed <= 30; seed++) {
     const r = rng(seed);
     const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)];
@@ -56,20 +69,27 @@ test('endpoint changes, count changes between counts in use, Services added and 
     let next = 40;
     const steps: string[] = [];
     for (let step = 0; step < 25; step++) {
-      const kind = pick(['count', 'replace', 'add', 'remove'] as const);
-      const i = pick([...live.keys()]);
+      const kind = pick(['count', 'replace', 'add', 'remove', 'firewall'] as const);
+      const balancers = [...live.keys()].filter((k) => live.get(k)!.sp.loadBalancerIPs.length > 0);
+      const i = pick(kind === 'firewall' && balancers.length > 0 ? balancers : [...live.keys()]);
       const s = live.get(i)!;
-      if (kind === 'count') s.eps = endpoints(i, pick(COUNTS.filter((n) => n !== s.eps.length)), step);
+      if (kind === 'firewall') s.sp = s.sp.loadBalancerIPs.length > 0 ? firewallChange(s.sp, r) : s.sp;
+      else if (kind === 'count') s.eps = endpoints(i, pick(COUNTS.filter((n) => n !== s.eps.length)), step);
       else if (kind === 'replace') s.eps = [...s.eps.slice(0, -1), ep(`10.99.${step}.${i % 250}`, 8080, { isLocal: s.eps.at(-1)!.isLocal })];
       else if (kind === 'add') live.set(next, { sp: service(next), eps: endpoints(next++, pick(COUNTS), step) });
       else live.delete(i);
       const key = kind === 'add' ? service(next - 1).key : s.sp.key;
       steps.push(`${kind} ${key}`);
+      const commits = nft.commits.length;
       assert.deepEqual(await proxier.sync(snapshot(entries()), changed(key), false), { full: false, ok: true }, `seed ${seed}: ${steps.join(', ')}`);
+      // A change that changes nothing (the same ranges drawn again) commits nothing.
+      if (nft.commits.length === commits) continue;
       const ops = opsOf(lastCommit(nft));
       assert.deepEqual(validating(ops), [], `seed ${seed}: ${steps.join(', ')}`);
       assert.ok(!ops.some((o) => /^(add|delete|flush) chain /.test(o)), `seed ${seed}: no chain touched: ${steps.join(', ')}`);
+      if (ops.some((o) => / firewall-allow /.test(o))) firewallChanges++;
     }
     assert.equal(ruleset(kernel), await freshFullSync(entries()), `seed ${seed}: ${steps.join(', ')}`);
   }
+  assert.ok(firewallChanges >= 50, `only ${firewallChanges} syncs changed firewall-allow`);
 });

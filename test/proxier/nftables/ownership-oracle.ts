@@ -5,7 +5,7 @@
 // LoadBalancer IP claim; then the smaller creationTimestamp, then the smaller UID, then the smaller
 // ServicePort key. Each ServicePort is then served without the keys it lost, and from that served
 // view the oracle says what our nftables table must hold: elements set by set, and the chains of
-// Services with session affinity or source ranges, with the endpoints each one DNATs to.
+// Services with session affinity, with the endpoints each one DNATs to.
 //
 // Endpoint selection is written out here too (upstream's CategorizeEndpoints without topology:
 // ready endpoints, else the serving terminating ones, KEP-1669; decided apart for the Cluster and
@@ -128,7 +128,7 @@ export interface Served {
   hasAny: boolean;
   /** Cluster and Local selections fell back to serving terminating endpoints. */
   fallback: boolean;
-  chains: { cluster: string; local: string; external: string; firewall: string };
+  chains: { cluster: string; local: string; external: string };
 }
 
 const usableTerminating = (e: OracleEndpoint): boolean => e.serving && e.terminating;
@@ -163,7 +163,7 @@ export function servedServicePorts(sps: readonly OracleServicePort[]): Served[] 
       sp, servesClusterIP: keeps(sp.clusterIP), externalIPs, lbIPs, externals: [...new Set([...externalIPs, ...lbIPs])], nodePort,
       cluster: cluster.list, local: local.list, hasAny: sp.eps.some((e) => e.ready || usableTerminating(e)),
       fallback: cluster.fallback || local.fallback,
-      chains: { cluster: `service-${base}`, local: `local-${base}`, external: `external-${base}`, firewall: `firewall-${base}` },
+      chains: { cluster: `service-${base}`, local: `local-${base}`, external: `external-${base}` },
     };
   });
 }
@@ -213,10 +213,15 @@ export function expectedTable(family: Fam, served: readonly Served[]): ExpectedT
       for (const ip of externals) noEndpoint(put, vipKey(ip, sp.protocol, sp.port), hasAny && sp.externalLocal, false);
       if (s.nodePort !== 0) noEndpoint(put, npKey, hasAny && sp.externalLocal, true);
     }
-    // loadBalancerSourceRanges: the LB addresses it kept go through its firewall chain first.
+    // loadBalancerSourceRanges: the LB addresses it kept are firewalled, each allowing the ranges
+    // (a range inside another is left out: an interval set holds no overlaps). The world's node has
+    // no address in them, so the LB IPs themselves are never allowed sources here.
     if (firewalled) {
-      for (const ip of s.lbIPs) put('firewall-ips', `${vipKey(ip, sp.protocol, sp.port)} : goto ${s.chains.firewall}`);
-      chains.set(s.chains.firewall, { owner: s, dnat: [], gotos: [], returns: [...sp.sourceRanges].sort() });
+      const allowed = sp.sourceRanges.filter((r) => !sp.sourceRanges.some((o) => o !== r && cidrInside(r, o)));
+      for (const ip of s.lbIPs) {
+        put('firewall-ips', vipKey(ip, sp.protocol, sp.port));
+        for (const r of allowed) put('firewall-allow', `${vipKey(ip, sp.protocol, sp.port)} . ${r}`);
+      }
     }
     for (const e of new Set([...cluster, ...local].map((x) => x.ip))) put('hairpin', `${e} . ${e}`);
 
@@ -260,6 +265,24 @@ export function expectedTable(family: Fam, served: readonly Served[]): ExpectedT
   }
   for (const [set, els] of sets) sets.set(set, [...new Set(els)].sort());
   return { sets, chains };
+}
+
+/** Whether CIDR `inner` lies inside CIDR `outer` (same family, written without host bits). */
+function cidrInside(inner: string, outer: string): boolean {
+  const [ia, ib] = inner.split('/');
+  const [oa, ob] = outer.split('/');
+  if (familyOf(ia) !== familyOf(oa) || Number(ob) > Number(ib)) return false;
+  return addressBits(ia).slice(0, Number(ob)) === addressBits(oa).slice(0, Number(ob));
+}
+
+/** An address as a string of bits (IPv6 with one `::` at most, no embedded IPv4). */
+function addressBits(a: string): string {
+  if (familyOf(a) === 'IPv4') return a.split('.').map((o) => Number(o).toString(2).padStart(8, '0')).join('');
+  const [head, tail] = a.includes('::') ? a.split('::') : [a, undefined];
+  const h = head ? head.split(':') : [];
+  const t = tail ? tail.split(':') : [];
+  const groups = tail === undefined ? h : [...h, ...Array(8 - h.length - t.length).fill('0'), ...t];
+  return groups.map((g) => parseInt(g, 16).toString(2).padStart(16, '0')).join('');
 }
 
 /** Who a pod address belongs to, for failure messages: 10.1.3.4 is a pod of s2 (ownership-world.ts podIP). */

@@ -50,7 +50,8 @@ const CLUSTER_IPS: Record<Fam, string[]> = { IPv4: ['10.96.100.36', '10.96.100.3
 const OUTSIDE = ['10.96.100.36', '10.96.100.37', '192.0.2.10', 'fd00:96::36', 'fd00:96::37', '2001:db8::10'];
 const PORTS = [80, 81];
 /** Source ranges of both families; the fake node has no IP in them (no LB IP is added as a source). */
-const SOURCE_RANGES = ['203.0.113.0/24', '198.51.100.0/24', '2001:db8:1::/48'];
+// Nested pairs too: firewall-allow (an interval set) holds only the outer one.
+const SOURCE_RANGES = ['203.0.113.0/24', '203.0.113.128/25', '198.51.100.0/24', '2001:db8:1::/48', '2001:db8:1:2::/64'];
 const STATES: EndpointState[] = ['ready', 'ready', 'ready', 'ready', 'terminating-serving', 'terminating-serving', 'terminating-serving', 'terminating', 'not-ready', 'not-ready'];
 const NODE_PORTS = [30080, 30081];
 const BASE_SECONDS = 1_780_000_000;

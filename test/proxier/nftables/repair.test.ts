@@ -10,9 +10,10 @@ import { chainNames, elementsOf, freshFullSync, proxierOnFake, ruleset } from '.
 
 const T = 'kube-proxy';
 const svc1 = sp('svc1');
-// A Service with affinity, and source ranges: its firewall chain is the one chain a ServicePort has.
-const aff = sp('aff', { clusterIP: '172.30.0.44', affinityTimeoutSeconds: 60, loadBalancerIPs: ['5.6.7.44'], loadBalancerSourceRanges: ['203.0.113.0/24'] });
-const entries: Parameters<typeof snapshot>[0] = [[svc1, [ep('10.180.0.1'), ep('10.180.0.2')]], [aff, [ep('10.180.4.1')]]];
+const aff = sp('aff', { clusterIP: '172.30.0.44', affinityTimeoutSeconds: 60 });
+// IPv6 session affinity: the chains a ServicePort can have (affinity-chains.ts).
+const aff6 = sp('aff6', { key: 'ns1/aff6:p80/TCP/IPv6', family: 'IPv6', clusterIP: 'fd00:30::44', affinityTimeoutSeconds: 60 });
+const entries: Parameters<typeof snapshot>[0] = [[svc1, [ep('10.180.0.1'), ep('10.180.0.2')]], [aff, [ep('10.180.4.1')]], [aff6, [ep('fd00:10::4:1')]]];
 const svcKey = ['ipv4_addr', 'inet_proto', 'inet_service'] as ['ipv4_addr', 'inet_proto', 'inet_service'];
 
 test('after markDirty, the full sync reads our table and undoes every foreign change', async () => {
@@ -20,7 +21,7 @@ test('after markDirty, the full sync reads our table and undoes every foreign ch
   const { proxier, nft, kernel } = proxierOnFake({ metrics: { repairs: { inc: ({ reason }) => repairs.push(reason) } } });
   await proxier.sync(snapshot(entries), changed(), true);
   const before = ruleset(kernel);
-  const affChain = serviceChainNames(aff).firewall;
+  const affChain = serviceChainNames(aff6).cluster;
   const input = (await nft.dumpTable('ip', T)).chains.find((c) => c.name === 'filter-forward')!;
   await kernel.open().commit(new Transaction()
     .addChain('ip', T, { name: 'intruder', base: { type: 'filter', hook: 'prerouting', priority: -500, policy: 'drop' } })
@@ -28,11 +29,11 @@ test('after markDirty, the full sync reads our table and undoes every foreign ch
     .addChain('ip', T, { name: 'filter-forward', base: { type: 'filter', hook: 'forward', priority: input.priority!, policy: 'drop' } })
     .declareSet('ip', T, { name: 'cluster-ip-ports', key: svcKey })
     .deleteElements('ip', T, 'cluster-ip-ports', [{ key: ['172.30.0.41', 'tcp', 80] }])
-    .declareSet('ip', T, { name: 'firewall-ips', key: svcKey, map: 'verdict' })
-    .deleteElements('ip', T, 'firewall-ips', [{ key: ['5.6.7.44', 'tcp', 80], verdict: { kind: 'goto', chain: affChain } }])
     .declareSet('ip', T, { name: 'affinity-endpoints-60', key: [...svcKey, 'ipv4_addr', 'inet_service'] })
     .deleteElements('ip', T, 'affinity-endpoints-60', [{ key: ['172.30.0.44', 'tcp', 80, '10.180.4.1', 80] }])
-    .flushChain('ip', T, affChain).deleteChain('ip', T, affChain)
+    .declareSet('ip6', T, { name: 'service-ips', key: ['ipv6_addr', 'inet_proto', 'inet_service'], map: 'verdict' })
+    .deleteElements('ip6', T, 'service-ips', [{ key: ['fd00:30::44', 'tcp', 80], verdict: { kind: 'goto', chain: affChain } }])
+    .flushChain('ip6', T, affChain).deleteChain('ip6', T, affChain)
     .addRule('ip', T, 'services', rule('ip').daddr('172.30.0.41').verdict({ kind: 'drop' }).build()));
   assert.notEqual(ruleset(kernel), before);
   proxier.markDirty('foreign_change');
@@ -118,23 +119,20 @@ test('a ServicePort whose change fails validation keeps its previous rules, thro
   assert.equal(proxier.refusedServicePorts().size, 0);
 });
 
-test('a change the kernel refuses keeps the ServicePort\'s previous objects, also in a later full sync', async () => {
+test('a change the kernel refuses keeps the ServicePort\'s previous chains, also in a later full sync', async () => {
   const { proxier, kernel } = proxierOnFake();
   await proxier.sync(snapshot(entries), changed(), true);
-  // A base chain where the firewall chain of a new LB IP's ServicePort goes: the kernel refuses the `goto` to it.
-  const blockedChain = serviceChainNames(aff).firewall;
-  const noRanges = { ...aff, loadBalancerSourceRanges: [] };
-  const start: Parameters<typeof snapshot>[0] = [entries[0], [noRanges, [ep('10.180.4.1')]]];
-  await proxier.sync(snapshot(start), changed(aff.key), false);
   const good = ruleset(kernel);
-  await kernel.open().commit(new Transaction().addChain('ip', T, { name: blockedChain, base: { type: 'filter', hook: 'input', priority: 0 } }));
+  // A base chain where aff6's new external chain would go (it gains a NodePort): the kernel refuses the `goto` to it.
+  const blockedChain = serviceChainNames(aff6).external;
+  await kernel.open().commit(new Transaction().addChain('ip6', T, { name: blockedChain, base: { type: 'filter', hook: 'input', priority: 0 } }));
   const withBlocked = ruleset(kernel);
-  const grown: Parameters<typeof snapshot>[0] = [entries[0], [{ ...aff, nodePort: 30099 }, [ep('10.180.4.1'), ep('10.180.4.2')]]];
-  assert.deepEqual(await proxier.sync(snapshot(grown), changed(aff.key), false), { full: false, ok: true });
-  assert.deepEqual([...proxier.refusedServicePorts().keys()], [aff.key]);
+  const grown: Parameters<typeof snapshot>[0] = [entries[0], entries[1], [{ ...aff6, nodePort: 30099 }, [ep('fd00:10::4:1'), ep('fd00:10::4:2')]]];
+  assert.deepEqual(await proxier.sync(snapshot(grown), changed(aff6.key), false), { full: false, ok: true });
+  assert.deepEqual([...proxier.refusedServicePorts().keys()], [aff6.key]);
   assert.equal(ruleset(kernel), withBlocked);
   assert.deepEqual(await proxier.sync(snapshot(grown), changed(), true), { full: true, ok: true });
-  assert.match(elementsOf(kernel, 'endpoints-1').join(), /172\.30\.0\.44 \. tcp \. 80 \. 0 : 10\.180\.4\.1/, 'the previous elements kept');
-  const withoutBlocked = ruleset(kernel).split('\n').filter((l) => !l.startsWith(`add chain ip ${T} ${blockedChain} `)).join('\n');
+  assert.ok(chainNames(kernel, 'ip6').includes(serviceChainNames(aff6).cluster));
+  const withoutBlocked = ruleset(kernel).split('\n').filter((l) => !l.startsWith(`add chain ip6 ${T} ${blockedChain} `)).join('\n');
   assert.equal(withoutBlocked, good);
 });

@@ -13,14 +13,14 @@ import type { Endpoint, ServicePort } from '../../../src/core/types';
 const T = 'kube-proxy';
 const { svc1, svc2, svc3, svc6, entries: base } = fourServices();
 
-test('full sync programs both families: shared chains, maps and elements; chains only for firewalls', async () => {
+test('full sync programs both families: shared chains, maps and elements; no chain of a Service\'s own', async () => {
   const { proxier, nft, kernel } = proxierOnFake();
   assert.deepEqual(await proxier.sync(snapshot(base), changed(), true), { full: true, ok: true });
   const chains = chainNames(kernel);
-  for (const c of [serviceChainNames(svc2).firewall, 'services', 'nat-prerouting', 'masquerading', 'cluster-ip-traffic', 'select-endpoint', 'record-affinity']) {
+  for (const c of ['services', 'nat-prerouting', 'masquerading', 'cluster-ip-traffic', 'select-endpoint', 'record-affinity']) {
     assert.ok(chains.includes(c), `chain ${c} missing`);
   }
-  assert.ok(!chains.some((c) => c.includes('/svc1/') || c.includes('/svc3/')), 'no chain for a Service without firewall, with affinity or not');
+  assert.ok(!chains.some((c) => /\/svc[123]\//.test(c)), 'no chain for a Service: without affinity, with it (IPv4), with source ranges');
   assert.deepEqual(elementsOf(kernel, 'affinity-endpoints-600').sort(), ['172.30.0.43 . tcp . 80 . 10.180.2.1 . 80', '172.30.0.43 . tcp . 80 . 10.180.2.2 . 80']);
   assert.match(elementsOf(kernel, 'cluster-ip-ports').join(), /172\.30\.0\.43/);
   assert.match(elementsOf(kernel, 'cluster-ip-ports').join(), /172\.30\.0\.41/);
@@ -30,13 +30,15 @@ test('full sync programs both families: shared chains, maps and elements; chains
   assert.match(elementsOf(kernel, 'nodeports').join(), /30080/);
   assert.equal(elementsOf(kernel, 'nodeport-endpoints-2').length, 2);
   assert.match(elementsOf(kernel, 'firewall-ips').join(), /5\.6\.7\.8/);
+  assert.ok(elementsOf(kernel, 'firewall-allow').length > 0);
+  assert.ok(elementsOf(kernel, 'firewall-allow').every((e) => e.startsWith('5.6.7.8 . tcp . 80 . ')), elementsOf(kernel, 'firewall-allow').join());
   assert.equal(elementsOf(kernel, 'cluster-ips').length, 3);
   assert.match(elementsOf(kernel, 'endpoints-1', 'ip6').join(), /fd00:30::41/);
   assert.match(elementsOf(kernel, 'hairpin', 'ip6').join(), /fd00:10::1/);
   assert.deepEqual(await nft.listTables(), [{ family: 'ip', name: T }, { family: 'ip6', name: T }]);
   const maps = [...setNames(kernel).map((n) => `ip ${n}`), ...setNames(kernel, 'ip6').map((n) => `ip6 ${n}`)].filter((n) => /^ip6? (nodeport-)?endpoints-/.test(n));
   assert.deepEqual(maps, ['ip endpoints-1', 'ip endpoints-2', 'ip nodeport-endpoints-2', 'ip6 endpoints-1']);
-  assert.equal(setNames(kernel).length + setNames(kernel, 'ip6').length - maps.length, 14 + 17 + 2, 'fixed sets per family (ip6: with its affinity chains\' maps and set), the affinity records and pairs (ip), none per Service');
+  assert.equal(setNames(kernel).length + setNames(kernel, 'ip6').length - maps.length, 15 + 18 + 2, 'fixed sets per family (ip6: with its affinity chains\' maps and set), the affinity records and pairs (ip), none per Service');
   assert.equal(nft.commits.length, 1, 'one transaction');
 });
 
@@ -88,6 +90,7 @@ test('Service removal deletes its chains and elements', async () => {
   assert.ok(!chainNames(kernel, 'ip6').some((c) => c.includes('/svc6/')));
   assert.doesNotMatch(elementsOf(kernel, 'cluster-ip-ports').join() + elementsOf(kernel, 'external-ports').join(), /5\.6\.7\.8|172\.30\.0\.42/);
   assert.deepEqual(elementsOf(kernel, 'firewall-ips'), []);
+  assert.deepEqual(elementsOf(kernel, 'firewall-allow'), []);
   assert.equal(elementsOf(kernel, 'cluster-ips').length, 2);
   assert.equal(ruleset(kernel), await freshFullSync(rest));
 });
@@ -126,18 +129,19 @@ test('a Service the kernel refuses is left out and reported; the others are prog
   const refusals = countingMetric();
   const { proxier, kernel } = proxierOnFake({ metrics: { refusedServicePorts: refusals } });
   await proxier.sync(snapshot(base), changed(), true);
-  const bad = sp('bad', { clusterIP: '172.30.0.50', loadBalancerIPs: ['5.6.7.50'], loadBalancerSourceRanges: ['203.0.113.0/24'] });
+  // IPv6 session affinity: chains of its own (affinity-chains.ts).
+  const bad = sp('bad', { key: 'ns1/bad:p80/TCP/IPv6', family: 'IPv6', clusterIP: 'fd00:30::50', affinityTimeoutSeconds: 60 });
   const good = sp('good', { clusterIP: '172.30.0.51' });
-  // Someone made a base chain with the name our firewall chain needs: the kernel refuses a goto to it.
-  const clash = serviceChainNames(bad).firewall;
-  await kernel.open().commit(new Transaction().addChain('ip', T, { name: clash, base: { type: 'filter', hook: 'input', priority: 0 } }));
+  // Someone made a base chain with the name our service chain needs: the kernel refuses a goto to it.
+  const clash = serviceChainNames(bad).cluster;
+  await kernel.open().commit(new Transaction().addChain('ip6', T, { name: clash, base: { type: 'filter', hook: 'input', priority: 0 } }));
   const next: [ServicePort, Endpoint[]][] = [...base, [bad, [ep('10.180.9.1')]], [good, [ep('10.180.9.2')]]];
   assert.deepEqual(await proxier.sync(snapshot(next), changed(bad.key, good.key), false), { full: false, ok: true });
   assert.deepEqual([...proxier.refusedServicePorts().keys()], [bad.key]);
   assert.match(proxier.refusedServicePorts().get(bad.key)!, /EOPNOTSUPP/);
   assert.equal(refusals.count, 1);
   assert.match(elementsOf(kernel, 'cluster-ip-ports').join(), /172\.30\.0\.51/);
-  assert.doesNotMatch(elementsOf(kernel, 'firewall-ips').join() + elementsOf(kernel, 'cluster-ip-ports').join(), /172\.30\.0\.50|5\.6\.7\.50/);
+  assert.doesNotMatch(elementsOf(kernel, 'service-ips', 'ip6').join() + elementsOf(kernel, 'cluster-ips', 'ip6').join(), /fd00:30::50/);
   // A full sync retries it, refuses it again, and still programs everything else.
   assert.deepEqual(await proxier.sync(snapshot(next), changed(), true), { full: true, ok: true });
   assert.equal(refusals.count, 2);
