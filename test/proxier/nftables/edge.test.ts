@@ -18,7 +18,7 @@ test('full sync: a refused element inside a batched op is traced to its ServiceP
   // and only bad's service-ips element points there.
   await kernel.open().commit(new Transaction().addTable('ip6', T)
     .addChain('ip6', T, { name: serviceChainNames(bad).cluster, base: { type: 'filter', hook: 'input', priority: 0 } }));
-  const snap = snapshot([[sp('svc1'), [ep('10.180.0.1')]], [bad, [ep('10.180.9.1')]], [sp('svc3', { clusterIP: '172.30.0.43' }), [ep('10.180.2.1')]]]);
+  const snap = snapshot([[sp('svc1'), [ep('10.180.0.1')]], [bad, [ep('fd00:10::9:1')]], [sp('svc3', { clusterIP: '172.30.0.43' }), [ep('10.180.2.1')]]]);
   assert.deepEqual(await proxier.sync(snap, changed(), true), { full: true, ok: true });
   assert.deepEqual([...proxier.refusedServicePorts().keys()], [bad.key]);
   const ips = elementsOf(kernel, 'cluster-ip-ports').join();

@@ -26,7 +26,7 @@ const larger = (n1: number, n6: number): [ServicePort, Endpoint[]][] => grown.ma
   if (s === svc1) return [s, Array.from({ length: n1 }, (_, i) => ep(`10.180.0.${i + 1}`))];
   return s === svc6 ? [s, Array.from({ length: n6 }, (_, i) => ep(`fd00:10::${i + 1}`))] : [s, e];
 });
-const withBad: [ServicePort, Endpoint[]][] = [...grown, [bad, [ep('10.180.9.1')]], [good, [ep('10.180.9.2', 80, { isLocal: true })]]];
+const withBad: [ServicePort, Endpoint[]][] = [...grown, [bad, [ep('fd00:10::9:1')]], [good, [ep('10.180.9.2', 80, { isLocal: true })]]];
 const fewer = withBad.filter(([s]) => s !== svc2 && s !== svc6);
 const broken = fewer.map(([s, e]): [ServicePort, Endpoint[]] => (s === svc1 ? [{ ...s, clusterIP: 'fd00::41' }, e] : [s, e]));
 

@@ -27,17 +27,29 @@ test('two ServicePorts on one external IP and port: the first claimant is writte
 });
 
 test('a ServicePort that lists its ClusterIP as an external IP has one element for it, its ClusterIP\'s, by full and partial syncs alike', async () => {
-  // With session affinity, the ClusterIP goes to the service chain and an external IP to the
+  // With IPv6 session affinity, the ClusterIP goes to the service chain and an external IP to the
   // external chain: the same key in service-ips when the external IP is the ClusterIP. It is
   // claimed once, as a ClusterIP (core/address-ownership), so only the ClusterIP's verdict is written.
-  const s = sp('dup', { affinityTimeoutSeconds: 60, externalIPs: ['172.30.0.41'] });
-  const entries: [ServicePort, Endpoint[]][] = [[s, [ep('10.180.0.1'), ep('10.180.0.2')]]];
+  const s = sp('dup', { key: 'ns1/dup:p80/TCP/IPv6', family: 'IPv6', clusterIP: 'fd00:30::41', affinityTimeoutSeconds: 60, externalIPs: ['fd00:30::41'] });
+  const entries: [ServicePort, Endpoint[]][] = [[s, [ep('fd00:10::1'), ep('fd00:10::2')]]];
   const full = proxierOnFake();
   await full.proxier.sync(snapshot(entries), changed(), true);
-  assert.deepEqual(elementsOf(full.kernel, 'service-ips').map((e) => e.replace(/-[A-Z0-9]{8}-.*/, '')), ['172.30.0.41 . tcp . 80 : goto service']);
+  assert.deepEqual(elementsOf(full.kernel, 'service-ips', 'ip6').map((e) => e.replace(/-[A-Z0-9]{8}-.*/, '')), ['fd00:30::41 . tcp . 80 : goto service']);
   assert.deepEqual(await full.proxier.sync(snapshot(entries), changed(s.key), false), { full: false, ok: true });
   assert.equal(full.nft.commits.length, 1, 'nothing to change');
 
+  const partial = proxierOnFake();
+  await partial.proxier.sync(snapshot([]), changed(), true);
+  assert.deepEqual(await partial.proxier.sync(snapshot(entries), changed(s.key), false), { full: false, ok: true });
+  assert.equal(ruleset(partial.kernel), ruleset(full.kernel));
+});
+
+test('IPv4 session affinity with its ClusterIP as an external IP: the key\'s pairs are the ClusterIP\'s, by full and partial syncs alike', async () => {
+  const s = sp('dup', { affinityTimeoutSeconds: 60, externalIPs: ['172.30.0.41'], internalPolicyLocal: true });
+  const entries: [ServicePort, Endpoint[]][] = [[s, [ep('10.180.0.1', 80, { isLocal: true }), ep('10.180.0.2')]]];
+  const full = proxierOnFake();
+  await full.proxier.sync(snapshot(entries), changed(), true);
+  assert.deepEqual(elementsOf(full.kernel, 'affinity-endpoints-60'), ['172.30.0.41 . tcp . 80 . 10.180.0.1 . 80'], 'the internal policy\'s endpoint only');
   const partial = proxierOnFake();
   await partial.proxier.sync(snapshot([]), changed(), true);
   assert.deepEqual(await partial.proxier.sync(snapshot(entries), changed(s.key), false), { full: false, ok: true });

@@ -135,7 +135,7 @@ test('a Service the kernel refuses is left out and reported; the others are prog
   // Someone made a base chain with the name our service chain needs: the kernel refuses a goto to it.
   const clash = serviceChainNames(bad).cluster;
   await kernel.open().commit(new Transaction().addChain('ip6', T, { name: clash, base: { type: 'filter', hook: 'input', priority: 0 } }));
-  const next: [ServicePort, Endpoint[]][] = [...base, [bad, [ep('10.180.9.1')]], [good, [ep('10.180.9.2')]]];
+  const next: [ServicePort, Endpoint[]][] = [...base, [bad, [ep('fd00:10::9:1')]], [good, [ep('10.180.9.2')]]];
   assert.deepEqual(await proxier.sync(snapshot(next), changed(bad.key, good.key), false), { full: false, ok: true });
   assert.deepEqual([...proxier.refusedServicePorts().keys()], [bad.key]);
   assert.match(proxier.refusedServicePorts().get(bad.key)!, /EOPNOTSUPP/);
