@@ -6,8 +6,12 @@
 // the commit can be stale, and a dump after it sees them all.
 import type { KeyPart } from '../../native';
 import { parseIp } from '../../native/addresses';
+import { baseSetsByName } from './compile-base';
 import type { ElementDef, NftFamily } from './desired';
 import { ENDPOINT_MAPS, TABLE, affinityRecordsName, parseAffinitySetName, type EndpointMapFamily } from './names';
+import type { ProxierLog } from './options';
+import type { FamilyState } from './state';
+import { BASE_OWNER, TxWriter } from './tx-writer';
 
 const PROTO_NAME = new Map<number, KeyPart>([[6, 'tcp'], [17, 'udp'], [132, 'sctp']]);
 const PROTO_NUMBER = new Map<unknown, number>([['tcp', 6], ['udp', 17], ['sctp', 132]]);
@@ -89,6 +93,82 @@ function addressText(b: Buffer): string {
 /** What deleting stale records needs of the kernel. */
 export interface RecordsKernel {
   dumpSet(family: NftFamily, table: string, set: string): Promise<{ elements: { key: Buffer; data?: Buffer }[] }>;
+  commit(tx: TxWriter['tx']): Promise<unknown>;
+}
+
+/** Which records are stale: those naming a pair a partial sync removed, or (after a full sync) any pair the pair sets lack. */
+type Check = ((pair: string) => boolean) | 'unwanted';
+
+/**
+ * The checks the commits since the last deletion call for, per family and endpoint map family. A
+ * failed deletion keeps its check for the next sync; the sync itself stands.
+ */
+export class StaleRecords {
+  private readonly checks = new Map<NftFamily, Map<EndpointMapFamily, Check>>();
+
+  add(f: NftFamily, fam: EndpointMapFamily, check: Check): void {
+    let byFam = this.checks.get(f);
+    if (!byFam) this.checks.set(f, byFam = new Map());
+    const before = byFam.get(fam);
+    if (!before || before === 'unwanted' || check === 'unwanted') byFam.set(fam, before === 'unwanted' ? before : check);
+    else byFam.set(fam, (pair) => before(pair) || check(pair));
+  }
+
+  /** A full sync wrote every pair: any record naming another is stale. */
+  afterFullSync(s: FamilyState): void {
+    this.checks.delete(s.family);
+    for (const fam of pairSetsByFamily(s).keys()) this.add(s.family, fam, 'unwanted');
+  }
+
+  /**
+   * Deletes the stale records. A record may expire between the listing and the delete (ENOENT):
+   * the listing is read again, once.
+   */
+  async delete(states: ReadonlyMap<NftFamily, FamilyState>, kernel: RecordsKernel, log: ProxierLog): Promise<void> {
+    for (const [f, byFam] of this.checks) {
+      const state = states.get(f);
+      for (const [fam, check] of byFam) {
+        const set = affinityRecordsName(fam);
+        if (!state || !baseSetsByName(state.base).has(set)) { byFam.delete(fam); continue; }
+        try {
+          const deleted = await deleteOnce(kernel, state, fam, check, log).catch((e) => {
+            if ((e as { code?: string }).code !== 'ENOENT') throw e;
+            return deleteOnce(kernel, state, fam, check, log);
+          });
+          byFam.delete(fam);
+          if (deleted > 0) log.info({ family: f, set, deleted }, 'Deleted session-affinity records naming endpoints their destinations no longer have');
+        } catch (e) {
+          log.error({ err: e instanceof Error ? e : new Error(String(e)), family: f, set }, 'Could not delete stale session-affinity records; trying again at the next sync');
+        }
+      }
+      if (byFam.size === 0) this.checks.delete(f);
+    }
+  }
+}
+
+async function deleteOnce(kernel: RecordsKernel, state: FamilyState, fam: EndpointMapFamily, check: Check, log: ProxierLog): Promise<number> {
+  const f = state.family;
+  const stale = check === 'unwanted' ? await unwantedPairs(kernel, f, fam, pairSetsByFamily(state).get(fam) ?? []) : check;
+  const { elements, unreadable } = await staleRecords(kernel, f, fam, stale);
+  if (unreadable > 0) log.warn({ family: f, set: affinityRecordsName(fam), unreadable }, 'Affinity records of an unexpected shape left alone');
+  if (elements.length === 0) return 0;
+  const w = new TxWriter({ small: true });
+  w.existingSets(f, baseSetsByName(state.base));
+  w.deleteElements(f, elements[0].set, elements, BASE_OWNER);
+  await kernel.commit(w.tx);
+  return elements.length;
+}
+
+/** The pair sets of each endpoint map family with affinity in the state's base. */
+function pairSetsByFamily(s: FamilyState): Map<EndpointMapFamily, string[]> {
+  const out = new Map<EndpointMapFamily, string[]>();
+  for (const set of s.base.sets) {
+    const a = parseAffinitySetName(set.name);
+    if (!a) continue;
+    const names = out.get(a.fam) ?? out.set(a.fam, []).get(a.fam)!;
+    if (a.timeoutSeconds > 0) names.push(set.name);
+  }
+  return out;
 }
 
 /**

@@ -8,9 +8,8 @@ import { ContextCache, contextInputsOf, type KeyedContext } from './context-cach
 import type { NftFamily } from './desired';
 import { ElementIndex } from './element-index';
 import { DEFAULT_STAGE_BYTES, checkOptions, type NftablesProxierOptions } from './options';
-import { TABLE, affinityRecordsName, parseAffinitySetName, type EndpointMapFamily } from './names';
-import { removedPairs, staleRecords, unwantedPairs } from './affinity-records';
-import { baseSetsByName } from './compile-base';
+import { TABLE } from './names';
+import { StaleRecords, removedPairs } from './affinity-records';
 import { SET_F } from '../../native/nft-types';
 import { applyPartial, planPartialFamily, type PartialChange, type PartialResult } from './plan-partial';
 import {
@@ -70,11 +69,8 @@ export class NftablesProxier implements Proxier {
   private running: Promise<unknown> = Promise.resolve();
   private readonly refused = new Map<string, string>();
   private readonly contexts: ContextCache;
-  /**
-   * Per family and endpoint map family, which affinity records a commit made stale (affinity-records.ts):
-   * those naming a pair a partial sync removed, or (after a full sync, 'unwanted') any pair the pair sets lack.
-   */
-  private readonly staleAfterCommit = new Map<NftFamily, Map<EndpointMapFamily, ((pair: string) => boolean) | 'unwanted'>>();
+  /** The session-affinity records a commit made stale, deleted after it (affinity-records.ts). */
+  private readonly staleRecords = new StaleRecords();
 
   constructor(opts: NftablesProxierOptions) {
     checkOptions(opts);
@@ -112,7 +108,7 @@ export class NftablesProxier implements Proxier {
       if (doFull && this.needRead) this.adoption = await this.dumpExisting();
       if (doFull) this.dropIndexes();
       await this.runAttempts(doFull, snapshot, changes, ctxs);
-      await this.deleteStaleRecords();
+      await this.staleRecords.delete(this.states, this.opts.nft, this.opts.log);
       this.needFull = false;
       if (doFull) {
         this.adoption = null;
@@ -335,8 +331,7 @@ export class NftablesProxier implements Proxier {
     return { writer, staged, commit: () => {
       for (const s of next) {
         this.states.set(s.family, s);
-        this.staleAfterCommit.delete(s.family);
-        for (const fam of affinityPairSets(s).keys()) this.addStale(s.family, fam, 'unwanted');
+        this.staleRecords.afterFullSync(s);
       }
     } };
   }
@@ -363,53 +358,6 @@ export class NftablesProxier implements Proxier {
     return { chains, sets };
   }
 
-  private addStale(f: NftFamily, fam: EndpointMapFamily, stale: ((pair: string) => boolean) | 'unwanted'): void {
-    let byFam = this.staleAfterCommit.get(f);
-    if (!byFam) this.staleAfterCommit.set(f, byFam = new Map());
-    const before = byFam.get(fam);
-    if (before === 'unwanted' || stale === 'unwanted' || !before) byFam.set(fam, before === 'unwanted' ? before : stale);
-    else byFam.set(fam, (pair) => before(pair) || stale(pair));
-  }
-
-  /**
-   * Deletes the affinity records naming a pair the last commit removed (affinity-records.ts). A
-   * record may expire between the dump and the delete (ENOENT): the dump is read again, once. A
-   * failure is logged and the check kept for the next sync; the sync itself stands.
-   */
-  private async deleteStaleRecords(): Promise<void> {
-    for (const [f, byFam] of this.staleAfterCommit) {
-      const state = this.states.get(f);
-      for (const [fam, stale] of byFam) {
-        if (!state || !baseSetsByName(state.base).has(affinityRecordsName(fam))) { byFam.delete(fam); continue; }
-        try {
-          const deleted = await this.deleteRecordsOnce(state, fam, stale).catch((e) => {
-            if ((e as NetlinkErrorLike).code !== 'ENOENT') throw e;
-            return this.deleteRecordsOnce(state, fam, stale);
-          });
-          byFam.delete(fam);
-          if (deleted > 0) this.opts.log.info({ family: f, set: affinityRecordsName(fam), deleted }, 'Deleted session-affinity records naming endpoints their destinations no longer have');
-        } catch (e) {
-          this.opts.log.error({ err: e instanceof Error ? e : new Error(String(e)), family: f, set: affinityRecordsName(fam) },
-            'Could not delete stale session-affinity records; trying again at the next sync');
-        }
-      }
-      if (byFam.size === 0) this.staleAfterCommit.delete(f);
-    }
-  }
-
-  private async deleteRecordsOnce(state: FamilyState, fam: EndpointMapFamily, check: ((pair: string) => boolean) | 'unwanted'): Promise<number> {
-    const f = state.family;
-    const stale = check === 'unwanted' ? await unwantedPairs(this.opts.nft, f, fam, affinityPairSets(state).get(fam) ?? []) : check;
-    const { elements, unreadable } = await staleRecords(this.opts.nft, f, fam, stale);
-    if (unreadable > 0) this.opts.log.warn({ family: f, set: affinityRecordsName(fam), unreadable }, 'Affinity records of an unexpected shape left alone');
-    if (elements.length === 0) return 0;
-    const w = new TxWriter({ small: true });
-    w.existingSets(f, baseSetsByName(state.base));
-    w.deleteElements(f, elements[0].set, elements, BASE_OWNER);
-    await this.opts.nft.commit(w.tx);
-    return elements.length;
-  }
-
   private planPartial(snapshot: ProxySnapshot, changes: ChangeSet, refusedNow: Map<string, string>): Attempt {
     const writer = new TxWriter({ small: true });
     const perFamily = new Map<NftFamily, PartialChange[]>(this.opts.families.map((f) => [f, []]));
@@ -427,20 +375,8 @@ export class NftablesProxier implements Proxier {
     return { writer, commit: () => {
       for (const r of results) {
         applyPartial(r);
-        for (const [fam, c] of r.pairs) if (c.removed.length > 0) this.addStale(r.state.family, fam, removedPairs(c));
+        for (const [fam, c] of r.pairs) if (c.removed.length > 0) this.staleRecords.add(r.state.family, fam, removedPairs(c));
       }
     } };
   }
-}
-
-/** The pair sets of each endpoint map family with affinity in this state's base. */
-function affinityPairSets(s: FamilyState): Map<EndpointMapFamily, string[]> {
-  const out = new Map<EndpointMapFamily, string[]>();
-  for (const set of s.base.sets) {
-    const a = parseAffinitySetName(set.name);
-    if (!a) continue;
-    const names = out.get(a.fam) ?? out.set(a.fam, []).get(a.fam)!;
-    if (a.timeoutSeconds > 0) names.push(set.name);
-  }
-  return out;
 }
