@@ -90,7 +90,7 @@ export async function makeParts(netnsPath: string, n: number, state: ProxyState)
   });
   guard?.start();
   const nft = guard && mode !== 'listening'
-    ? { commit: (tx: Transaction) => guard.commitQuietly(recording, tx), dumpTable: recording.dumpTable.bind(recording) }
+    ? { commit: (tx: Transaction) => guard.commitQuietly(recording, tx), dumpTable: recording.dumpTable.bind(recording), dumpSet: recording.dumpSet.bind(recording) }
     : recording;
   const errors: string[] = [];
   const log = collectingLog(errors);
