@@ -51,7 +51,7 @@ export function pipelineTables(results: SizeResult[]): string {
     'CPU, ms: this process during the sync (user + sys; netlink\'s kernel work is our sys time), p50 over the repeats; nft -f: the nft process',
     markdownTable(['N', 'full initial user / sys', 'full p50 cpu', '1-endpoint p50 cpu', '1-endpoint p50 sys', '+100 Svc p50 cpu', 'nft -f user / sys', 'nft -f / initial (cpu)'], cpu),
     '',
-    'Size and memory: ops and bytes of the committed transactions (first sync of each kind), RSS of the bench process (peak: before the nft -f comparison), ClusterIP destinations (cluster-ip-ports + service-ips elements) read back from the kernel at the end',
+    'Size and memory: ops and bytes of the committed transactions (first sync of each kind), RSS of the bench process (peak: before the nft -f comparison), ClusterIP destinations (cluster-ip-ports elements) read back from the kernel at the end',
     markdownTable(['N', 'initial ops', 'initial MB sent', '1-ep ops', '1-ep bytes', '+100 ops', '+100 bytes', 'RSS after initial MiB', 'peak RSS MiB', 'ClusterIPs in kernel'], size),
     '',
     'The histogram\'s own resolution: p50/p99 as bucket upper bounds, ms',
