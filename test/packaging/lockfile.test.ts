@@ -7,12 +7,12 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { REPO_ROOT } from '../helpers/topology';
 
-interface LockEntry { version?: string; integrity?: string; link?: boolean; dev?: boolean }
+interface LockEntry { version?: string; integrity?: string; link?: boolean; dev?: boolean; engines?: Record<string, string> }
 const lock = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package-lock.json'), 'utf8')) as {
   lockfileVersion: number; packages: Record<string, LockEntry>;
 };
 const pkg = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as {
-  dependencies: Record<string, string>; devDependencies: Record<string, string>;
+  dependencies: Record<string, string>; devDependencies: Record<string, string>; engines: Record<string, string>;
 };
 const read = (f: string): string => fs.readFileSync(path.join(REPO_ROOT, f), 'utf8');
 /** Every place that installs the dependencies. */
@@ -33,6 +33,7 @@ describe('package-lock.json', () => {
     for (const name of [...Object.keys(pkg.dependencies), ...Object.keys(pkg.devDependencies)]) {
       assert.ok(lock.packages[`node_modules/${name}`], `${name} is not in the lockfile`);
     }
+    assert.deepEqual(lock.packages[''].engines, pkg.engines, 'the lockfile\'s root has package.json\'s engines');
     // (A dev dependency may lose its dev flag: @types/node is also what client-node's @types need.)
     for (const name of Object.keys(pkg.dependencies)) assert.ok(!lock.packages[`node_modules/${name}`].dev, `${name} is marked dev`);
   });
