@@ -15,9 +15,14 @@ import { runCountChangeCost } from './pipeline/count-change-cost';
 
 const USAGE = `usage: npm run bench -- [pipeline|shapes|probe|chains|monitor|connect|datapath|scale|proxier-memory|ipvs|conntrack-stats|count-change] [--quick] [--sizes N,N,...]
                                      [--repeats R] [--distinct|--counts D,D,...] [--connections C] [--no-breakdown] [--kernel]
-                                     [--churn-rounds K]
+                                     [--churn-rounds K] [--kind-sizes N,N,...] [--kind-repeats R] [--kinds-only]
+                                     [--nft-monitor]
   pipeline (default)  synthetic clusters through model -> NftablesProxier -> addon -> kernel,
-                      full and partial sync times from sync_proxy_rules_duration_seconds, vs nft -f
+                      full and partial sync times from sync_proxy_rules_duration_seconds, vs nft -f;
+                      then issue 32's partial syncs by kind (an endpoint count change, an endpoint
+                      replaced, a Service added or removed) in the realistic mix x 6 endpoints at
+                      --kind-sizes (default 1000,10000,44000; --quick 1000), --kind-repeats each
+                      (default 200; --quick 30); --kinds-only skips the rest
   shapes              linear vs upstream ruleset shape, addon vs nft -f
   probe               kernel cost of a one-object transaction as the table grows
   chains              what the chains in the namespace cost a 10-element commit, warm and after 1 s idle:
@@ -34,7 +39,11 @@ const USAGE = `usage: npm run bench -- [pipeline|shapes|probe|chains|monitor|con
   scale               the real kube-proxy-native process against a test API server holding 1k, 10k, 44k Services:
                       start to first sync, sync times, RSS and JS heap before and after churn, then a heap
                       breakdown per size (caches, model, proxier; --no-breakdown skips it); --churn-rounds K
-                      repeats the churn phase and its steady reading K times (default 1): memory over time
+                      repeats the churn phase and its steady reading K times (default 1): memory over time;
+                      last, issue 32's partial syncs by kind, --kind-repeats each (default 100; --quick 10):
+                      about 3 x R seconds per size (minSyncPeriod is 1 s);
+                      --nft-monitor runs 'nft monitor' in each size's namespace throughout (what an operator's
+                      listener costs the syncs)
   proxier-memory      the nftables proxier's heap: its state, the full sync's peak, growth over --repeats
                       one-pod partial syncs (default 1000), at 10k and 44k Services x 6 endpoints (mixed);
                       --kernel commits into a fresh namespace instead of only reading the buffer
@@ -44,10 +53,14 @@ const USAGE = `usage: npm run bench -- [pipeline|shapes|probe|chains|monitor|con
   conntrack-stats     what a scrape of the conntrack metrics costs with an empty table and with --sizes entries
                       (default 100000 real UDP entries; --repeats, default 300), vs one table dump
   count-change        what one Service's endpoint-count change costs the commit at --sizes Services (default 30000;
-                      --repeats syncs per figure): counts at most 4, above 4, a new count; two clusters
+                      --repeats syncs per figure): a pod replaced, a new Service, counts moving between small
+                      counts, from 4 to 5, between two larger counts both in use, to a count no Service had; two clusters
   --quick             small sizes, finishes in under a minute
   --sizes             override the Service counts (pipeline, probe, scale, ipvs, datapath, count-change; chains: affinity ServicePorts)
   --counts            the distinct endpoint counts D (datapath; the same as --distinct)
+  --kind-sizes        the sizes of the partial syncs by kind (pipeline; scale uses --sizes)
+  --kind-repeats      syncs of each kind per size (pipeline, scale)
+  --kinds-only        pipeline: only the partial syncs by kind
   --repeats           repeats per sync kind (pipeline, ipvs), per mode (monitor), per figure (chains, count-change)
                       or rounds per case (datapath)`;
 
@@ -64,8 +77,16 @@ export interface CliOptions {
   breakdown?: boolean;
   /** scale: how many churn phases, each followed by a steady reading (default 1). */
   churnRounds?: number;
+  /** scale: an `nft monitor` running in each size's namespace throughout. */
+  nftMonitor?: boolean;
   /** proxier-memory: commit into a fresh namespace instead of only reading the buffer. */
   kernel?: boolean;
+  /** pipeline: the sizes of the partial syncs by kind (issue 32). */
+  kindSizes?: number[];
+  /** pipeline, scale: syncs of each kind per size. */
+  kindRepeats?: number;
+  /** pipeline: only the partial syncs by kind. */
+  kindsOnly?: boolean;
 }
 
 export function parseArgs(argv: string[]): CliOptions {
@@ -81,6 +102,10 @@ export function parseArgs(argv: string[]): CliOptions {
     else if (a === '--connections') opts.connections = positiveInts('--connections', argv[++i])[0];
     else if (a === '--no-breakdown') opts.breakdown = false;
     else if (a === '--churn-rounds') opts.churnRounds = positiveInts('--churn-rounds', argv[++i])[0];
+    else if (a === '--kind-sizes') opts.kindSizes = positiveInts('--kind-sizes', argv[++i]);
+    else if (a === '--kind-repeats') opts.kindRepeats = positiveInts('--kind-repeats', argv[++i])[0];
+    else if (a === '--kinds-only') opts.kindsOnly = true;
+    else if (a === '--nft-monitor') opts.nftMonitor = true;
     else if (a === '--help' || a === '-h') { process.stdout.write(`${USAGE}\n`); process.exit(0); }
     else throw new RangeError(`unknown argument ${JSON.stringify(a)}\n${USAGE}`);
   }

@@ -19,4 +19,8 @@ if [ -n "${KPN_NODE_LTS:-}" ] && [ -n "$lts_files" ]; then
   cmd="$cmd; a=\$?; echo '===== under $("$KPN_NODE_LTS" --version) ($KPN_NODE_LTS)'; $KPN_NODE_LTS --test --test-concurrency=1 $(echo $lts_files); b=\$?; [ \$a = 0 ] && [ \$b = 0 ]"
 fi
 # Two vCPUs: the tests run one at a time, but node's GC and the addon's workers are threads of their own.
-exec bash scripts/ipvs-guest/run-ipvs-guest.sh -c "${GUEST_CPUS:-2}" -m "${GUEST_MEM_MB:-2048}" -t "${GUEST_TIMEOUT_S:-1500}" "$cmd"
+# The guest is emulated (TCG): on a loaded host a sync and a probe take several times as long as on
+# the host, so the traffic harness's waits are scaled (KPN_TEST_TIMEOUT_SCALE, test/traffic/harness.ts),
+# under either runtime.
+exec bash scripts/ipvs-guest/run-ipvs-guest.sh -c "${GUEST_CPUS:-2}" -m "${GUEST_MEM_MB:-2048}" -t "${GUEST_TIMEOUT_S:-1500}" \
+  "export KPN_TEST_TIMEOUT_SCALE=${KPN_TEST_TIMEOUT_SCALE:-3}; $cmd"

@@ -29,6 +29,15 @@ export class ModelDriver {
     this.state.onService(kind, serviceObject(s));
     this.state.onEndpointSlice(kind, sliceObject(s, gen));
   }
+
+  /** Deletes a Service and its EndpointSlice (both reach the model before the next sync). */
+  remove(s: SynthService): void {
+    const gen = this.generation.get(s.index);
+    if (gen === undefined) throw new Error(`Service ${s.index} was never added`);
+    this.generation.delete(s.index);
+    this.state.onEndpointSlice('delete', sliceObject(s, gen));
+    this.state.onService('delete', serviceObject(s));
+  }
 }
 
 const refText = (r: ObjectRef): string => `${r.kind} ${r.namespace}/${r.name}`;

@@ -25,6 +25,8 @@ export interface SyncSample {
   ops: number;
   bytes: number;
   messages: number;
+  /** Wall time of the sync's commits, around Nft.commit (the kernel's part). */
+  commitMs: number;
 }
 
 /** Bucket upper bounds as strings ('+Inf' survives JSON) with the observations this phase added. */
@@ -56,8 +58,38 @@ function bucketDelta(before: HistogramTotals, after: HistogramTotals): [string, 
 }
 
 /** Collect the previous phase's garbage first, so one phase's allocations are not charged to the next. */
-function collectGarbage(): void {
+export function collectGarbage(): void {
   (globalThis as { gc?: () => void }).gc?.();
+}
+
+/** One sync through the program's SyncLoop; the duration is read back from its histogram. */
+export async function measureSync(parts: PipelineParts, kind: string, full: boolean): Promise<{ sample: Omit<SyncSample, 'kind'>; errors: string[] }> {
+  const errors: string[] = [];
+  const reg = parts.registry;
+  const before = await histogramTotals(reg, SYNC_METRIC);
+  const fullBefore = await histogramTotals(reg, FULL_METRIC);
+  const commitsBefore = parts.commits.length;
+  const cpu0 = process.cpuUsage();
+  const t0 = process.hrtime.bigint();
+  const ok = await parts.sync(full);
+  const wallS = Number(process.hrtime.bigint() - t0) / 1e9;
+  const cpu = process.cpuUsage(cpu0);
+  const after = await histogramTotals(reg, SYNC_METRIC);
+  const wasFull = (await histogramTotals(reg, FULL_METRIC)).count > fullBefore.count;
+  if (!ok) errors.push(`${kind} sync failed (see the logged errors)`);
+  if (after.count - before.count !== 1) errors.push(`${kind} sync added ${after.count - before.count} observations to ${SYNC_METRIC}, expected 1`);
+  if (wasFull !== full) errors.push(`${kind} sync was ${wasFull ? 'full' : 'partial'}, expected ${full ? 'full' : 'partial'}`);
+  const commits = parts.commits.slice(commitsBefore);
+  return {
+    sample: {
+      metricS: after.sum - before.sum, wallS, userS: cpu.user / 1e6, sysS: cpu.system / 1e6,
+      ops: commits.reduce((a, c) => a + c.ops, 0),
+      bytes: commits.reduce((a, c) => a + c.stats.bytes, 0),
+      messages: commits.reduce((a, c) => a + c.stats.messages, 0),
+      commitMs: commits.reduce((a, c) => a + c.ms, 0),
+    },
+    errors,
+  };
 }
 
 class Recorder {
@@ -66,29 +98,10 @@ class Recorder {
   readonly errors: string[] = [];
   constructor(private readonly parts: PipelineParts) {}
 
-  /** One sync through the program's SyncLoop; the duration is read back from its histogram. */
   async sync(kind: SyncKind, full: boolean): Promise<void> {
-    const reg = this.parts.registry;
-    const before = await histogramTotals(reg, SYNC_METRIC);
-    const fullBefore = await histogramTotals(reg, FULL_METRIC);
-    const commitsBefore = this.parts.commits.length;
-    const cpu0 = process.cpuUsage();
-    const t0 = process.hrtime.bigint();
-    const ok = await this.parts.sync(full);
-    const wallS = Number(process.hrtime.bigint() - t0) / 1e9;
-    const cpu = process.cpuUsage(cpu0);
-    const after = await histogramTotals(reg, SYNC_METRIC);
-    const wasFull = (await histogramTotals(reg, FULL_METRIC)).count > fullBefore.count;
-    if (!ok) this.errors.push(`${kind} sync failed (see the logged errors)`);
-    if (after.count - before.count !== 1) this.errors.push(`${kind} sync added ${after.count - before.count} observations to ${SYNC_METRIC}, expected 1`);
-    if (wasFull !== full) this.errors.push(`${kind} sync was ${wasFull ? 'full' : 'partial'}, expected ${full ? 'full' : 'partial'}`);
-    const commits = this.parts.commits.slice(commitsBefore);
-    this.samples.push({
-      kind, metricS: after.sum - before.sum, wallS, userS: cpu.user / 1e6, sysS: cpu.system / 1e6,
-      ops: commits.reduce((a, c) => a + c.ops, 0),
-      bytes: commits.reduce((a, c) => a + c.stats.bytes, 0),
-      messages: commits.reduce((a, c) => a + c.stats.messages, 0),
-    });
+    const { sample, errors } = await measureSync(this.parts, kind, full);
+    this.errors.push(...errors);
+    this.samples.push({ kind, ...sample });
   }
 
   async phase(kind: SyncKind, repeats: number, full: boolean, change: (r: number) => void): Promise<void> {

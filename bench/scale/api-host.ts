@@ -3,9 +3,20 @@
 import { TestApiServer } from '../../test/apiserver/server';
 import { generateCluster, mixOf, nextServiceObjects, NODE_NAME, type ClusterMix, type KObject, type ScaleCluster, type ScaleSpec } from './cluster-objects';
 import { nodeObject, serviceCIDRObject } from './node-objects';
-import { flipReadiness, replaceEndpoint } from './slice-objects';
+import { addEndpoint, flipReadiness, removeEndpoint, replaceEndpoint } from './slice-objects';
 
 interface LiveService { namespace: string; service: string; slice: string }
+
+/**
+ * What the bench does to one EndpointSlice: a pod replaced (`replace-ready`: a ready one, the count
+ * of ready endpoints kept), a readiness flipped, a ready endpoint removed or a new one added.
+ */
+export type EndpointChange = 'replace' | 'replace-ready' | 'flip' | 'remove' | 'add';
+
+const SLICE_CHANGES: Record<EndpointChange, (c: ScaleCluster, slice: KObject) => KObject> = {
+  replace: (c, s) => replaceEndpoint(c, s), 'replace-ready': (c, s) => replaceEndpoint(c, s, new Date(), true),
+  flip: (c, s) => flipReadiness(c, s), remove: (c, s) => removeEndpoint(c, s), add: (c, s) => addEndpoint(c, s),
+};
 
 export class ScaleApiHost {
   private readonly live = new Map<number, LiveService>();
@@ -40,6 +51,11 @@ export class ScaleApiHost {
     return this.indices.length;
   }
 
+  /** The Service indexes that exist now. */
+  liveIndices(): number[] {
+    return [...this.indices];
+  }
+
   /** A Service index that exists now, drawn from the cluster's seeded generator. */
   pickLive(): number {
     if (this.indices.length === 0) throw new Error('no Services left');
@@ -47,15 +63,16 @@ export class ScaleApiHost {
   }
 
   /**
-   * Replaces one pod (or, with `flip`, toggles one endpoint's readiness) in Service `index`'s slice.
+   * Replaces one pod (or, with `flip`, toggles one endpoint's readiness; see EndpointChange for the
+   * others) in Service `index`'s slice.
    * Returns how many ServicePorts that changes (the Service's ports: the slice serves them all).
    */
-  changeEndpoint(index = this.pickLive(), kind: 'replace' | 'flip' = 'replace'): number {
+  changeEndpoint(index = this.pickLive(), kind: EndpointChange = 'replace'): number {
     const l = this.live.get(index);
     if (!l) throw new Error(`Service ${index} does not exist`);
     const old = this.api.store.get('endpointslices', l.namespace, l.slice);
     if (!old) throw new Error(`EndpointSlice ${l.namespace}/${l.slice} is missing from the store`);
-    this.api.update('endpointslices', kind === 'flip' ? flipReadiness(this.cluster, old) : replaceEndpoint(this.cluster, old));
+    this.api.update('endpointslices', SLICE_CHANGES[kind](this.cluster, old));
     return this.cluster.plans.get(index)!.ports.length;
   }
 

@@ -1,10 +1,14 @@
 // The phases of one size, each reading the proxy from outside: (a) spawn to first sync, (b) steady
-// memory, (c) one-endpoint partial syncs, (d) churn, after which (b) is read again.
+// memory, (c) one-endpoint partial syncs, (d) churn, after which (b) is read again; (e) issue 32's
+// partial syncs by kind.
 import type { ScaleApiHost } from './api-host';
 import type { MemorySampler } from './memory-sampler';
-import type { ProxyProcess } from './proxy-process';
+import type { ProxyProcess, SyncLine } from './proxy-process';
 import { readProcCpuSeconds } from './proc-cpu';
 import { median, percentile } from '../lib/stats';
+import { categoryKey, kindsAtSize, seededRandom, spreadGroups, type KindChange, type KindSample, type KindsAtSize, type PartialKind, type ServiceCategory } from '../lib/partial-kinds';
+import type { EndpointChange } from './api-host';
+import type { ServicePlan } from './cluster-state';
 import type { ChurnResult, MemoryReading, PartialResult, Timing } from './scale-types';
 
 const MiB = 1024 * 1024;
@@ -146,4 +150,79 @@ async function allSynced(proc: ProxyProcess, expected: ExpectedEvents, timeoutMs
     }
     await sleep(250);
   }
+}
+
+/** The event counters the sync loop keeps, summed over their label sets. */
+async function eventCounts(proc: ProxyProcess): Promise<ExpectedEvents> {
+  const m = await proc.metrics();
+  return { services: sumSeries(m, SERVICE_EVENTS), endpointSlices: sumSeries(m, ENDPOINT_EVENTS) };
+}
+
+export function planCategory(p: ServicePlan): ServiceCategory {
+  return { type: p.type, local: p.externalLocal, affinity: p.affinity, ports: p.ports.length };
+}
+
+/**
+ * (e) Issue 32's partial syncs by kind (bench/lib/partial-kinds.ts): `repeats` rounds of three
+ * changes, each awaited as its own sync before the next is made: one ready endpoint of a Service
+ * removed (even rounds) or one added (odd rounds); one ready pod of a Service replaced; a Service
+ * deleted with its slice (even rounds) or a new one, drawn from the mix, added (odd rounds). Every
+ * change is to a different Service, the Services spread over the mix in proportion. One untimed
+ * change first: after an idle spell the loop syncs at once on the first event, which could take a
+ * new Service without its slice; from then on each change comes right after a sync, so both of its
+ * events arrive within the minSyncPeriod (1 s) before the next one. After each sync the event
+ * counters on /metrics show whether the whole change was in it.
+ */
+export async function partialKinds(host: ScaleApiHost, proc: ProxyProcess, n: number, repeats: number, seed: number, problems: string[]): Promise<KindsAtSize> {
+  const rand = seededRandom(seed);
+  const plan = (i: number): ServicePlan => host.cluster.plans.get(i)!;
+  const [counted, replaced, removed] = spreadGroups(host.liveIndices(), [repeats, repeats, Math.ceil(repeats / 2)], (i) => categoryKey(planCategory(plan(i))), rand);
+  const picked = new Set([...counted, ...replaced, ...removed]);
+  const spare = host.liveIndices().find((i) => !picked.has(i));
+  const expected = await eventCounts(proc);
+  const samples: KindSample[] = [];
+  let split = 0;
+  let full = 0;
+  /** Makes one change, awaits its sync; `events`: the Service and EndpointSlice events the change makes. */
+  const change = async (what: string, act: () => { index: number; ports: number }, events: ExpectedEvents): Promise<{ sync: SyncLine; index: number }> => {
+    const from = proc.syncs.length;
+    const { index, ports } = act();
+    expected.services += events.services;
+    expected.endpointSlices += events.endpointSlices;
+    let sync = await proc.waitForSync(from, (x) => x.ok && x.changed >= 1, `the sync of ${what}`, 60_000);
+    const seen = await eventCounts(proc);
+    if (seen.services < expected.services || seen.endpointSlices < expected.endpointSlices) {
+      split++;
+      const at = proc.syncs.indexOf(sync);
+      sync = await proc.waitForSync(at + 1, (x) => x.ok, `the rest of ${what}`, 60_000);
+    }
+    if (sync.full) full++;
+    if (sync.changed !== ports) problems.push(`kinds: the sync of ${what} carried ${sync.changed} changed ServicePorts (expected the Service's ${ports})`);
+    return { sync, index };
+  };
+  const slice = (index: number, how: EndpointChange) => () => ({ index, ports: host.changeEndpoint(index, how) });
+  const record = (kind: PartialKind, c: KindChange, r: { sync: SyncLine; index: number }) => {
+    samples.push({ kind, change: c, category: planCategory(plan(r.index)), ms: r.sync.seconds * 1000, ops: r.sync.ops, bytes: r.sync.bytes });
+  };
+  if (spare !== undefined) await change('the warm-up change', slice(spare, 'replace-ready'), { services: 0, endpointSlices: 1 });
+  for (let r = 0; r < repeats; r++) {
+    const c: KindChange = r % 2 === 0 ? 'endpoint removed' : 'endpoint added';
+    record('count-change', c, await change(`${c} (round ${r + 1})`, slice(counted[r], r % 2 === 0 ? 'remove' : 'add'), { services: 0, endpointSlices: 1 }));
+    record('replaced', 'pod replaced', await change(`pod replaced (round ${r + 1})`, slice(replaced[r], 'replace-ready'), { services: 0, endpointSlices: 1 }));
+    if (r % 2 === 0) {
+      const index = removed[r / 2];
+      record('service', 'Service removed', await change(`Service removed (round ${r + 1})`, () => {
+        host.deleteService(index);
+        return { index, ports: plan(index).ports.length };
+      }, { services: 1, endpointSlices: 1 }));
+    } else {
+      record('service', 'Service added', await change(`Service added (round ${r + 1})`, () => {
+        const index = host.addService();
+        return { index, ports: plan(index).ports.length };
+      }, { services: 1, endpointSlices: 1 }));
+    }
+  }
+  if (split > 0) problems.push(`kinds: ${split} of the ${3 * repeats} changes were split over two syncs (the first one's duration is the sample)`);
+  if (full > 0) problems.push(`kinds: ${full} of the ${3 * repeats} syncs were full syncs`);
+  return kindsAtSize(n, host.cluster.spec.endpoints, samples);
 }

@@ -12,8 +12,12 @@ const BIN = join(__dirname, '..', '..', '..', 'bin', 'kube-proxy-native.js');
 export const METRICS_PORT = 10249;
 export const HEALTHZ_PORT = 10256;
 
-/** One sync, from the process's "sync finished" log line; atMs is when the line arrived (performance.now()). */
-export interface SyncLine { atMs: number; seconds: number; full: boolean; ok: boolean; changed: number; reason: string }
+/**
+ * One sync, from the process's "sync finished" log line; atMs is when the line arrived (performance.now()).
+ * ops and bytes: the transactions it committed, from the "committing nftables transaction" lines
+ * before it (0 when it committed nothing).
+ */
+export interface SyncLine { atMs: number; seconds: number; full: boolean; ok: boolean; changed: number; reason: string; ops: number; bytes: number }
 
 /** One forced GC around a full sync, from the process's "memory released" log line. */
 export interface ReleaseLine { atMs: number; when: string; gcMs: number; heapTotalMiB: number[] }
@@ -48,6 +52,8 @@ export class ProxyProcess {
   readonly problems: string[] = [];
   /** Warning lines (level 40), capped: reported, not failures (e.g. an OOM score a sandbox refuses). */
   readonly warnings: string[] = [];
+  /** The "committing nftables transaction" lines since the last "sync finished" line. */
+  private committing = { ops: 0, bytes: 0 };
   private waiters: Array<{ from: number; match: (s: SyncLine) => boolean; resolve: (s: SyncLine) => void }> = [];
   private readonly exited: Promise<number | null>;
 
@@ -144,8 +150,16 @@ export class ProxyProcess {
     if (e.msg === 'memory released' && this.releases.length < 100) {
       this.releases.push({ atMs, when: String(e.when), gcMs: Number(e.gcMs), heapTotalMiB: e.heapTotalMiB as number[] });
     }
+    if (e.msg === 'committing nftables transaction') {
+      this.committing.ops += Number(e.ops ?? 0);
+      this.committing.bytes += Number(e.bytes ?? 0);
+    }
     if (e.msg !== 'sync finished') return;
-    const s: SyncLine = { atMs, seconds: Number(e.seconds), full: e.full === true, ok: e.ok === true, changed: Number(e.changed ?? 0), reason: String(e.reason) };
+    const s: SyncLine = {
+      atMs, seconds: Number(e.seconds), full: e.full === true, ok: e.ok === true, changed: Number(e.changed ?? 0), reason: String(e.reason),
+      ops: this.committing.ops, bytes: this.committing.bytes,
+    };
+    this.committing = { ops: 0, bytes: 0 };
     this.syncs.push(s);
     const index = this.syncs.length - 1;
     for (const w of [...this.waiters]) if (index >= w.from && w.match(s)) w.resolve(s);

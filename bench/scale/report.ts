@@ -41,6 +41,14 @@ export function churnTable(rs: SizeResult[]): string {
   ]));
 }
 
+/** --nft-monitor: what the listener printed and the CPU it used, per size. */
+export function nftMonitorTable(rs: SizeResult[]): string {
+  const head = ['N', 'lines', '"lost some netlink events" lines', 'MB', 'nft monitor CPU s', 'ended by itself'];
+  return markdownTable(head, rs.map((r) => (r.nftMonitor
+    ? [n0(r.n), r.nftMonitor.lines, r.nftMonitor.lostReports, f1(r.nftMonitor.megabytes), f1(r.nftMonitor.cpuS), r.nftMonitor.exitedEarly ? `yes: ${r.nftMonitor.stderr}` : 'no']
+    : [n0(r.n), undefined, undefined, undefined, undefined, undefined])));
+}
+
 /** Memory over time: the steady reading before churn and after each churn round (--churn-rounds). */
 export function roundsTable(rs: SizeResult[]): string {
   const head = ['N', 'reading', 'RSS MiB', 'JS heap used MiB', 'JS heap total MiB'];

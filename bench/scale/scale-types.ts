@@ -3,6 +3,7 @@
 import type { ClusterMix } from './cluster-objects';
 import type { MemSample } from './memory-sampler';
 import type { HeapSummaryRow } from './heap-summary';
+import type { KindsAtSize } from '../lib/partial-kinds';
 
 /** How long each phase lasts and how much it does (full and --quick presets in run-scale.ts). */
 export interface Timing {
@@ -18,6 +19,8 @@ export interface Timing {
   /** Churn phases, each followed by a steady reading (the first one's are `churn` and `afterChurn`). */
   churnRounds: number;
   startTimeoutMs: number;
+  /** Issue 32's partial syncs by kind, last: syncs of each kind (0: none), one a second. */
+  kindRepeats: number;
 }
 
 export interface MemoryReading {
@@ -74,6 +77,8 @@ export interface SizeResult {
   afterChurn: MemoryReading;
   /** The steady readings after the second and later churn phases (--churn-rounds). */
   laterRounds: MemoryReading[];
+  /** Issue 32's partial syncs by kind (phase e), after everything else. */
+  kinds?: KindsAtSize;
   /** The proxy's forced GCs around full syncs (its "memory released" lines): when, and how long each took. */
   releases: { when: string; gcMs: number }[];
   /** Syncs the log showed vs sync_proxy_rules_duration_seconds_count at the end. */
@@ -85,6 +90,20 @@ export interface SizeResult {
   problems: string[];
   /** The proxy's warning log lines (not failures). */
   proxyWarnings: string[];
+  /** --nft-monitor: what the `nft monitor` running through the size printed and used. */
+  nftMonitor?: NftMonitorStats;
+}
+
+export interface NftMonitorStats {
+  lines: number;
+  /** Its "# ERROR: We lost some netlink events!" lines: each a receive buffer overflow, events lost. */
+  lostReports: number;
+  megabytes: number;
+  /** Its CPU seconds (user + system), last read while it ran. */
+  cpuS: number;
+  /** It had ended by itself before the size was done (a netlink error: its stderr says). */
+  exitedEarly: boolean;
+  stderr: string;
 }
 
 export interface HeapReading {

@@ -58,10 +58,18 @@ function touched(slice: KObject, now: Date): KObject {
 /** Whether a slice's endpoint `i` may be changed: the terminating extra one is left alone. */
 const changeable = (ep: KObject): boolean => !ep.conditions?.terminating;
 
-/** One pod of the slice replaced by a new one (new IP, name, node): the commonest endpoint change. */
-export function replaceEndpoint(c: ScaleCluster, slice: KObject, now = new Date()): KObject {
+/** The slots of the endpoints that may be changed; with `readyOnly`, of the ready ones only. */
+const slotsOf = (s: KObject, readyOnly = false): number[] => s.endpoints.map((_: KObject, i: number) => i)
+  .filter((i: number) => changeable(s.endpoints[i]) && (!readyOnly || s.endpoints[i].conditions?.ready === true));
+
+/**
+ * One pod of the slice replaced by a new one (new IP, name, node): the commonest endpoint change.
+ * With `readyOnly` a ready pod is replaced, so that the count of ready endpoints stays (else an
+ * endpoint a readiness flip made unready may come back ready).
+ */
+export function replaceEndpoint(c: ScaleCluster, slice: KObject, now = new Date(), readyOnly = false): KObject {
   const s = touched(slice, now);
-  const slots = s.endpoints.map((_: KObject, i: number) => i).filter((i: number) => changeable(s.endpoints[i]));
+  const slots = slotsOf(s, readyOnly);
   const i = slots[c.rng.int(slots.length)];
   const name = s.metadata.labels['kubernetes.io/service-name'];
   s.endpoints[i] = newEndpoint(c, { name, namespace: s.metadata.namespace, topologyHints: s.endpoints[i].hints !== undefined });
@@ -71,9 +79,27 @@ export function replaceEndpoint(c: ScaleCluster, slice: KObject, now = new Date(
 /** One endpoint going unready (a failing readiness probe) or ready again. */
 export function flipReadiness(c: ScaleCluster, slice: KObject, now = new Date()): KObject {
   const s = touched(slice, now);
-  const slots = s.endpoints.map((_: KObject, i: number) => i).filter((i: number) => changeable(s.endpoints[i]));
+  const slots = slotsOf(s);
   const ep = s.endpoints[slots[c.rng.int(slots.length)]];
   const ready = !ep.conditions.ready;
   ep.conditions = { ready, serving: ready, terminating: false };
+  return s;
+}
+
+/** One ready endpoint gone from the slice (a pod deleted, a Deployment scaled down by one): the count of ready endpoints drops. */
+export function removeEndpoint(c: ScaleCluster, slice: KObject, now = new Date()): KObject {
+  const s = touched(slice, now);
+  const slots = slotsOf(s, true);
+  if (slots.length === 0) throw new Error(`EndpointSlice ${s.metadata.namespace}/${s.metadata.name} has no ready endpoint to remove`);
+  s.endpoints.splice(slots[c.rng.int(slots.length)], 1);
+  return s;
+}
+
+/** One new ready endpoint in the slice (a Deployment scaled up by one): the count grows. */
+export function addEndpoint(c: ScaleCluster, slice: KObject, now = new Date()): KObject {
+  const s = touched(slice, now);
+  const name = s.metadata.labels['kubernetes.io/service-name'];
+  const hints = s.endpoints.some((e: KObject) => e.hints !== undefined);
+  s.endpoints.push(newEndpoint(c, { name, namespace: s.metadata.namespace, topologyHints: hints }));
   return s;
 }

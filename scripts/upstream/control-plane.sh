@@ -3,6 +3,8 @@
 # bash scripts/upstream/control-plane.sh stop DIR          (DIR is $KPN_UPSTREAM_DIR)
 # bash scripts/upstream/control-plane.sh restart-apiserver DIR   (SIGTERM, same flags, waits for /readyz)
 # bash scripts/upstream/control-plane.sh compact DIR       (etcd compacted at its current revision, printed)
+#   KPN_UPSTREAM_APISERVER_FLAGS="--flag=value ..." at `start`: more kube-apiserver flags, kept for
+#   restart-apiserver (a test's private control plane; the tier's shared one is started without).
 #   restart-apiserver and compact are for a control plane a test file started for itself
 #   (privateControlPlane() in test/upstream/control-plane.ts), never the tier's shared one.
 #
@@ -74,7 +76,7 @@ start_apiserver() {
     --service-account-issuer=https://kubernetes.default.svc --service-account-key-file="$dir/sa.key" \
     --service-account-signing-key-file="$dir/sa.key" --token-auth-file="$dir/tokens.csv" \
     --authorization-mode=Node,RBAC --allow-privileged=true --audit-policy-file="$dir/audit-policy.yaml" \
-    --audit-log-path="$dir/audit.log" --audit-log-maxsize=0 </dev/null >>"$dir/apiserver.log" 2>&1 &
+    --audit-log-path="$dir/audit.log" --audit-log-maxsize=0 $(cat "$dir/apiserver.flags") </dev/null >>"$dir/apiserver.log" 2>&1 &
   echo $! >"$dir/apiserver.pid"
 }
 
@@ -102,12 +104,19 @@ restart_apiserver() {
 }
 
 # Compacts etcd at its current revision through its HTTP gateway (inside the namespace); prints it.
+# As kube-apiserver's own compactor does it (k8s.io/apiserver/pkg/storage/etcd3/compact.go: Compact),
+# the revision is first written to the key compact_rev_key: every kube-apiserver watches that key and
+# so learns of the compaction; its watch caches then drop the list snapshots older than it (within
+# 15 s: cacher/compactor.go), and a continue token from before it expires. A compaction etcd alone
+# knows of leaves those snapshots serving old tokens.
 compact() {
-  local dir=$1 ns rev
+  local dir=$1 ns rev key val
   ns=$(cat "$dir/netns")
   # A range over an empty key answers nothing but its header, whose revision is the current one.
   rev=$(ip netns exec "$ns" curl -sf -X POST http://127.0.0.1:2379/v3/kv/range -d '{"key":"AA=="}' |
     node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>process.stdout.write(JSON.parse(s).header.revision))')
+  key=$(printf compact_rev_key | base64) val=$(printf '%s' "$rev" | base64)
+  ip netns exec "$ns" curl -sf -X POST http://127.0.0.1:2379/v3/kv/put -d "{\"key\": \"$key\", \"value\": \"$val\"}" >/dev/null
   ip netns exec "$ns" curl -sf -X POST http://127.0.0.1:2379/v3/kv/compaction -d "{\"revision\": $rev, \"physical\": true}" >/dev/null
   echo "$rev"
 }
@@ -158,6 +167,7 @@ EOF
     --unsafe-no-fsync --log-level warn </dev/null >"$dir/etcd.log" 2>&1 &
   echo $! >"$dir/etcd.pid" # ip netns exec execs the program: this is its pid
   echo "$apiserver" >"$dir/apiserver.bin"
+  printf '%s\n' "${KPN_UPSTREAM_APISERVER_FLAGS:-}" >"$dir/apiserver.flags"
   echo "$kubectl" >"$dir/kubectl.bin"
   start_apiserver "$dir"
 

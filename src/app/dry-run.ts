@@ -6,7 +6,7 @@
 // on it, as the proxy's does) and, with --diff, our tables.
 import { Nft, type TableDump } from '../native';
 import {
-  compileDesiredTables, countAdded, countChanges, desiredWriter, leaveOut, planKernelDiff, TABLE, unreadableByNft, type DesiredTable, type ScriptCounts,
+  compileDesiredTables, countAdded, countChanges, desiredWriter, leaveOut, planKernelDiff, TABLE, type DesiredTable, type ScriptCounts,
 } from '../proxier/nftables';
 import { OwnedBuildError, type TxWriter } from '../proxier/nftables/tx-writer';
 import { listOnce, type ReadOnlyCommandOptions } from './list-once';
@@ -34,13 +34,13 @@ export async function runDryRun(o: DryRunOptions): Promise<void> {
   o.out.write(scripts.join('') + closingComments(tables, scripts, refused, o.diff));
 }
 
-/** The ServicePorts left out, the note on lines nft cannot parse, then the summary: comments, so the output stays loadable. */
+/** The ServicePorts left out, then the summary: comments, so the output stays loadable. */
 function closingComments(tables: readonly DesiredTable[], scripts: readonly string[], refused: ReadonlyMap<string, string>, diff: boolean): string {
   const text = scripts.join('');
   const left = [...refused].sort(([a], [b]) => a.localeCompare(b)).map(([key, why]) => `# left out: ${key}: ${oneLine(why)}\n`);
   const summary = diff ? diffSummary(text)
     : `# dry run: ${tables.map((t, i) => familySummary(t.family, scripts[i])).join('; ')}; ${Buffer.byteLength(text)} bytes\n`;
-  return left.join('') + unreadableNote(text) + summary;
+  return left.join('') + summary;
 }
 
 /** A ServicePort whose objects the transaction builder refuses is left out (and said), as the proxier leaves it out. */
@@ -88,14 +88,6 @@ function diffSummary(script: string): string {
   if (total === 0) return '# dry run --diff: no changes\n';
   const flush = c.flush > 0 ? `, ${c.flush} flush` : '';
   return `# dry run --diff: ${total} change${total === 1 ? '' : 's'} (${c.add} add, ${c.delete} delete${flush})\n`;
-}
-
-/** Said in the output itself: whoever loads it with nft -f sees why those lines fail. */
-function unreadableNote(script: string): string {
-  const n = script.split('\n').filter(unreadableByNft).length;
-  if (n === 0) return '';
-  return `# note: nft -f refuses ${n} rule${n === 1 ? '' : 's'} above (session affinity: a lookup of the affinity set by a key with constant parts, `
-    + 'which nft cannot parse and `nft list` shows as [invalid type]); the proxy writes them over netlink\n';
 }
 
 const oneLine = (s: string): string => s.replace(/\s+/g, ' ');

@@ -9,5 +9,6 @@ export function changesOfFamily(changes: ChangeSet, family: IPFamily): ChangeSet
     removedEndpoints: new Map([...changes.removedEndpoints].filter(([k]) => mine(k))),
     newlyActive: new Set([...(changes.newlyActive ?? [])].filter(mine)),
     removedServices: new Map([...(changes.removedServices ?? [])].filter(([k]) => mine(k))),
+    changedFrontends: new Map([...(changes.changedFrontends ?? [])].filter(([k]) => mine(k))),
   };
 }

@@ -9,6 +9,8 @@
 //   are left alone: the first sync of a restarted proxy finds every ServicePort "newly active",
 //   and its live flows must survive (the start-up pass deletes the DNATed ones that went stale).
 // - the ServicePort was removed: every flow to its addresses, which still DNAT to old endpoints.
+// - the ServicePort stopped serving a frontend (an address, its port, its NodePort: an update, or a
+//   Service deleted and created again under its name between two syncs): every flow to that frontend.
 // TCP is left alone: its flows end with the connection, and the endpoint's RST ends them sooner.
 import type { ChangeSet, Endpoint, ProxySnapshot, ServicePort } from '../core/types';
 import type { ConntrackFilter, ConntrackProtocol } from '../native';
@@ -76,7 +78,21 @@ export function staleFlowFilters(snapshot: Pick<ProxySnapshot, 'services'>, chan
     const proto = flowProtocol(sp);
     if (proto && !snapshot.services.has(key)) add(flowsTo(sp, proto));
   }
+  for (const [key, before] of changes.changedFrontends ?? []) {
+    const now = snapshot.services.get(key);
+    const proto = flowProtocol(before);
+    if (now && proto) add(lostFrontendFlows(before, now, proto));
+  }
   return dropCovered([...out.values()]);
+}
+
+/** Flows to the frontends `before` served and `now` does not (both the same ServicePort key). */
+function lostFrontendFlows(before: ServicePort, now: ServicePort, proto: FlowProtocol): ConntrackFilter[] {
+  const family = familyOf(before);
+  const kept = new Set(before.port === now.port ? serviceIPs(now) : []);
+  const out: ConntrackFilter[] = serviceIPs(before).filter((ip) => !kept.has(ip)).map((ip) => ({ family, protocol: proto, origDst: ip, origDstPort: before.port }));
+  if (before.nodePort > 0 && before.nodePort !== now.nodePort) out.push({ family, protocol: proto, origDstPort: before.nodePort });
+  return out;
 }
 
 /** A filter with reply fields is redundant next to the same one without them (it deletes a subset). */

@@ -135,6 +135,9 @@ export class ProxyState {
     const svc = this.services.apply();
     // A removed ServicePort is reported as it was served (conntrack cleanup must not touch keys it never had).
     for (const [key, sp] of svc.removed) svc.removed.set(key, this.ownership.restricted().get(key) ?? sp);
+    // So is one changed in place, for the frontends it stops serving (compared below, once served anew).
+    const before = new Map<string, ServicePort>();
+    for (const [key, sp] of svc.previous) if (!svc.removed.has(key)) before.set(key, this.ownership.restricted().get(key) ?? sp);
     const owned = this.ownership.update(svc.changed, svc.previous);
     for (const key of owned.affected) svc.changed.add(key);
     const eps = this.endpoints.apply();
@@ -147,11 +150,17 @@ export class ProxyState {
     for (const key of eps.changed) if (this.services.applied.has(key)) changed.add(key);
     const reselect = topologyChanged ? new Set([...changed, ...this.services.applied.keys()]) : changed;
     for (const key of reselect) this.reselect(key);
+    const changedFrontends = new Map<string, ServicePort>();
+    for (const [key, sp] of before) {
+      const now = this.served.get(key);
+      if (now && lostFrontend(sp, now)) changedFrontends.set(key, sp);
+    }
     const changes: ChangeSet = {
       services: topologyChanged ? reselect : changed,
       removedEndpoints: eps.removed,
       newlyActive: eps.newlyActive,
       removedServices: svc.removed,
+      changedFrontends,
     };
     const taken: TakenChanges = {
       snapshot: this.snapshot(),
@@ -212,6 +221,13 @@ export class ProxyState {
   }
 }
 
+/** `before` served a frontend `now` does not: an address, its port, or its NodePort. */
+function lostFrontend(before: ServicePort, now: ServicePort): boolean {
+  if (before.port !== now.port || (before.nodePort !== 0 && before.nodePort !== now.nodePort)) return true;
+  if (before.clusterIP !== now.clusterIP || (!before.clusterIPRefused && now.clusterIPRefused)) return true;
+  return !before.externalIPs.every((ip) => now.externalIPs.includes(ip)) || !before.loadBalancerIPs.every((ip) => now.loadBalancerIPs.includes(ip));
+}
+
 function sameList(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i]);
 }
@@ -221,13 +237,24 @@ function mergeChangeSets(a: ChangeSet, b: ChangeSet): ChangeSet {
   const removedEndpoints = new Map(a.removedEndpoints);
   for (const [key, list] of b.removedEndpoints) removedEndpoints.set(key, [...(removedEndpoints.get(key) ?? []), ...list]);
   const removedServices = new Map(a.removedServices ?? []);
-  // A ServicePort removed by `a` and changed but not removed by `b` exists again.
-  for (const key of b.services) removedServices.delete(key);
-  for (const [key, sp] of b.removedServices ?? []) removedServices.set(key, sp);
+  // What a ServicePort served before `a` (the older state wins).
+  const changedFrontends = new Map([...(b.changedFrontends ?? []), ...(a.changedFrontends ?? [])]);
+  // A ServicePort removed by `a` and changed but not removed by `b` exists again: what it served
+  // before its removal may be stale now.
+  for (const key of b.services) {
+    const was = removedServices.get(key);
+    if (was && !b.removedServices?.has(key)) changedFrontends.set(key, was);
+    removedServices.delete(key);
+  }
+  for (const [key, sp] of b.removedServices ?? []) {
+    removedServices.set(key, sp);
+    changedFrontends.delete(key);
+  }
   return {
     services: new Set([...a.services, ...b.services]),
     removedEndpoints,
     newlyActive: new Set([...(a.newlyActive ?? []), ...(b.newlyActive ?? [])]),
     removedServices,
+    changedFrontends,
   };
 }

@@ -112,6 +112,12 @@ export interface ChangeSet {
   newlyActive?: ReadonlySet<string>;
   /** ServicePorts that no longer exist, as they were at the previous sync (their IPs, for cleanup). */
   removedServices?: ReadonlyMap<string, ServicePort>;
+  /**
+   * ServicePorts still here that stopped serving a frontend (an address, the port, the NodePort) since
+   * the previous sync, as they were then: flows to what they no longer serve are stale. A Service
+   * deleted and created again under its name between two syncs arrives here, with its old ClusterIP.
+   */
+  changedFrontends?: ReadonlyMap<string, ServicePort>;
 }
 
 /** Where the model's warnings go (each names the offending object as an ObjectRef). */

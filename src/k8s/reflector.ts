@@ -64,6 +64,17 @@ interface WatchOutcome {
 
 export class GoneError extends Error {}
 
+/**
+ * A page after the first answered 410 (kube-apiserver: "The provided continue parameter is too old to
+ * display a consistent list result..."): etcd was compacted past the list's revision and the watch
+ * cache no longer holds its snapshot. The list starts over from its first page.
+ */
+export class ContinueExpiredError extends GoneError {
+  constructor(readonly pagesListed: number, readonly serverMessage: string) {
+    super(`continue token expired after ${pagesListed} page${pagesListed === 1 ? '' : 's'}: ${serverMessage}`);
+  }
+}
+
 const isGone = (e: unknown): boolean => {
   const err = e as { code?: unknown; statusCode?: unknown };
   return e instanceof GoneError || err?.code === 410 || err?.statusCode === 410;
@@ -218,7 +229,12 @@ export class Reflector<T extends KubernetesObject> {
           break;
         }
         if (isGone(err)) {
-          this.log.info({ resource: this.o.client.name, resourceVersion: this.rv }, 'resourceVersion expired; relisting');
+          if (err instanceof ContinueExpiredError) {
+            this.log.info({ resource: this.o.client.name, pagesListed: err.pagesListed, err: err.serverMessage },
+              'list continue token expired (410); listing again from the first page');
+          } else {
+            this.log.info({ resource: this.o.client.name, resourceVersion: this.rv }, 'resourceVersion expired; relisting');
+          }
           this.rv = '';
           if (++goneStreak > 1) await this.sleep(backoffDelay(this.o.backoff ?? DEFAULT_BACKOFF, goneStreak - 1));
           continue;
@@ -226,8 +242,7 @@ export class Reflector<T extends KubernetesObject> {
         // A 410 after this one is not "in a row": this failure waits its own backoff, and counting it
         // on made each API server restart (watch reset, refused, then expired) relist later than the last.
         goneStreak = 0;
-        this.failed(err);
-        await this.sleep(this.retryDelay(err));
+        await this.sleep(this.failed(err));
       }
     }
   }
@@ -245,13 +260,18 @@ export class Reflector<T extends KubernetesObject> {
     return Math.max(asked, backoffDelay(backoff, this.state.failures));
   }
 
-  private failed(err: unknown): void {
+  /** Records and logs a failure; returns how long to wait before the next try (said in the log, with the server's Retry-After). */
+  private failed(err: unknown): number {
     const http = httpCodeOf(err);
     this.state.failed(describe(err), http);
+    const delay = this.retryDelay(err);
+    const retryAfterSeconds = retryAfterOf(err);
     const quiet = http !== undefined && (this.o.quietErrorCodes ?? []).includes(http);
     (quiet ? this.log.debug : this.log.warn).call(this.log,
-      { resource: this.o.client.name, failures: this.state.failures, err: describe(err) }, 'list/watch failed; retrying with backoff');
+      { resource: this.o.client.name, failures: this.state.failures, err: describe(err), retryInMs: Math.round(delay), ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}) },
+      'list/watch failed; retrying with backoff');
     this.o.onStatus?.(this.status);
+    return delay;
   }
 
   /** HTTP 404 with stopWhenNotServed: the loop ends; what was cached stays (nothing is deleted). */
@@ -278,8 +298,17 @@ export class Reflector<T extends KubernetesObject> {
     const rejected: RejectedItem[] = [];
     let resourceVersion = '';
     let next: Promise<ListPage<T>> | undefined = this.listPage(namespace, fieldSelector, undefined);
+    let pages = 0;
     while (next) {
-      const p: ListPage<T> = await next;
+      let p: ListPage<T>;
+      try {
+        p = await next;
+      } catch (err) {
+        // A 410 on a page after the first is the continue token's, not a resourceVersion's: say so.
+        if (pages > 0 && isGone(err)) throw new ContinueExpiredError(pages, describe(err));
+        throw err;
+      }
+      pages++;
       next = p.continueToken ? this.listPage(namespace, fieldSelector, p.continueToken) : undefined;
       // Seen when awaited in the next turn; should handling this page throw, it is not unhandled.
       next?.catch(() => undefined);

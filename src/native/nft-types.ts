@@ -82,7 +82,8 @@ export const SET_F = { anonymous: 0x1, constant: 0x2, interval: 0x4, map: 0x8, t
 // Expression-level constants.
 export const PAYLOAD_BASE = { ll: 0, network: 1, transport: 2, inner: 3 } as const;
 export const META = { mark: 3, iifname: 6, oifname: 7, nfproto: 15, l4proto: 16 } as const;
-export const CT_KEY = { state: 0, status: 2 } as const;
+export const CT_KEY = { state: 0, status: 2, dstIp6: 22 } as const;
+export const CT_DIR_ORIGINAL = 0;
 export const CT_STATE_BIT = { invalid: 1, established: 2, related: 4, new: 8, untracked: 64 } as const;
 export type CtState = 'new' | 'established' | 'related' | 'invalid';
 export const CT_STATUS_DNAT = 0x20; // IPS_DST_NAT

@@ -230,8 +230,10 @@ export class RuleBuilder {
   }
 
   /**
-   * `<key> @set`. With constant parts the rule's text is what `nft list` would need to print, but
-   * nft 1.0.6 prints those parts as `0x... [invalid type]` and cannot read such text back.
+   * `<key> @set`. A constant part is loaded as a typed expression that evaluates to it
+   * (`ip daddr & 10.0.0.1 | 10.0.0.1`, `th dport & 80 | 80`: rule-key.ts KeyAllows),
+   * so that nft 1.0.6 and 1.1.x list the rule legibly and read it back; an immediate there would
+   * list as `0x... [invalid type]`.
    */
   lookup(parts: KeyExpr[], set: string, negate?: boolean): this {
     checkSetName(set, 'set'); // before loadKey: a refused call must not change the builder

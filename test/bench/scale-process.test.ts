@@ -12,6 +12,7 @@ const N = 60;
 const TIMING: Timing = {
   steadyWaitMs: 500, samples: 2, sampleGapMs: 200, partialRepeats: 3,
   churnMs: 2000, churnEndpointChanges: 30, churnServiceSwaps: 3, churnRounds: 2, startTimeoutMs: 60_000,
+  kindRepeats: 4,
 };
 /** This process's scale namespaces still present (another bench running beside the tests has its own). */
 const leftovers = (): string[] => {
@@ -41,7 +42,23 @@ describe('scale bench, one small size', () => {
       assert.ok(m.peakRssMiB >= m.rssMiB);
       assert.ok(m.heapSpacesUsedMiB.old > 0);
     }
+    const kinds = r.kinds!;
+    assert.deepEqual(kinds.figures.map((f) => [f.kind, f.samples]), [['count-change', 4], ['replaced', 4], ['service', 4]]);
+    assert.deepEqual(kinds.samples.map((s) => s.change).slice(0, 6), ['endpoint removed', 'pod replaced', 'Service removed', 'endpoint added', 'pod replaced', 'Service added']);
+    assert.ok(kinds.samples.every((s) => s.ms > 0 && (s.ops ?? 0) > 0), JSON.stringify(kinds.samples));
+    assert.equal(new Set(kinds.samples.filter((s) => s.change !== 'Service added').map((s) => JSON.stringify(s))).size, 10);
     assert.ok(r.timeline.length >= 3);
+    assert.deepEqual(leftovers(), [], 'the namespace is removed');
+  });
+
+  it('--nft-monitor: an nft monitor listens in the namespace throughout and prints our commits', async () => {
+    const r = await measureSize({ n: N, seed: 11, timing: { ...TIMING, churnRounds: 1 }, nftMonitor: true });
+    assert.deepEqual(r.problems, []);
+    const m = r.nftMonitor!;
+    assert.equal(m.exitedEarly, false, m.stderr);
+    // At least the table, its chains and sets, and an element per Service from the first full sync.
+    assert.ok(m.lines > N, `nft monitor printed ${m.lines} lines`);
+    assert.ok(m.megabytes > 0 && m.cpuS >= 0);
     assert.deepEqual(leftovers(), [], 'the namespace is removed');
   });
 

@@ -3,7 +3,7 @@
 // the start, once, never takes the offered token, and ends with exactly what is stored.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { RecordingSink, service, serverPerTest, startTestWatcher, waitFor } from './helpers';
+import { RecordingSink, recordingLogger, service, serverPerTest, startTestWatcher, waitFor } from './helpers';
 
 const t = serverPerTest();
 const PATH = '/api/v1/services';
@@ -26,7 +26,8 @@ describe('a continue token that expires mid-list', { timeout: 30_000 }, () => {
       return 300;
     };
     const sink = new RecordingSink();
-    t.watcher = startTestWatcher(t.api, sink, { pageSize: 3 });
+    const log = recordingLogger();
+    t.watcher = startTestWatcher(t.api, sink, { pageSize: 3, log });
     await waitFor('synced', () => sink.synced === 1);
     const want = t.api.store.list('services').map((o) => `${o.metadata!.namespace}/${o.metadata!.name}@${o.metadata!.resourceVersion}`).sort();
     const got = [...sink.services.values()].map((s) => `${s.metadata!.namespace}/${s.metadata!.name}@${s.metadata!.resourceVersion}`).sort();
@@ -37,5 +38,10 @@ describe('a continue token that expires mid-list', { timeout: 30_000 }, () => {
     for (const r of lists.filter((l) => l.query.continue)) {
       assert.ok(!Buffer.from(r.query.continue, 'base64').toString().includes('"start"'), 'the inconsistent continuation is never used');
     }
+    // Said as what it is: the continue token expired after one page (not "resourceVersion expired"),
+    // with the server's own words.
+    const said = log.entries.filter((e) => e.obj.resource === 'services' && /expired/.test(e.msg));
+    assert.deepEqual(said.map((e) => [e.level, e.msg, e.obj.pagesListed]), [['info', 'list continue token expired (410); listing again from the first page', 1]]);
+    assert.match(String(said[0].obj.err), /HTTP 410 Expired: The provided continue parameter is too old/);
   });
 });

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { ApiConnection, ApiError } from '../../src/k8s/api-request';
 import { loadKubeConfig } from '../../src/k8s/kubeconfig';
 import type { ReflectorStatus } from '../../src/k8s/reflector';
-import { RecordingSink, service, serverPerTest, startTestWatcher, waitFor } from './helpers';
+import { RecordingSink, recordingLogger, service, serverPerTest, startTestWatcher, waitFor } from './helpers';
 
 const t = serverPerTest();
 
@@ -27,13 +27,18 @@ describe('429 Too Many Requests', { timeout: 30_000 }, () => {
     const sink = new RecordingSink();
     const statuses: ReflectorStatus[] = [];
     // FAST_BACKOFF retries after 20, 40, 80 ms: without Retry-After honoured, 3 tries come within 150 ms.
-    t.watcher = startTestWatcher(t.api, sink, { onStatus: (s) => statuses.push(s) });
+    const log = recordingLogger();
+    t.watcher = startTestWatcher(t.api, sink, { onStatus: (s) => statuses.push(s), log });
     await waitFor('two tries', () => t.api.requestsFor('/api/v1/services', 'list').length >= 2, 5000);
     t.api.create('services', service('default', 'while-throttled'));
     t.api.failRequests(undefined);
     const [first, second] = t.api.requestsFor('/api/v1/services', 'list').map((r) => r.time);
     assert.ok(second - first >= 990, `retried after ${second - first} ms, Retry-After said 1 s`);
     assert.ok(statuses.some((s) => s.resource === 'services' && s.lastErrorCode === 429));
+    // The warning says what the server asked for and how long the watcher waits.
+    const warned = log.entries.find((e) => e.level === 'warn' && e.obj.resource === 'services');
+    assert.equal(warned?.obj.retryAfterSeconds, 1, JSON.stringify(warned));
+    assert.ok(Number(warned?.obj.retryInMs) >= 1000, JSON.stringify(warned));
     await waitFor('synced with everything', () => sink.synced === 1 && sink.services.has('default/while-throttled') && sink.services.has('default/before'));
   });
 

@@ -7,20 +7,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { describeProblem, fitsShape } from '../../src/k8s/shape-check';
 import { realNamespace, realNode, realService, realServiceCIDR, realSlice } from './realistic-objects';
+import { seededRandom } from '../helpers/seeded-random';
 
 type Json = Record<string, unknown>;
 
-/** mulberry32: a small PRNG with a seed, so every run sees the same objects. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const originals: { type: string; make: () => Json }[] = [
   { type: 'V1Service', make: () => realService('ns', 'web', { clusterIP: '10.0.0.1', ports: [{ name: 'http', port: 80, targetPort: 'http', protocol: 'TCP' }] }) },
@@ -92,7 +82,7 @@ function mutate(obj: Json, r: () => number): void {
 }
 
 test('the compiled validator and the field-naming walk agree on thousands of randomly broken objects', () => {
-  const r = rng(20261126);
+  const r = seededRandom(20261126);
   let refused = 0;
   let taken = 0;
   const ROUNDS = 6000;

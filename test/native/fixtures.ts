@@ -90,6 +90,8 @@ export function everyKind(): Transaction {
   tx.addRule(f, T4, 'mangle-output', r().markAnd(0x1, 0x1, true).counter().build());
   tx.addRule(f, T4, 'mangle-output', r().fibSaddrLocal().fibDaddrLocal(true).verdict({ kind: 'accept' }).build());
   tx.addRule(f, T4, 'mangle-output', r().dynsetUpdate(['saddr', { ip: '172.30.0.41' }, { port: 80 }, { ip: '10.180.0.1' }, { port: 8080 }], SETS.sharedAffinity.name, 10800).build());
+  // The same key looked up: its constants as typed expressions (rule-key.ts), which nft can read.
+  tx.addRule(f, T4, 'mangle-output', r().lookup(['saddr', { ip: '172.30.0.41' }, { port: 80 }, { ip: '10.180.0.1' }, { port: 8080 }], SETS.sharedAffinity.name).verdict({ kind: 'accept' }).build());
 
   // ip6 and inet tables
   tx.addTable('ip6', T6);
@@ -112,6 +114,11 @@ export function everyKind(): Transaction {
   tx.addRule('inet', TI, 'input', rule('inet').saddr('fd00::/64').reject().build());
   tx.addRule('inet', TI, 'input', rule('inet').lookup(['ip daddr', 'l4proto', 'dport'], 'v4').reject('tcp-reset').build());
   tx.addRule('inet', TI, 'input', rule('inet').nfproto('ipv6').verdict({ kind: 'drop' }).build());
+  // Constant key parts of every kind in inet: each address part needs its IP version (meta nfproto, once).
+  tx.addSet('inet', TI, { name: 'consts4', key: ['ipv4_addr', 'ipv4_addr', 'inet_service', 'inet_proto'] });
+  tx.addSet('inet', TI, { name: 'consts6', key: ['ipv6_addr', 'ipv6_addr', 'inet_service'] });
+  tx.addRule('inet', TI, 'input', rule('inet').lookup(['ip saddr', { ip: '10.0.0.1' }, { port: 80 }, { proto: 'udp' }], 'consts4').verdict({ kind: 'accept' }).build());
+  tx.addRule('inet', TI, 'input', rule('inet').lookup([{ ip: 'fd00::1' }, 'ip6 saddr', { port: 65535 }], 'consts6').verdict({ kind: 'accept' }).build());
   tx.addRule('inet', TI, 'nat', rule('inet').l4proto('tcp').dnat('10.0.0.2', 80).build());
   tx.addRule('inet', TI, 'nat', rule('inet').l4proto('udp').dnat('fd00::2', 53).build());
   return tx;

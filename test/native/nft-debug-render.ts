@@ -5,7 +5,8 @@ import type { Expr } from '../../src/native/expressions';
 const BASES = ['link layer', 'network', 'transport', 'inner'];
 const CMP = ['eq', 'neq', 'lt', 'lte', 'gt', 'gte'];
 const META_KEYS: Record<number, string> = { 3: 'mark', 6: 'iifname', 7: 'oifname', 15: 'nfproto', 16: 'l4proto' };
-const CT_KEYS: Record<number, string> = { 0: 'state', 2: 'status' };
+const CT_KEYS: Record<number, string> = { 0: 'state', 2: 'status', 20: 'dst_ip', 22: 'dst_ip6' };
+const CT_DIRS: Record<number, string> = { 0: ' , dir original', 1: ' , dir reply', 255: '' };
 const VERDICTS: Record<number, string> = { 0: 'drop', 1: 'accept', [-1]: 'continue', [-3]: 'jump', [-4]: 'goto', [-5]: 'return' };
 
 /** Data as libnftnl prints it: host-order 32-bit words, the last one zero-padded. */
@@ -33,7 +34,7 @@ export function renderExpr(e: Expr): string {
     case 'masq': return `[ masq${e.flags ? ` flags 0x${e.flags.toString(16)}` : ''} ]`;
     case 'reject': return `[ reject type ${e.rejectType} code ${e.code} ]`;
     case 'numgen': return `[ numgen reg ${e.dreg} = ${e.ngType ? 'random' : 'inc'} mod ${e.mod}${e.offset ? ` offset ${e.offset}` : ''} ]`;
-    case 'ct': return `[ ct load ${CT_KEYS[e.key]} => reg ${e.reg} ]`;
+    case 'ct': return `[ ct load ${CT_KEYS[e.key]} => reg ${e.reg}${CT_DIRS[e.ctDir]} ]`;
     case 'counter': return '[ counter pkts 0 bytes 0 ]';
     case 'fib': return `[ fib ${e.flags === 1 ? 'saddr' : 'daddr'} type => reg ${e.dreg} ]`;
     case 'dynset': return `[ dynset update reg_key ${e.sregKey} set ${e.set} timeout ${e.timeoutMs}ms ]`;

@@ -122,12 +122,15 @@ function launch(config: KubeProxyConfiguration, topo: Topology, lines?: string[]
   return startProxy({ config, log, netns: topo.node.path, healthCheckAddresses: ['127.0.0.1'] });
 }
 
+/** How much longer waits may be where everything is slower: the emulated IPVS guest sets 3 (scripts/guest-tests.sh). */
+const TIMEOUT_SCALE = Math.max(1, Number(process.env.KPN_TEST_TIMEOUT_SCALE) || 1);
+
 /**
  * Polls `check` until it returns a truthy value or the time runs out (then throws naming `what`
  * and the last value; `what` may be a function so the message can describe the last attempt).
  */
 export async function eventually<T>(check: () => T | Promise<T>, what: string | (() => string), timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = Date.now() + timeoutMs * TIMEOUT_SCALE;
   let last: T | undefined;
   for (;;) {
     last = await check();

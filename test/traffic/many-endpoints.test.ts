@@ -1,5 +1,5 @@
 // Services with more endpoints than select-endpoint has rules for (SELECT_RULES_MAX, 4): their
-// connections go through the endpoint-chains verdict map to the chain of their count. Real pods,
+// connections pass the tests of the count-bit sets to the rule of their count. Real pods,
 // the whole proxy: every endpoint gets connections, and a Service whose count crosses 4 both ways,
 // or moves between larger counts, keeps answering from exactly its endpoints.
 import { after, before, describe, it } from 'node:test';
@@ -44,6 +44,19 @@ describe('Services with more than 4 endpoints', () => {
         const seen = [...answeredBy(lines)].sort();
         return JSON.stringify(seen) === JSON.stringify(want) ? seen : undefined;
       }, `${n} endpoints from pod${from}: answers from ${want.join(', ')} only`);
+    }
+  });
+
+  it('with every count from 1 to 7 in use at once, each Service is answered by exactly its own endpoints', async () => {
+    const ports: PortSpec[] = [{ port: 80, targetPort: 8080 }];
+    const ip = (n: number) => `100.100.5.${n}`;
+    for (let n = 1; n <= 7; n++) {
+      c.api.create('services', service(`count${n}`, { clusterIP: ip(n), ports }));
+      c.api.create('endpointslices', slice(`count${n}`, ports, n, 7 - n));
+    }
+    for (let n = 1; n <= 7; n++) {
+      await waitForAnswer(c, 'tcp', ip(n), 80);
+      assert.deepEqual([...answeredBy(c.topo.probe('tcp', ip(n), 80, 25 * n))].sort(), podNames(n, 7 - n), `count ${n}`);
     }
   });
 });

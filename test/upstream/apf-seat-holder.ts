@@ -5,6 +5,7 @@
 // curl runs in the control plane's namespace (not the node's, whose connections a test may cut).
 import { spawn, spawnSync } from 'node:child_process';
 import { controlPlane } from './control-plane';
+import { kubectl } from './kubectl';
 
 export interface SeatHolder { stop(): Promise<void> }
 
@@ -29,4 +30,32 @@ export function probe(token: string, urlPath: string): number {
   const r = spawnSync('ip', ['netns', 'exec', cp.netns, 'curl', '-s', '-o', '/dev/null', '-m', '5', '-w', '%{http_code}', '--cacert', cp.caFile,
     '-H', `Authorization: Bearer ${token}`, `${cp.server}${urlPath}`], { encoding: 'utf8' });
   return Number(r.stdout);
+}
+
+/** A request APF holds in a priority level: waiting in a queue, or executing. */
+export interface LevelRequest {
+  /** Its place in its queue (0 = next); -1 when executing. */
+  index: number;
+  user: string;
+  verb: string;
+  resource: string;
+}
+
+/**
+ * The requests of priority level `level` now, from kube-apiserver's APF debug dump
+ * (/debug/api_priority_and_fairness/dump_requests: one row per request, waiting or executing).
+ */
+export function levelRequests(level: string): LevelRequest[] {
+  const text = kubectl(['get', '--raw', '/debug/api_priority_and_fairness/dump_requests?includeRequestDetails=1']);
+  // PriorityLevelName, FlowSchemaName, QueueIndex, RequestIndexInQueue, FlowDistingsher, ArriveTime, InitialSeats,
+  // FinalSeats, AdditionalLatency, StartTime, UserName, Verb, APIPath, Namespace, Name, APIVersion, Resource, SubResource
+  return text.split('\n').slice(1).map((l) => l.split(',').map((c) => c.trim())).filter((c) => c[0] === level)
+    .map((c) => ({ index: Number(c[3]), user: c[10], verb: c[11], resource: c[16] }));
+}
+
+/** The seats APF gives priority level `level` (apiserver_flowcontrol_nominal_limit_seats). */
+export function levelSeats(level: string): number {
+  const m = new RegExp(`^apiserver_flowcontrol_nominal_limit_seats\\{priority_level="${level}"\\} (\\d+)$`, 'm').exec(kubectl(['get', '--raw', '/metrics']));
+  if (!m) throw new Error(`no apiserver_flowcontrol_nominal_limit_seats for ${level}`);
+  return Number(m[1]);
 }

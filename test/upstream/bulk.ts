@@ -6,6 +6,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { controlPlane } from './control-plane';
+import { getJson } from './kubectl';
 
 /** POSTs each object to its collection `urlPath` (e.g. /api/v1/namespaces/NS/services); throws unless every answer is 201. */
 export function createMany(urlPath: string, objects: object[]): void {
@@ -19,6 +20,17 @@ export function createMany(urlPath: string, objects: object[]): void {
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** A plain ClusterIP Service (port 80 to 8080) per name in `ns`, created in bulk; their ClusterIPs, which must all differ. */
+export function createServices(ns: string, names: readonly string[]): string[] {
+  createMany(`/api/v1/namespaces/${ns}/services`, names.map((name) => ({
+    apiVersion: 'v1', kind: 'Service', metadata: { name, namespace: ns },
+    spec: { selector: { app: name }, ports: [{ name: 'http', port: 80, protocol: 'TCP', targetPort: 8080 }] },
+  })));
+  const ips: string[] = getJson(['services', '-n', ns]).items.map((s: { spec: { clusterIP: string } }) => s.spec.clusterIP);
+  if (new Set(ips).size !== names.length) throw new Error(`${names.length} Services in ${ns}, but ${new Set(ips).size} distinct ClusterIPs`);
+  return ips;
 }
 
 /** DELETEs `urlPath/NAME` for each name; throws unless every answer is 200. */

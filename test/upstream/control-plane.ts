@@ -50,11 +50,12 @@ export function controlPlane(): ControlPlane {
  * A control plane of this process's own, which `controlPlane()` (and so the whole harness) returns
  * from now on, whatever the environment names: for a test file that restarts kube-apiserver or
  * compacts etcd, which must not touch the tier's shared one. Call it before anything else of the
- * harness. Stopped when the process exits.
+ * harness. Stopped when the process exits. `apiserverFlags` are added to kube-apiserver's (and kept
+ * across restartApiserver()).
  */
-export function privateControlPlane(): ControlPlane {
+export function privateControlPlane(o: { apiserverFlags?: string[] } = {}): ControlPlane {
   if (shared && !own) throw new Error('privateControlPlane() after the shared control plane was used');
-  shared ??= startOwn();
+  shared ??= startOwn(o.apiserverFlags ?? []);
   own = true;
   return shared;
 }
@@ -72,7 +73,7 @@ export function restartApiserver(cp: ControlPlane): Promise<void> {
     code === 0 ? resolve() : reject(new Error(`control-plane.sh restart-apiserver exited ${code}: ${err.trim()}`))));
 }
 
-/** etcd of a private control plane compacted at its current revision (returned). */
+/** etcd of a private control plane compacted at its current revision (returned), announced to kube-apiserver as its own compactor does (control-plane.sh). */
 export function compactEtcd(cp: ControlPlane): number {
   if (!own) throw new Error('compactEtcd() on the shared control plane');
   const r = spawnSync('bash', [SCRIPT, 'compact', cp.dir], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
@@ -87,12 +88,13 @@ function fromEnv(env: NodeJS.ProcessEnv): ControlPlane | undefined {
   return Object.fromEntries(Object.entries(VARS).map(([k, v]) => [k, env[v]!])) as unknown as ControlPlane;
 }
 
-function startOwn(): ControlPlane {
-  const r = spawnSync('bash', [SCRIPT, 'start'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+function startOwn(apiserverFlags: string[] = []): ControlPlane {
+  const env = { ...process.env, KPN_UPSTREAM_APISERVER_FLAGS: apiserverFlags.join(' ') };
+  const r = spawnSync('bash', [SCRIPT, 'start'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env });
   if (r.status !== 0) throw new Error(`scripts/upstream/control-plane.sh start exited ${r.status}: ${r.stderr.trim()}`);
-  const env: NodeJS.ProcessEnv = {};
-  for (const m of r.stdout.matchAll(/^export (\w+)=(.*)$/gm)) env[m[1]] = m[2];
-  const cp = fromEnv(env);
+  const printed: NodeJS.ProcessEnv = {};
+  for (const m of r.stdout.matchAll(/^export (\w+)=(.*)$/gm)) printed[m[1]] = m[2];
+  const cp = fromEnv(printed);
   if (!cp) throw new Error(`control-plane.sh start printed no ${VARS.dir}: ${r.stdout}`);
   // Stopped when this process exits, passed or failed (a synchronous call: 'exit' allows nothing else).
   process.on('exit', () => { try { execFileSync('bash', [SCRIPT, 'stop', cp.dir], { stdio: 'ignore' }); } catch { /* reported by nothing: best effort */ } });

@@ -6,8 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { tier } from './harness';
 import { auditedRequests } from './audit';
-import { getJson } from './kubectl';
-import { createMany, deleteMany } from './bulk';
+import { createServices, deleteMany } from './bulk';
 import { proxyServiceAccount } from './service-account';
 import { eventually } from '../traffic/harness';
 
@@ -20,12 +19,7 @@ test(`pagination: ${COUNT} Services listed in pages of ${PAGE} with continue tok
   const [ns] = tt.namespaces(1);
   const names = Array.from({ length: COUNT }, (_, i) => `s${i}`);
   tt.defer(() => deleteMany(`/api/v1/namespaces/${ns}/services`, names));
-  createMany(`/api/v1/namespaces/${ns}/services`, names.map((name) => ({
-    apiVersion: 'v1', kind: 'Service', metadata: { name, namespace: ns },
-    spec: { selector: { app: name }, ports: [{ name: 'http', port: 80, protocol: 'TCP', targetPort: 8080 }] },
-  })));
-  const ips: string[] = getJson(['services', '-n', ns]).items.map((s: any) => s.spec.clusterIP);
-  assert.equal(new Set(ips).size, COUNT);
+  const ips = createServices(ns, names);
 
   const id = proxyServiceAccount(tt, ns);
   const node = tt.node();

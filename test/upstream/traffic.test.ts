@@ -10,6 +10,8 @@ import { answeredBy, answers, eventually, sourcesSeen } from '../traffic/harness
 import { CLIENT_IP, NODE_POD_SIDE_IP } from '../helpers/topology';
 import { createControllerSlice, createService, updateControllerSlice, type PodEndpoint } from './controller-slices';
 import { tier } from './harness';
+import { getJson, kubectl } from './kubectl';
+import { tally } from '../helpers/probe-tally';
 import { remoteNodeObject, ruleset, SERVICE_CIDR, syncs, trafficNode, ZONE, type TrafficNode } from './traffic-node';
 import { waitFor } from './traffic-probes';
 
@@ -18,6 +20,9 @@ const TCP_UDP = [
   { name: 'http', port: 80, targetPort: 8080, protocol: 'TCP' },
   { name: 'dns', port: 53, targetPort: 8080, protocol: 'UDP' },
 ];
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const escape = (s: string) => s.replace(/\./g, '\\.');
 
 function inServiceCidr(ip: string): boolean {
   const [a, b] = ip.split('.').map(Number);
@@ -130,5 +135,91 @@ test('Service traffic through our proxy, objects from the real kube-apiserver', 
     // Ready: served.
     updateControllerSlice(svc, slice, [ep(0)]);
     assert.equal(await waitFor(tn, 'tcp', ip, 80), `pod0 ${NODE_POD_SIDE_IP}`);
+  });
+  await t.test('a rollout as the controller writes it: a terminating pod still serving is used only while no pod is ready, and not once it stops serving', async () => {
+    const svc = createService(ns, 'roll', { selector: { app: 'roll' }, ports: TCP_UDP });
+    const ip = svc.spec.clusterIP;
+    let slice = createControllerSlice(svc, [ep(0), ep(1)]);
+    await waitFor(tn, 'tcp', ip, 80);
+    const step = async (endpoints: PodEndpoint[], want: string[], what: string) => {
+      slice = updateControllerSlice(svc, slice, endpoints);
+      const got = await eventually(() => {
+        const lines = probe('tcp', ip, 80, 30, { timeoutMs: 700 });
+        const who = [...answeredBy(lines)].sort();
+        return JSON.stringify(who) === JSON.stringify(want) && answers(lines).length === 30 ? lines : undefined;
+      }, () => `${what}: answered by ${want.join(', ')} only`, 15_000);
+      assert.deepEqual([...answeredBy(probe('udp', ip, 53, 30))].sort(), want, `${what} (UDP)`);
+      return got;
+    };
+    // pod1 is deleted: terminating, still serving (ready false, serving true). pod0 is ready: pod0 alone.
+    await step([ep(0), ep(1, { terminating: true })], ['pod0'], 'one pod ready, one terminating');
+    // pod0 is deleted too: no pod is ready, so both terminating pods serve (KEP-1669, not a reject).
+    await step([ep(0, { terminating: true }), ep(1, { terminating: true })], ['pod0', 'pod1'], 'every pod terminating and serving');
+    // pod0's readiness probe fails while it terminates: serving false, not used.
+    await step([ep(0, { terminating: true, ready: false }), ep(1, { terminating: true })], ['pod1'], 'pod0 terminating and no longer serving');
+    // Neither serves: rejected, as a Service without endpoints.
+    slice = updateControllerSlice(svc, slice, [ep(0, { terminating: true, ready: false }), ep(1, { terminating: true, ready: false })]);
+    await eventually(() => probe('tcp', ip, 80, 1, { timeoutMs: 700 })[0] === 'ERR ECONNREFUSED', 'refused once no pod serves');
+    assert.deepEqual(probe('udp', ip, 53, 3), Array(3).fill('ERR ECONNREFUSED'));
+  });
+
+  await t.test('NodePort to ClusterIP and back with kubectl: the API server releases the port and our rules drop it; the new one answers', async () => {
+    const svc = createService(ns, 'flip', { type: 'NodePort', selector: { app: 'flip' }, ports: [{ name: 'http', port: 80, targetPort: 8080 }] });
+    const first: number = svc.spec.ports[0].nodePort;
+    createControllerSlice(svc, [ep(0), ep(1), ep(2)]);
+    await waitFor(tn, 'tcp', tn.node.ip, first);
+    const hasPort = (port: number) => new RegExp(`\\btcp \\. ${port}\\b`).test(ruleset(tn));
+    assert.ok(hasPort(first), `nodePort ${first} in the ruleset`);
+
+    kubectl(['patch', 'service', 'flip', '-n', ns, '--type=merge', '-p', '{"spec":{"type":"ClusterIP"}}']);
+    const asClusterIP = getJson(['service', 'flip', '-n', ns]);
+    assert.equal(asClusterIP.spec.ports[0].nodePort, undefined, 'the API server cleared the nodePort with the type');
+    await eventually(() => !hasPort(first), `nodePort ${first} out of the ruleset`);
+    assert.deepEqual(probe('tcp', tn.node.ip, first, 3, { timeoutMs: 700 }), Array(3).fill('ERR ECONNREFUSED'), 'the old NodePort refused');
+    assert.deepEqual([...answeredBy(probe('tcp', svc.spec.clusterIP, 80, 40))].sort(), ALL, 'the ClusterIP kept serving');
+
+    kubectl(['patch', 'service', 'flip', '-n', ns, '--type=merge', '-p', '{"spec":{"type":"NodePort"}}']);
+    const again = getJson(['service', 'flip', '-n', ns]);
+    const second: number = again.spec.ports[0].nodePort;
+    assert.ok(second >= 30000 && second <= 32767, `a nodePort allocated again: ${second}`);
+    assert.equal(again.spec.clusterIP, svc.spec.clusterIP, 'the ClusterIP kept');
+    await waitFor(tn, 'tcp', tn.node.ip, second);
+    assert.deepEqual([...answeredBy(probe('tcp', tn.node.ip, second, 40))].sort(), ALL);
+    if (second !== first) assert.ok(!hasPort(first), `nodePort ${first} stays out of the ruleset`);
+    t.diagnostic(`nodePort ${first}, then none, then ${second}`);
+  });
+
+  await t.test('deleted and created again under the same name (kubectl replace --force): the new ClusterIP answers; the old one no longer does, not even for a UDP flow that keeps its source port', async () => {
+    const manifest = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'again', namespace: ns }, spec: { selector: { app: 'again' }, ports: TCP_UDP } };
+    const old = createService(ns, 'again', manifest.spec);
+    const oldSlice = createControllerSlice(old, [ep(0), ep(1)]);
+    const oldIP: string = old.spec.clusterIP;
+    await waitFor(tn, 'udp', oldIP, 53);
+    // One UDP flow (one source port: one conntrack entry, DNATed to one pod) kept going across the change.
+    const flow = tn.topo.probeUntilStopped('udp', oldIP, 53, { sourcePort: 41053, timeoutMs: 400 });
+    let lines: string[] = [];
+    let now: any;
+    try {
+      await sleep(1000);
+      kubectl(['replace', '--force', '-f', '-'], { input: JSON.stringify(manifest) });
+      // The garbage collector deletes the slice the old Service owned; the controller writes the new one's.
+      kubectl(['delete', 'endpointslice', oldSlice.metadata.name, '-n', ns]);
+      now = getJson(['service', 'again', '-n', ns]);
+      assert.notEqual(now.metadata.uid, old.metadata.uid, 'a new UID');
+      assert.notEqual(now.spec.clusterIP, oldIP, 'a new ClusterIP');
+      createControllerSlice(now, [ep(2)]);
+      assert.match(await waitFor(tn, 'udp', now.spec.clusterIP, 53), /^pod2 /);
+      await eventually(() => !new RegExp(`\\b${escape(oldIP)}\\b`).test(ruleset(tn)), `${oldIP} out of the ruleset`);
+      await sleep(1500); // a few more tries of the flow (400 ms each when unanswered)
+    } finally {
+      lines = await flow.stop();
+    }
+    const answered = answers(lines);
+    assert.ok(answered.length >= 2 && answered.every((l) => /^pod[01] /.test(l)), `the flow answered by the old pods first: ${JSON.stringify(tally(lines))}`);
+    // Once the old ClusterIP is out of the rules, nothing answers the flow: its conntrack entry went with it.
+    assert.ok(lines.slice(-2).every((l) => l.startsWith('ERR')), `the flow's last tries answered: ${lines.slice(-6).join(', ')}`);
+    assert.deepEqual(answers(probe('tcp', oldIP, 80, 2, { timeoutMs: 700 })), [], 'the old ClusterIP over TCP');
+    assert.deepEqual(tally(probe('tcp', now.spec.clusterIP, 80, 20)), { pod2: 20 });
+    t.diagnostic(`old ${oldIP}, new ${now.spec.clusterIP}; the flow: ${JSON.stringify(tally(lines))}`);
   });
 });

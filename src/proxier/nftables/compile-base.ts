@@ -6,7 +6,11 @@ import { rule, type KeyExpr, type Rule, type RuleBuilder } from '../../native/ru
 import type { FamilyContext } from './context';
 import type { BaseObjects, ChainDef, ElementDef, NftType, ServiceObjects, SetDef } from './desired';
 import { localMatch } from '../../native/local-detector';
-import { CHAIN, ENDPOINT_MAPS, SELECT_RULES_MAX, SET, parseEndpointMapName, selectChainName, type EndpointMapFamily } from './names';
+import {
+  CHAIN, ENDPOINT_MAPS, SELECT_RULES_MAX, SET, countBitSetName, parseCountBitSetName, parseEndpointMapName, selectChainName, selectRangeChainName,
+  type EndpointMapFamily,
+} from './names';
+import { codeBits, countTrie, isBranch, type CountNode } from './count-trie';
 
 const DSTNAT = -100;
 const SRCNAT = 100;
@@ -192,22 +196,37 @@ function destinationKey(fam: EndpointMapFamily): KeyExpr[] {
 const countRule = (ctx: FamilyContext, m: EndpointMap): Rule => rule(ctx.family).dnatMap(mapKeyParts(m.fam, m.count), m.name).build();
 
 /**
- * Per family: the select chain first looks the destination up in the verdict map that sends larger
- * counts to their own chains, then holds one rule per endpoint map of at most SELECT_RULES_MAX
- * endpoints, fewest first (each destination is in one map); and one chain per larger count in use,
- * with that count's rule. The lookup comes first so that the Services with the most endpoints (often
- * the busiest) pay two lookups, and a small one at most 1 + SELECT_RULES_MAX, whatever the counts in use.
+ * Per family: the select chain tests the larger counts' code bits (count-trie.ts), each test going
+ * to the chain of the codes with that bit, and ends with the rules of the counts up to
+ * SELECT_RULES_MAX, fewest first (each destination is in one map). Every chain of the tree is a
+ * branch's `one` side; its `zero` side follows inline. A destination of a larger count pays one
+ * set lookup per bit that tells its code from the others in use, then its count's rule; a small
+ * one the tests of the all-zero path, then at most SELECT_RULES_MAX rules.
  */
 function selectChains(ctx: FamilyContext, maps: readonly EndpointMap[]): ChainDef[] {
   const chains: ChainDef[] = [];
   for (const fam of Object.keys(ENDPOINT_MAPS) as EndpointMapFamily[]) {
     const own = maps.filter((m) => m.fam === fam);
-    const byRule = own.filter((m) => m.count <= SELECT_RULES_MAX).map((m) => countRule(ctx, m));
-    const toCount = rule(ctx.family).vmap(destinationKey(fam), ENDPOINT_MAPS[fam].chains).build();
-    chains.push({ name: ENDPOINT_MAPS[fam].select, rules: [toCount, ...byRule] });
-    for (const m of own) if (m.count > SELECT_RULES_MAX) chains.push({ name: selectChainName(fam, m.count), rules: [countRule(ctx, m)] });
+    const small = own.filter((m) => m.count <= SELECT_RULES_MAX).map((m) => countRule(ctx, m));
+    const byCount = new Map(own.map((m) => [m.count, m]));
+    const leafRules = (code: number): Rule[] => (code === 0 ? small : [countRule(ctx, byCount.get(code + SELECT_RULES_MAX)!)]);
+    const inline = (n: CountNode): Rule[] => {
+      if (!isBranch(n)) return leafRules(n.code);
+      const test = rule(ctx.family).lookup(destinationKey(fam), countBitSetName(fam, n.bit)).goto(nodeChainName(fam, n.one)).build();
+      chains.push({ name: nodeChainName(fam, n.one), rules: inline(n.one) });
+      return [test, ...inline(n.zero)];
+    };
+    const large = own.filter((m) => m.count > SELECT_RULES_MAX).map((m) => m.count);
+    chains.push({ name: ENDPOINT_MAPS[fam].select, rules: inline(countTrie(large)) });
   }
   return chains;
+}
+
+/** A node's chain: a count's own (`select-endpoint-6`), or the range of counts a branch covers (`select-endpoint-5-8`). */
+function nodeChainName(fam: EndpointMapFamily, n: CountNode): string {
+  return isBranch(n)
+    ? selectRangeChainName(fam, n.lo + SELECT_RULES_MAX, n.hi + SELECT_RULES_MAX)
+    : selectChainName(fam, n.code + SELECT_RULES_MAX);
 }
 
 /** Never a NodePort address: upstream's nftables mode serves no NodePort on loopback either. */
@@ -247,11 +266,6 @@ function fixedSets(ctx: FamilyContext): SetDef[] {
     { name: SET.allNodePorts, key: PORT_KEY, comment: 'nodeports, nodeports-local and service-nodeports together' },
     { name: SET.hairpin, key: [addr, addr], comment: 'endpoint IP . endpoint IP: traffic an endpoint sent to itself' },
   ];
-  // A destination with more endpoints than the select rules serve -> the chain of its count.
-  for (const fam of Object.keys(ENDPOINT_MAPS) as EndpointMapFamily[]) {
-    sets.push({ name: ENDPOINT_MAPS[fam].chains, key: ENDPOINT_MAPS[fam].nodePort ? PORT_KEY : vipKey(ctx), map: 'verdict',
-      comment: `destinations with more than ${SELECT_RULES_MAX} endpoints: the chain of their count` });
-  }
   if (ctx.nodePorts.kind === 'cidrs') sets.push({ name: SET.nodePortIPs, key: [addr], interval: true, comment: 'IPs that accept NodePort traffic' });
   return sets;
 }
@@ -268,16 +282,35 @@ function endpointMapSet(ctx: FamilyContext, fam: EndpointMapFamily, count: numbe
   };
 }
 
-/** `endpointMaps`: names of the endpoint maps some ServicePort has elements in. */
-export function compileBase(ctx: FamilyContext, endpointMaps: Iterable<string> = []): BaseObjects {
+/** The plain set of the destinations of `fam` whose count's code has `bit` set (count-trie.ts). */
+function countBitSet(ctx: FamilyContext, fam: EndpointMapFamily, bit: number): SetDef {
+  return {
+    name: countBitSetName(fam, bit), key: ENDPOINT_MAPS[fam].nodePort ? PORT_KEY : vipKey(ctx),
+    comment: `destinations with more than ${SELECT_RULES_MAX} endpoints whose count - ${SELECT_RULES_MAX} has bit ${bit} set`,
+  };
+}
+
+/** The count-bit sets the maps in use need: every bit of every larger count's code. */
+function countBitSets(ctx: FamilyContext, maps: readonly EndpointMap[]): SetDef[] {
+  const bits = new Map<EndpointMapFamily, Set<number>>();
+  for (const m of maps) for (const b of codeBits(m.count)) (bits.get(m.fam) ?? bits.set(m.fam, new Set()).get(m.fam)!).add(b);
+  return [...bits].flatMap(([fam, bs]) => [...bs].sort((a, b) => a - b).map((b) => countBitSet(ctx, fam, b)));
+}
+
+/**
+ * `setNames`: names of the sets some ServicePort has elements in; the endpoint maps among them
+ * decide the select chains and the derived sets (isDerivedSet).
+ */
+export function compileBase(ctx: FamilyContext, setNames: Iterable<string> = []): BaseObjects {
   const maps: EndpointMap[] = [];
-  for (const name of new Set(endpointMaps)) {
+  for (const name of new Set(setNames)) {
     const m = parseEndpointMapName(name);
     if (m) maps.push({ name, ...m });
   }
   maps.sort((a, b) => a.count - b.count);
   const chains = [...filterChains(ctx), ...natChains(ctx), ...noServiceChains(ctx), ...trafficChains(ctx), ...selectChains(ctx, maps)];
-  const sets = [...fixedSets(ctx), ...maps.map((m) => endpointMapSet(ctx, m.fam, m.count, m.name))].map(frozen);
+  const derived = [...maps.map((m) => endpointMapSet(ctx, m.fam, m.count, m.name)), ...countBitSets(ctx, maps)];
+  const sets = [...fixedSets(ctx), ...derived].map(frozen);
   return { family: ctx.family, chains, sets, elements: baseElements(ctx) };
 }
 
@@ -305,14 +338,15 @@ export function baseElements(ctx: FamilyContext): ElementDef[] {
 /** The set a ServicePort's element names, as compileBase declares it (a full sync encodes elements before it has the base). */
 export function setDefFor(ctx: FamilyContext, name: string): SetDef {
   const m = parseEndpointMapName(name);
-  const def = m ? endpointMapSet(ctx, m.fam, m.count, name) : fixedSets(ctx).find((s) => s.name === name);
+  const bit = m ? null : parseCountBitSetName(name);
+  const def = m ? endpointMapSet(ctx, m.fam, m.count, name) : bit ? countBitSet(ctx, bit.fam, bit.bit) : fixedSets(ctx).find((s) => s.name === name);
   if (!def) throw new Error(`no set '${name}' in the ${ctx.family} table`);
   return def;
 }
 
-/** Whether a set of the base is an endpoint map (derived from the Services, not fixed). */
-export function isEndpointMap(name: string): boolean {
-  return parseEndpointMapName(name) !== null;
+/** Whether a set of the base is derived from the endpoint counts in use (an endpoint map or a count-bit set), not fixed. */
+export function isDerivedSet(name: string): boolean {
+  return parseEndpointMapName(name) !== null || parseCountBitSetName(name) !== null;
 }
 
 /** Every set some ServicePort puts an element in (compileBase picks the endpoint maps out). */

@@ -10,8 +10,9 @@ import type { ChainDef, ElementDef, KeyPart, ServiceObjects } from './desired';
 import { cidrContains, ipFamilyOf, normalizeCidr, parseCidr } from './ip-util';
 import { localMatch } from '../../native/local-detector';
 import {
-  CHAIN, ENDPOINT_MAPS, SELECT_RULES_MAX, SET, endpointMapName, selectChainName, serviceChainNames, type EndpointMapFamily, type ServiceChainNames,
+  CHAIN, SET, countBitSetName, endpointMapName, serviceChainNames, type EndpointMapFamily, type ServiceChainNames,
 } from './names';
+import { codeBits } from './count-trie';
 
 function sortedUnique(eps: readonly Endpoint[]): Endpoint[] {
   const seen = new Map<string, Endpoint>();
@@ -179,14 +180,14 @@ function chainDispatchElements(p: Plan, ctx: FamilyContext, names: ServiceChainN
 
 /**
  * Endpoint i of the list is picked when `numgen random mod E` gives i. Past SELECT_RULES_MAX
- * endpoints, the destination's element in the family's verdict map sends it to its count's chain.
+ * endpoints, the destination is in the plain set of each bit of its count's code, which the select
+ * chains test to reach its count's rule (count-trie.ts): no verdict, so a count change or a new
+ * Service does not make the kernel validate the table.
  */
 function endpointElements(fam: EndpointMapFamily, key: KeyPart[], eps: readonly Endpoint[]): ElementDef[] {
   const set = endpointMapName(fam, eps.length);
   const out: ElementDef[] = eps.map((ep, i) => ({ set, key: [...key, i], data: [ep.ip, ep.port] }));
-  if (eps.length > SELECT_RULES_MAX) {
-    out.push({ set: ENDPOINT_MAPS[fam].chains, key, verdict: { kind: 'goto', chain: selectChainName(fam, eps.length) } });
-  }
+  for (const bit of codeBits(eps.length)) out.push({ set: countBitSetName(fam, bit), key });
   return out;
 }
 

@@ -14,7 +14,7 @@ import type { FamilyContext } from './context';
 import type { ElementDef, ServiceObjects } from './desired';
 import { addressesOf, destinations, policiesOf, type AddressKind, type Destination, type Policies, type ReachableAddress } from './explain-addresses';
 import { CompiledTable, DISPATCH, says, usesSet } from './explain-table';
-import { CHAIN, ENDPOINT_MAPS, SET, type EndpointMapFamily } from './names';
+import { CHAIN, ENDPOINT_MAPS, SET, parseCountBitSetName, type EndpointMapFamily } from './names';
 
 export type { AddressKind, Policies, ReachableAddress } from './explain-addresses';
 
@@ -219,18 +219,23 @@ function localPolicy(t: CompiledTable, w: WalkState, dest: Destination, pod: boo
   select(t, w, local, dest);
 }
 
-/** The select chain of `fam`: its count's chain (more than SELECT_RULES_MAX endpoints) or its count's rule. True when DNATed. */
+/**
+ * The select chain of `fam`, as the kernel runs it: the count-bit tests the destination's elements
+ * pass (goto the chain they name), then its count's rule (count-trie.ts). True when DNATed.
+ */
 function select(t: CompiledTable, w: WalkState, fam: EndpointMapFamily, dest: Destination): boolean {
-  const chain = ENDPOINT_MAPS[fam].select;
   const key = ENDPOINT_MAPS[fam].nodePort ? dest.key.slice(-2) : dest.key;
   const found = t.endpointsOf(fam, key);
-  const toCount = t.element(ENDPOINT_MAPS[fam].chains, key);
-  if (toCount) {
-    const countChain = verdictChain(toCount)!;
-    w.steps.push({ chain, rule: t.rule(chain, `looks up @${ENDPOINT_MAPS[fam].chains}`, usesSet(ENDPOINT_MAPS[fam].chains)).text, verdict: `goto ${countChain}` });
-    return dnatStep(t, w, countChain, found);
+  let chain: string = ENDPOINT_MAPS[fam].select;
+  for (let hops = 0; hops < 64; hops++) {
+    const test = t.chain(chain).rules.find((r) => r.setRefs.some((ref) => parseCountBitSetName(ref.set) !== null && t.element(ref.set, key) !== undefined));
+    if (!test) return dnatStep(t, w, chain, found);
+    const next = /\bgoto (\S+)/.exec(test.text)?.[1];
+    if (!next) throw new Error(`explain: the count test in ${chain} goes nowhere: ${test.text}`);
+    w.steps.push({ chain, rule: test.text, verdict: `in @${test.setRefs[0].set}: goto ${next}` });
+    chain = next;
   }
-  return dnatStep(t, w, chain, found);
+  throw new Error(`explain: the count tests of ${ENDPOINT_MAPS[fam].select} do not end`);
 }
 
 function dnatStep(t: CompiledTable, w: WalkState, chain: string, found: ReturnType<CompiledTable['endpointsOf']>): boolean {

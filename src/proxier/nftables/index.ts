@@ -17,5 +17,5 @@ export type { CompileOptions, DesiredTable, DesiredTables } from './desired-tabl
 export { planKernelDiff } from './kernel-diff';
 export { desiredWriter } from './render-script';
 export { TABLE } from './names';
-export { countAdded, countChanges, unreadableByNft } from './script-summary';
+export { countAdded, countChanges } from './script-summary';
 export type { ChangeCounts, ScriptCounts } from './script-summary';

@@ -60,31 +60,27 @@ export const SET = {
 /**
  * Endpoint maps come in families, one map per endpoint count E (`endpoints-4`): a rule
  * `... numgen random mod E map @endpoints-4` picks among E endpoints, and the modulus is a
- * constant of the rule. `select` is the chain a family's connections enter; it holds one such rule
- * per count up to SELECT_RULES_MAX, then a lookup of the destination in the verdict map `chains`,
- * whose element sends a destination with more endpoints to the chain of its count
- * (selectChainName: `select-endpoint-6`), which holds that count's one rule.
+ * constant of the rule. `select` is the chain a family's connections enter: it tests the plain
+ * sets of the larger counts' code bits (`endpoints-over-4-bit-1`, count-trie.ts), going to the
+ * chain of the codes that have the bit, then holds one rule per count up to SELECT_RULES_MAX. A
+ * larger count's rule is in its own chain (selectChainName: `select-endpoint-6`), or inline at the
+ * end of the tests that lead to it.
  */
 export const ENDPOINT_MAPS = {
-  cluster: { prefix: 'endpoints-', select: 'select-endpoint', chains: 'endpoint-chains', nodePort: false },
-  local: { prefix: 'local-endpoints-', select: 'select-local-endpoint', chains: 'local-endpoint-chains', nodePort: false },
-  nodePort: { prefix: 'nodeport-endpoints-', select: 'select-nodeport-endpoint', chains: 'nodeport-endpoint-chains', nodePort: true },
-  nodePortLocal: {
-    prefix: 'nodeport-local-endpoints-', select: 'select-nodeport-local-endpoint', chains: 'nodeport-local-endpoint-chains', nodePort: true,
-  },
+  cluster: { prefix: 'endpoints-', select: 'select-endpoint', nodePort: false },
+  local: { prefix: 'local-endpoints-', select: 'select-local-endpoint', nodePort: false },
+  nodePort: { prefix: 'nodeport-endpoints-', select: 'select-nodeport-endpoint', nodePort: true },
+  nodePortLocal: { prefix: 'nodeport-local-endpoints-', select: 'select-nodeport-local-endpoint', nodePort: true },
 } as const;
 export type EndpointMapFamily = keyof typeof ENDPOINT_MAPS;
 
 /**
- * K, the largest endpoint count served by a rule of its own in a select chain. A new connection
- * first looks its destination up in the verdict map of larger counts (two lookups in all when it is
- * there), then tries those rules in turn (a hash lookup each, ~0.08 µs a miss with
- * the C client: docs/nftables-ruleset.md): at most 1 + K lookups whatever the number of distinct counts in the cluster. Larger counts go through the
- * verdict map because its elements jump: every transaction that adds a jump (an element of it, a
- * new count's chain, an affinity Service's rules) makes the kernel walk every element of every
- * verdict map, so only destinations with more than K endpoints, usually a minority (most Services
- * have a few pods), are in it. 4 bounds the misses at about 0.3 µs and keeps Services of 1 to 4 pods
- * out of the walk.
+ * K, the largest endpoint count served by a rule of its own in a select chain, tried in turn (a
+ * hash lookup each, ~0.08 µs a miss with the C client: docs/nftables-ruleset.md). Larger counts are
+ * told apart by plain-set tests of their code, count - K (~0.025 µs each, count-trie.ts): at most
+ * one per bit of the largest code in use, whatever the number of distinct counts. Their elements
+ * are in no verdict map, so a destination's count can change without the kernel validating the
+ * table. 4 keeps the misses at about 0.3 µs and Services of 1 to 4 pods out of the bit sets.
  */
 export const SELECT_RULES_MAX = 4;
 
@@ -92,9 +88,19 @@ export function endpointMapName(fam: EndpointMapFamily, count: number): string {
   return `${ENDPOINT_MAPS[fam].prefix}${count}`;
 }
 
-/** The chain that serves a count above SELECT_RULES_MAX: `select-endpoint-6`. */
+/** The chain holding the rule of a count above SELECT_RULES_MAX: `select-endpoint-6`. */
 export function selectChainName(fam: EndpointMapFamily, count: number): string {
   return `${ENDPOINT_MAPS[fam].select}-${count}`;
+}
+
+/** The chain of the counts from..to (a node of count-trie.ts): `select-endpoint-9-12`. */
+export function selectRangeChainName(fam: EndpointMapFamily, from: number, to: number): string {
+  return `${ENDPOINT_MAPS[fam].select}-${from}-${to}`;
+}
+
+/** The plain set of the destinations whose count - SELECT_RULES_MAX has `bit` set: `endpoints-over-4-bit-1`. */
+export function countBitSetName(fam: EndpointMapFamily, bit: number): string {
+  return `${ENDPOINT_MAPS[fam].prefix}over-${SELECT_RULES_MAX}-bit-${bit}`;
 }
 
 const MAP_RE = /^(nodeport-local-endpoints-|nodeport-endpoints-|local-endpoints-|endpoints-)([1-9]\d*)$/;
@@ -104,6 +110,14 @@ const FAMILY_BY_PREFIX = new Map(Object.entries(ENDPOINT_MAPS).map(([f, m]) => [
 export function parseEndpointMapName(name: string): { fam: EndpointMapFamily; count: number } | null {
   const m = MAP_RE.exec(name);
   return m ? { fam: FAMILY_BY_PREFIX.get(m[1])!, count: Number(m[2]) } : null;
+}
+
+const BIT_SET_RE = new RegExp(`^(nodeport-local-endpoints-|nodeport-endpoints-|local-endpoints-|endpoints-)over-${SELECT_RULES_MAX}-bit-(0|[1-9]\\d?)$`);
+
+/** The family and bit of a count-bit set's name, or null for any other set. */
+export function parseCountBitSetName(name: string): { fam: EndpointMapFamily; bit: number } | null {
+  const m = BIT_SET_RE.exec(name);
+  return m ? { fam: FAMILY_BY_PREFIX.get(m[1])!, bit: Number(m[2]) } : null;
 }
 
 /** nft names are at most 255 bytes; upstream leaves 16 for the prefix. */

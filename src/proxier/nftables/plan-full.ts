@@ -5,13 +5,12 @@
 // start-up dump, or a failed transaction) that are no longer wanted.
 import { setAttrs } from '../../native/set-spec';
 import { NFT_DATA_VERDICT, SET_F } from '../../native/nft-types';
-import { baseElements, compileBase, isEndpointMap, setDefFor } from './compile-base';
+import { baseElements, compileBase, isDerivedSet, setDefFor } from './compile-base';
 import { compileService } from './compile-service';
 import type { FamilyContext } from './context';
 import type { BaseObjects, ChainDef, ElementDef, NftFamily, ServiceObjects, SetDef } from './desired';
 import { ElementIndex, claimAll } from './element-index';
 import { ElementSink } from './element-sink';
-import { ENDPOINT_MAPS } from './names';
 import { BASE_OWNER, TxWriter, nativeSetSpec } from './tx-writer';
 import { chainFingerprint, setFingerprint, setsInUse, type FamilyMirror, type FamilyState, type ServiceSource } from './state';
 
@@ -129,7 +128,7 @@ function* planSteps(w: TxWriter, input: FullFamilyInput, elementOpPerOwner: bool
   const staged = stageBytes === undefined ? undefined : new StagedObjects(ctx, fixed, stageBytes);
   w.addTable(f);
   if (!staged) w.flushTable(f);
-  writeSets(w, input, fixed.sets, mirror, (name) => !isEndpointMap(name), !staged);
+  writeSets(w, input, fixed.sets, mirror, (name) => !isDerivedSet(name), !staged);
   addBaseChains(w, input, fixed.chains);
   // Elements as they are compiled (the base's own first, then the ServicePorts' in order): the
   // endpoint maps, and so the base's sets and select rules, depend on which are claimed.
@@ -151,7 +150,7 @@ function* planSteps(w: TxWriter, input: FullFamilyInput, elementOpPerOwner: bool
   }
   if (staged) yield staged.take(sink, mirror, true);
   const base = compileBase(ctx, setsInUse(index.counts()));
-  writeSets(w, input, base.sets.filter((s) => isEndpointMap(s.name)), mirror, isEndpointMap, !staged);
+  writeSets(w, input, base.sets.filter((s) => isDerivedSet(s.name)), mirror, isDerivedSet, !staged);
   // The chains of the larger endpoint counts in use (select-endpoint-6): their rules name the maps just added.
   const fixedChains = new Set(fixed.chains.map((c) => c.name));
   for (const def of base.chains) if (!fixedChains.has(def.name)) w.addChain(f, def, BASE_OWNER);
@@ -208,9 +207,8 @@ class StagedObjects {
     for (const { def, owner } of this.chains) w.addChain(f, def, owner);
     for (const { def, owner } of this.chains) addRules(w, f, def, owner, mirror);
     this.chains = [];
-    // The verdict maps' elements go last, but those naming a count's chain wait for the sync's
-    // own transaction, which adds those chains.
-    const which = last ? notCountChains : notVerdictMap;
+    // The verdict maps' elements go last: they are the only way into the ServicePorts' chains.
+    const which = last ? everySet : notVerdictMap;
     for (const name of sink.setNames(which)) if (!this.sets.has(name)) this.addSet(setDefFor(this.ctx, name));
     sink.writeTo(w, f, which);
     this.writer = new TxWriter();
@@ -225,8 +223,7 @@ class StagedObjects {
 }
 
 const notVerdictMap = (set: SetDef): boolean => set.map !== 'verdict';
-const COUNT_CHAIN_MAPS: ReadonlySet<string> = new Set(Object.values(ENDPOINT_MAPS).map((m) => m.chains));
-const notCountChains = (set: SetDef): boolean => !COUNT_CHAIN_MAPS.has(set.name);
+const everySet = (): boolean => true;
 
 /**
  * The known sets `ours` picks out deleted when not wanted or of another type, then `sets` added

@@ -4,7 +4,7 @@
 import type { BaseObjects, ChainDef, ElementDef, ServiceObjects } from './desired';
 import { IndexEdit, keyText, winnerOf, type TouchedEntry } from './element-index';
 import { BASE_OWNER, TxWriter } from './tx-writer';
-import { baseSetsByName, compileBase, isEndpointMap } from './compile-base';
+import { baseSetsByName, compileBase, isDerivedSet } from './compile-base';
 import { ElementsOf } from './elements-of';
 import { chainFingerprint, setFingerprint, setsInUse, type FamilyState, type ServiceSource } from './state';
 
@@ -51,7 +51,7 @@ export function planPartialFamily(w: TxWriter, state: FamilyState, changes: Part
 
   // The base depends on the Services only through the endpoint maps in use: most partial syncs
   // keep it (its sets are all in the kernel: a full sync or the partial sync that made it added them).
-  const sameMaps = !index.usageChanges().some(isEndpointMap);
+  const sameMaps = !index.usageChanges().some(isDerivedSet);
   const base = sameMaps ? state.base : compileBase(state.ctx, setsInUse(index.countsAfter()));
   const sets = sameMaps ? new Map<string, string | null>() : writeBaseSets(w, state, base);
   const goneBaseChains = sameMaps ? [] : writeBaseChains(w, state, base, chains);

@@ -45,17 +45,3 @@ export function countChanges(script: string): ChangeCounts {
   }
   return c;
 }
-
-/**
- * Whether nft's parser refuses this line: a rule that looks a set up by a key with constant parts
- * (a session-affinity Service's `ip saddr . 10.96.0.12 . 53 ... @affinity`). nft 1.0.6 cannot type
- * such constants (rule-builder.ts lookup; `nft list` prints them as `0x... [invalid type]`), so only
- * netlink can write these rules. Parts inside `{ }` (a dynset update's key) are typed by the set.
- */
-export function unreadableByNft(line: string): boolean {
-  if (!line.startsWith('add rule ')) return false;
-  const at = line.indexOf(' @');
-  const brace = line.indexOf('{');
-  if (at < 0 || (brace >= 0 && brace < at)) return false;
-  return /\. (?:\d|[0-9a-f]{0,4}:)/.test(line.slice(0, at));
-}

@@ -87,14 +87,11 @@ test('base chains, hooks and the shared dispatch maps', () => {
   has(t, 'add rule ip kube-proxy external-local-traffic goto select-local-endpoint');
   has(t, 'add rule ip kube-proxy nodeport-local-traffic goto select-nodeport-local-endpoint');
   has(t, 'add chain ip kube-proxy select-endpoint');
-  // No endpoint count in use: each select chain holds only its lookup of the larger counts' chains.
-  has(t, 'add rule ip kube-proxy select-endpoint ip daddr . meta l4proto . th dport vmap @endpoint-chains');
-  has(t, 'add rule ip kube-proxy select-local-endpoint ip daddr . meta l4proto . th dport vmap @local-endpoint-chains');
-  has(t, 'add rule ip kube-proxy select-nodeport-endpoint meta l4proto . th dport vmap @nodeport-endpoint-chains');
-  has(t, 'add rule ip kube-proxy select-nodeport-local-endpoint meta l4proto . th dport vmap @nodeport-local-endpoint-chains');
-  assert.equal(t.split('\n').filter((l) => l.startsWith('add rule ip kube-proxy select-')).length, 4);
-  has(t, 'add map ip kube-proxy endpoint-chains { type ipv4_addr . inet_proto . inet_service : verdict; comment "destinations with more than 4 endpoints: the chain of their count"; }');
-  has(t, 'add map ip kube-proxy nodeport-local-endpoint-chains { type inet_proto . inet_service : verdict; comment "destinations with more than 4 endpoints: the chain of their count"; }');
+  // No endpoint count in use: the select chains are empty, and no verdict map serves endpoint counts.
+  has(t, 'add chain ip kube-proxy select-nodeport-local-endpoint');
+  assert.equal(t.split('\n').filter((l) => l.startsWith('add rule ip kube-proxy select-')).length, 0);
+  lacks(t, 'endpoint-chains');
+  lacks(t, 'over-4-bit');
   lacks(t, 'add map ip kube-proxy endpoints-');
   has(t, 'add rule ip kube-proxy mark-for-masquerade meta mark set meta mark or 0x4000');
   has(t, 'add rule ip kube-proxy masquerading meta mark & 0x4000 == 0x0 return');
@@ -121,7 +118,7 @@ test('ClusterIP: elements only, one endpoint map per endpoint count, a select ru
   lacks(t, 'vmap {');
 });
 
-test('endpoint maps follow the counts in use, fewest endpoints first, after the lookup of larger counts', () => {
+test('endpoint maps follow the counts in use, fewest endpoints first, after the tests of larger counts', () => {
   const c = ctx();
   const objs = [
     compileService(sp('a', { clusterIP: '172.30.0.1' }), selected([ep('10.1.0.1'), ep('10.1.0.2'), ep('10.1.0.3')]), c),
@@ -130,47 +127,70 @@ test('endpoint maps follow the counts in use, fewest endpoints first, after the 
   ];
   const t = renderDesiredScript(compileBase(c, setNamesOf(objs)), objs);
   const select = t.split('\n').filter((l) => l.startsWith('add rule ip kube-proxy select-endpoint '));
-  assert.deepEqual(select.map((l) => l.split('@')[1]), ['endpoint-chains', 'endpoints-1', 'endpoints-3']);
+  assert.deepEqual(select.map((l) => l.split('@')[1]), ['endpoints-1', 'endpoints-3']);
   const base = compileBase(c, ['endpoints-7', 'cluster-ips', 'nodeport-local-endpoints-2']);
-  assert.deepEqual(base.sets.filter((s) => /endpoints-/.test(s.name)).map((s) => s.name), ['nodeport-local-endpoints-2', 'endpoints-7']);
+  // 7 - 4 = 0b11: the sets of bits 0 and 1 come with the map of 7.
+  assert.deepEqual(base.sets.filter((s) => /endpoints-/.test(s.name)).map((s) => s.name),
+    ['nodeport-local-endpoints-2', 'endpoints-7', 'endpoints-over-4-bit-0', 'endpoints-over-4-bit-1']);
 });
 
-test('more than SELECT_RULES_MAX endpoints: a verdict-map element to the chain of the count, whatever the counts in use', () => {
+test('more than SELECT_RULES_MAX endpoints: plain-set tests of count - 4 lead to the count\'s rule, no verdict map', () => {
   assert.equal(SELECT_RULES_MAX, 4);
   const c = ctx();
   const eps = (n: number, third: number) => Array.from({ length: n }, (_, i) => ep(`10.${third}.0.${i + 1}`));
   const objs = [1, 2, 3, 4, 5, 6, 9].map((n) => compileService(sp(`s${n}`, { clusterIP: `172.30.0.${n}`, nodePort: 30000 + n }), selected(eps(n, n)), c));
   const t = renderDesiredScript(compileBase(c, setNamesOf(objs)), objs);
   const rules = (chain: string) => t.split('\n').filter((l) => l.startsWith(`add rule ip kube-proxy ${chain} `)).map((l) => l.slice(`add rule ip kube-proxy ${chain} `.length));
-  assert.deepEqual(rules('select-endpoint'), ['ip daddr . meta l4proto . th dport vmap @endpoint-chains']
+  // Codes 0 (the rules of 1..4), 1, 2 and 5 (0b101): bit 2 tells 5 from the rest, then bit 1, then bit 0.
+  const test = (bit: number, to: string) => `ip daddr . meta l4proto . th dport @endpoints-over-4-bit-${bit} goto ${to}`;
+  assert.deepEqual(rules('select-endpoint'), [test(2, 'select-endpoint-9'), test(1, 'select-endpoint-6'), test(0, 'select-endpoint-5')]
     .concat([1, 2, 3, 4].map((n) => `dnat ip to ip daddr . meta l4proto . th dport . numgen random mod ${n} map @endpoints-${n}`)));
   assert.deepEqual(rules('select-endpoint-5'), ['dnat ip to ip daddr . meta l4proto . th dport . numgen random mod 5 map @endpoints-5']);
   assert.deepEqual(rules('select-endpoint-9'), ['dnat ip to ip daddr . meta l4proto . th dport . numgen random mod 9 map @endpoints-9']);
   assert.deepEqual(rules('select-nodeport-endpoint-6'), ['dnat ip to meta l4proto . th dport . numgen random mod 6 map @nodeport-endpoints-6']);
-  assert.equal(rules('select-nodeport-endpoint').length, 5);
+  assert.equal(rules('select-nodeport-endpoint').length, 7);
   has(t, 'add chain ip kube-proxy select-endpoint-6');
   lacks(t, 'select-endpoint-4');
   lacks(t, 'select-endpoint-1');
-  // One element per destination with more than 4 endpoints; its slots stay in the count's map.
-  has(t, 'add element ip kube-proxy endpoint-chains { 172.30.0.5 . tcp . 80 : goto select-endpoint-5 }');
-  has(t, 'add element ip kube-proxy endpoint-chains { 172.30.0.9 . tcp . 80 : goto select-endpoint-9 }');
-  has(t, 'add element ip kube-proxy nodeport-endpoint-chains { tcp . 30006 : goto select-nodeport-endpoint-6 }');
+  lacks(t, 'endpoint-chains');
+  assert.deepEqual(t.split('\n').filter((l) => / select-\S* .*vmap/.test(l)), []);
+  // A destination is in the set of each bit of its count - 4; its slots stay in the count's map.
+  has(t, 'add element ip kube-proxy endpoints-over-4-bit-0 { 172.30.0.5 . tcp . 80 }');
+  has(t, 'add element ip kube-proxy endpoints-over-4-bit-1 { 172.30.0.6 . tcp . 80 }');
+  has(t, 'add element ip kube-proxy endpoints-over-4-bit-0 { 172.30.0.9 . tcp . 80 }');
+  has(t, 'add element ip kube-proxy endpoints-over-4-bit-2 { 172.30.0.9 . tcp . 80 }');
+  has(t, 'add element ip kube-proxy nodeport-endpoints-over-4-bit-1 { tcp . 30006 }');
   has(t, 'add element ip kube-proxy endpoints-9 { 172.30.0.9 . tcp . 80 . 8 : 10.9.0.9 . 80 }');
-  lacks(t, 'endpoint-chains { 172.30.0.4 ');
-  assert.equal(t.split('\n').filter((l) => l.startsWith('add element ip kube-proxy endpoint-chains ')).length, 3);
+  has(t, 'add set ip kube-proxy endpoints-over-4-bit-2 { type ipv4_addr . inet_proto . inet_service; comment "destinations with more than 4 endpoints whose count - 4 has bit 2 set"; }');
+  lacks(t, 'over-4-bit-0 { 172.30.0.4 ');
+  assert.equal(t.split('\n').filter((l) => /^add element ip kube-proxy endpoints-over-4-bit-\d /.test(l)).length, 4);
 });
 
-test('more than SELECT_RULES_MAX endpoints, Local policy and IPv6: the local families have their own verdict maps and chains', () => {
+test('counts whose codes share higher bits: a range chain tests the lower bit, the zero side inline', () => {
+  const c = ctx();
+  const eps = (n: number, third: number) => Array.from({ length: n }, (_, i) => ep(`10.${third}.0.${i + 1}`));
+  const objs = [2, 5, 6, 7, 8, 12].map((n) => compileService(sp(`s${n}`, { clusterIP: `172.30.0.${n}` }), selected(eps(n, n)), c));
+  const t = renderDesiredScript(compileBase(c, setNamesOf(objs)), objs);
+  const rules = (chain: string) => t.split('\n').filter((l) => l.startsWith(`add rule ip kube-proxy ${chain} `)).map((l) => l.slice(`add rule ip kube-proxy ${chain} `.length));
+  const test = (bit: number, to: string) => `ip daddr . meta l4proto . th dport @endpoints-over-4-bit-${bit} goto ${to}`;
+  const pick = (n: number) => `dnat ip to ip daddr . meta l4proto . th dport . numgen random mod ${n} map @endpoints-${n}`;
+  // Codes 0, 1, 2, 3, 4, 8: 6 and 7 (0b10, 0b11) share bit 1 and part at bit 0 in their own chain.
+  assert.deepEqual(rules('select-endpoint'), [test(3, 'select-endpoint-12'), test(2, 'select-endpoint-8'), test(1, 'select-endpoint-6-7'), test(0, 'select-endpoint-5'), pick(2)]);
+  assert.deepEqual(rules('select-endpoint-6-7'), [test(0, 'select-endpoint-7'), pick(6)]);
+  lacks(t, 'add chain ip kube-proxy select-endpoint-6\n');
+});
+
+test('more than SELECT_RULES_MAX endpoints, Local policy and IPv6: the local families have their own count-bit sets and chains', () => {
   const c = ctx({}, 'ip6');
   const local = Array.from({ length: 5 }, (_, i) => ep(`fd00::1:${i + 1}`, 80, { isLocal: true }));
   const s = sp('svc6', { family: 'IPv6', clusterIP: 'fd00::30', externalIPs: ['fd00::99'], nodePort: 30100, externalPolicyLocal: true });
   const objs = [compileService(s, selected(local), c)];
   const t = renderDesiredScript(compileBase(c, setNamesOf(objs)), objs);
-  has(t, 'add element ip6 kube-proxy local-endpoint-chains { fd00::99 . tcp . 80 : goto select-local-endpoint-5 }');
-  has(t, 'add element ip6 kube-proxy nodeport-local-endpoint-chains { tcp . 30100 : goto select-nodeport-local-endpoint-5 }');
-  has(t, 'add element ip6 kube-proxy endpoint-chains { fd00::30 . tcp . 80 : goto select-endpoint-5 }');
+  has(t, 'add element ip6 kube-proxy local-endpoints-over-4-bit-0 { fd00::99 . tcp . 80 }');
+  has(t, 'add element ip6 kube-proxy nodeport-local-endpoints-over-4-bit-0 { tcp . 30100 }');
+  has(t, 'add element ip6 kube-proxy endpoints-over-4-bit-0 { fd00::30 . tcp . 80 }');
   has(t, 'add rule ip6 kube-proxy select-local-endpoint-5 dnat ip6 to ip6 daddr . meta l4proto . th dport . numgen random mod 5 map @local-endpoints-5');
-  has(t, 'add rule ip6 kube-proxy select-local-endpoint ip6 daddr . meta l4proto . th dport vmap @local-endpoint-chains');
+  has(t, 'add rule ip6 kube-proxy select-local-endpoint ip6 daddr . meta l4proto . th dport @local-endpoints-over-4-bit-0 goto select-local-endpoint-5');
 });
 
 test('NodePort, Cluster policy: nodeports set and nodeport endpoint map; the chain masquerades', () => {
@@ -221,12 +241,16 @@ test('LoadBalancer IP with source ranges: firewall element and chain, node IP in
 test("session affinity keeps upstream's per-Service chain, with its endpoint chains' rules in it: numgen per endpoint, shared affinity set", () => {
   const t = script(sp('svc1', { affinityTimeoutSeconds: 10800 }), [ep('10.180.0.1'), ep('10.180.0.2')]);
   const update = (ip: string) => `meta l4proto tcp update @affinity { ip saddr . 172.30.0.41 . 80 . ${ip} . 80 timeout 10800s } dnat to ${ip}:80`;
+  const addr = (ip: string) => `ip daddr & ${ip} | ${ip}`;
+  const vip = addr('172.30.0.41');
+  const port = 'th dport & 80 | 80';
   has(t, `add element ip kube-proxy service-ips { 172.30.0.41 . tcp . 80 : goto ${S} }`);
   const rules = t.split('\n').filter((l) => l.startsWith(`add rule ip kube-proxy ${S} `)).map((l) => l.slice(`add rule ip kube-proxy ${S} `.length));
   assert.deepEqual(rules, [
     'ip daddr 172.30.0.41 meta l4proto tcp th dport 80 ip saddr != 10.0.0.0/16 jump mark-for-masquerade',
-    `ip saddr . 172.30.0.41 . 80 . 10.180.0.1 . 80 @affinity ${update('10.180.0.1')}`,
-    `ip saddr . 172.30.0.41 . 80 . 10.180.0.2 . 80 @affinity ${update('10.180.0.2')}`,
+    // The lookup's constants as expressions of their type (`x & c | c` is c), which nft can list and read back.
+    `ip saddr . ${vip} . ${port} . ${addr('10.180.0.1')} . ${port} @affinity ${update('10.180.0.1')}`,
+    `ip saddr . ${vip} . ${port} . ${addr('10.180.0.2')} . ${port} @affinity ${update('10.180.0.2')}`,
     `numgen random mod 2 == 0 ${update('10.180.0.1')}`,
     update('10.180.0.2'),
     // Reached only when the affinity set is full (the update broke its rule): load-balanced without a record.

@@ -63,11 +63,11 @@ test('ClusterIP, Cluster policy, 2 endpoints: a pod keeps its source, an outside
   assert.equal(outside.steps.at(-1)!.rule, 'masquerade fully-random');
 });
 
-test('more than 4 endpoints: select-endpoint sends the destination to select-endpoint-6', () => {
+test('more than 4 endpoints: select-endpoint sends the destination to select-endpoint-6 by its count-bit set', () => {
   const x = explain(sp('big'), Array.from({ length: 6 }, (_, i) => ep(`10.180.0.${i + 1}`)));
   const pod = path(x, 'ClusterIP', 'pod');
-  assert.match(stepIn(pod, 'select-endpoint').rule, /vmap @endpoint-chains$/);
-  assert.equal(stepIn(pod, 'select-endpoint').verdict, 'goto select-endpoint-6');
+  assert.match(stepIn(pod, 'select-endpoint').rule, /@endpoints-over-4-bit-1 goto select-endpoint-6$/);
+  assert.equal(stepIn(pod, 'select-endpoint').verdict, 'in @endpoints-over-4-bit-1: goto select-endpoint-6');
   assert.match(stepIn(pod, 'select-endpoint-6').rule, /numgen random mod 6 map @endpoints-6$/);
   assert.equal(pod.endpoints?.length, 6);
 });

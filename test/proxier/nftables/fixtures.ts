@@ -58,7 +58,7 @@ export function manyServices(): [ServicePort, Endpoint[]][] {
   const out = [...fourServices().entries];
   for (let i = 0; i < 60; i++) {
     const s = sp(`many${i}`, { clusterIP: `172.30.2.${i + 1}`, ...(i % 7 === 0 ? { affinityTimeoutSeconds: 300 } : {}), ...(i % 5 === 0 ? { nodePort: 31000 + i } : {}) });
-    // Every sixth one has 5 to 7 endpoints: past SELECT_RULES_MAX, through endpoint-chains.
+    // Every sixth one has 5 to 7 endpoints: past SELECT_RULES_MAX, through the count-bit tests.
     const more = i % 6 === 1 ? Array.from({ length: 2 + (i % 4) }, (_, j) => ep(`10.180.${5 + j}.${i + 1}`)) : [];
     out.push([s, [ep(`10.180.2.${i + 1}`), ep(`10.180.3.${i + 1}`), ep(`10.180.4.${(i % 3) + 1}`), ...more]]);
   }

@@ -15,7 +15,7 @@ import { createNetns, type TestNetns } from '../../helpers/netns';
 import { changed, ctx, ep, fourServices, proxierOptions, selected, snapshot, sp } from './fixtures';
 
 const { svc1, svc2, svc3, svc6, entries: four } = fourServices();
-// Past SELECT_RULES_MAX endpoints: an element in endpoint-chains too.
+// Past SELECT_RULES_MAX endpoints: an element in the set of each bit of count - 4 too (6 - 4 = 0b10).
 const big = sp('big', { clusterIP: '172.30.0.60' });
 const entries: [ServicePort, Endpoint[]][] = [...four, [big, Array.from({ length: 6 }, (_, i) => ep(`10.180.6.${i + 1}`))]];
 const epsOf = (s: ServicePort) => entries.find(([x]) => x === s)![1];
@@ -76,7 +76,7 @@ describe('checkServicePortInKernel on what the proxier programmed', () => {
     assert.ok((await byKind(svc1)).includes('element hairpin'));
     assert.ok((await byKind(svc1)).includes('element cluster-ips'));
     assert.ok((await byKind(svc1)).includes('element nodeports'));
-    assert.ok((await byKind(big)).includes('element endpoint-chains'));
+    assert.ok((await byKind(big)).includes('element endpoints-over-4-bit-1'));
     assert.ok((await byKind(svc2)).includes(`chain ${serviceChainNames(svc2).firewall}`));
     assert.ok((await byKind(svc3)).includes(`chain ${serviceChainNames(svc3).cluster}`));
     assert.ok((await byKind(svc6)).includes('element endpoints-1'));

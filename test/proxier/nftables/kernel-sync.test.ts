@@ -83,7 +83,7 @@ test('the rendered desired script is valid nft -f input (Services without affini
   });
 });
 
-test('counts above 4: nft lists the table (the verdict maps and the counts\' chains), and its listing is valid nft -f input', async () => {
+test('counts above 4: nft lists the table (the count-bit sets and the counts\' chains), and its listing is valid nft -f input', async () => {
   const big = sp('big', { clusterIP: '172.30.0.46', nodePort: 30083 });
   const big6 = sp('big6', { key: 'ns1/big6:p80/TCP', family: 'IPv6', clusterIP: 'fd00:30::46', externalIPs: ['fd00:99::1'], externalPolicyLocal: true });
   const entries: [ServicePort, Endpoint[]][] = [
@@ -97,12 +97,14 @@ test('counts above 4: nft lists the table (the verdict maps and the counts\' cha
       assert.deepEqual(await proxier.sync(snapshot(entries), changed(), true), { full: true, ok: true });
       // nft must never fail to list our table: an operator's `nft list ruleset` is how they look at it.
       const text = ns.nft('list', 'ruleset');
-      assert.match(text, /ip daddr \. meta l4proto \. th dport vmap @endpoint-chains/);
-      assert.match(text, /172\.30\.0\.46 \. tcp \. 80 : goto select-endpoint-7/);
-      assert.match(text, /tcp \. 30083 : goto select-nodeport-endpoint-7/);
-      assert.match(text, /fd00:99::1 \. tcp \. 80 : goto select-local-endpoint-5/);
+      // 7 - 4 = 0b11 (IPv4 alone: one test), 10 - 4 = 0b110 (IPv6: with 5 = 0b1, bit 2 tells them apart).
+      assert.match(text, /ip daddr \. meta l4proto \. th dport @endpoints-over-4-bit-[01] goto select-endpoint-7/);
+      assert.match(text, /meta l4proto \. th dport @nodeport-endpoints-over-4-bit-[01] goto select-nodeport-endpoint-7/);
+      assert.match(text, /ip6 daddr \. meta l4proto \. th dport @endpoints-over-4-bit-2 goto select-endpoint-10/);
+      assert.match(text, /ip6 daddr \. meta l4proto \. th dport @local-endpoints-over-4-bit-0 goto select-local-endpoint-5/);
       assert.match(text, /chain select-endpoint-10 \{\n\s+dnat ip6 to ip6 daddr \. meta l4proto \. th dport \. numgen random mod 10 map @endpoints-10/);
-      assert.match(ns.nft('get', 'element', 'ip', 'kube-proxy', 'endpoint-chains', '{ 172.30.0.46 . tcp . 80 }'), /goto select-endpoint-7/);
+      assert.match(ns.nft('get', 'element', 'ip', 'kube-proxy', 'endpoints-over-4-bit-1', '{ 172.30.0.46 . tcp . 80 }'), /172\.30\.0\.46 \. tcp \. 80/);
+      assert.doesNotMatch(text, /endpoint-chains/);
       return { text, table: normalizedRuleset(ns) };
     } finally { nft.close(); }
   });

@@ -17,7 +17,7 @@ const T = 'kube-proxy';
 const { svc1, svc2, svc6, entries: base } = fourServices();
 const bad = sp('bad', { clusterIP: '172.30.0.50', affinityTimeoutSeconds: 60 });
 const good = sp('good', { clusterIP: '172.30.0.51', externalPolicyLocal: true, loadBalancerIPs: ['5.6.7.9'] });
-// svc2 grows past SELECT_RULES_MAX: its ClusterIP and LB IP go through endpoint-chains.
+// svc2 grows past SELECT_RULES_MAX: its ClusterIP and LB IP go through the count-bit tests.
 const six = (third: number, port = 80) => Array.from({ length: 6 }, (_, i) => ep(`10.180.${third}.${i + 1}`, port));
 const grown: [ServicePort, Endpoint[]][] = base.map(([s, e]) => (s === svc2 ? [s, six(1, 8080)] : [s, e]));
 // svc1 (a NodePort) and svc6 (IPv6) to larger counts, then back: elements replaced, counts' chains added and removed.

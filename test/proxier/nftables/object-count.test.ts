@@ -42,8 +42,8 @@ test('sets and maps depend on the endpoint counts in use, not on the number of S
   assert.equal(cluster(10, four, 0).sets, cluster(1000, four, 0).sets);
   // endpoints-4 and nodeport-endpoints-4 on top of the fixed sets
   assert.equal(cluster(10, four, 0).sets, cluster(1, () => 0, 0).sets + 2);
-  // counts 1..5 for ClusterIPs: five maps; NodePorts (every tenth Service) only ever have one endpoint
-  assert.equal(cluster(1000, (i) => 1 + (i % 5), 0).sets, cluster(1, () => 0, 0).sets + 6);
+  // counts 1..5 for ClusterIPs: five maps and the count-bit set of 5 - 4 = 0b1; NodePorts (every tenth Service) only ever have one endpoint
+  assert.equal(cluster(1000, (i) => 1 + (i % 5), 0).sets, cluster(1, () => 0, 0).sets + 7);
 });
 
 test('elements grow linearly: per ClusterIP Service with E endpoints, E + 3 (ClusterIP, dispatch, E map entries, one hairpin per IP)', () => {
@@ -54,15 +54,16 @@ test('elements grow linearly: per ClusterIP Service with E endpoints, E + 3 (Clu
   assert.equal(one, 4 + 3);
 });
 
-test('counts above 4: one chain and one rule per count in use, one verdict-map element per destination, nothing per Service', () => {
+test('counts above 4: one chain, one rule and one test per count in use, an element per bit of count - 4 per destination, nothing per Service', () => {
   const fixed = cluster(1, () => 0, 0);
   // Counts 1..12 for ClusterIPs, 8 of them above 4; NodePorts (every tenth Service) 1, 3, 5, 7, 9, 11.
   const c = cluster(1000, (i) => 1 + (i % 12), 0);
-  assert.equal(c.baseChains, fixed.baseChains + 8 + 4, 'select-endpoint-5..12 and select-nodeport-endpoint-5, -7, -9, -11');
-  assert.equal(c.baseRules, fixed.baseRules + (4 + 8) + (2 + 4), 'a rule per count: counts up to 4 in the select chains, the others in their own');
+  // Codes 0..8 and 0, 1, 3, 5, 7 (count - 4): a tree of 8 and 4 tests, each going to a chain.
+  assert.equal(c.baseChains, fixed.baseChains + 8 + 4, 'a chain per test: select-endpoint-5..12 or the ranges between');
+  assert.equal(c.baseRules, fixed.baseRules + (4 + 8) + (2 + 4) + (8 + 4), 'a rule per count, and a test per count above 4');
   assert.equal(c.chains + c.rules, 0);
   assert.equal(cluster(5000, (i) => 1 + (i % 12), 0).baseChains, c.baseChains, 'independent of the number of Services');
-  // A ClusterIP Service of 6 endpoints: 6 map slots, its verdict-map element, ClusterIP, dispatch, hairpin per IP (one here).
+  // A ClusterIP Service of 6 endpoints: 6 map slots, its count-bit element (6 - 4 = 0b10), ClusterIP, dispatch, hairpin per IP (one here).
   assert.equal(cluster(2, () => 6, 0).elements - cluster(1, () => 6, 0).elements, 6 + 1 + 3);
 });
 

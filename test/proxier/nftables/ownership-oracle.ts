@@ -179,10 +179,10 @@ function noEndpoint(put: (set: string, el: string) => void, key: string, drop: b
   if (drop) put(nodePort ? 'no-local-endpoint-nodeports' : 'no-local-endpoint-services', key);
 }
 
-/** A destination's slots in the endpoint map of its count, and past 4 endpoints its element in the counts' verdict map. */
+/** A destination's slots in the endpoint map of its count, and past 4 endpoints its elements in the sets of the bits of count - 4. */
 function endpointMap(put: (set: string, el: string) => void, prefix: '' | 'local-' | 'nodeport-' | 'nodeport-local-', key: string, eps: readonly OracleEndpoint[]): void {
   eps.forEach((e, i) => put(`${prefix}endpoints-${eps.length}`, `${key} . ${i} : ${e.ep}`));
-  if (eps.length > 4) put(`${prefix}endpoint-chains`, `${key} : goto select-${prefix}endpoint-${eps.length}`);
+  for (let code = eps.length - 4, bit = 0; code > 0; code >>= 1, bit++) if (code & 1) put(`${prefix}endpoints-over-4-bit-${bit}`, key);
 }
 
 export function expectedTable(family: Fam, served: readonly Served[]): ExpectedTable {

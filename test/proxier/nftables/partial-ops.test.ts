@@ -50,7 +50,7 @@ test('the first endpoint replaced: every slot moves, still one op per set and di
   assert.equal(ruleset(kernel), await freshFullSync(added), 'seven endpoints: a new map, the old one gone');
 });
 
-test('a count change between two counts above 4: the endpoint-chains element replaced, one op per set and direction', async () => {
+test('a count change between two counts above 4 in use: the slots move, and the count-bit sets gain or lose the bits that differ; no rule, no verdict', async () => {
   const eps = (n: number, third: number) => Array.from({ length: n }, (_, i) => ep(`10.180.${third}.${i + 1}`));
   const svc1 = sp('svc1');
   const keep6 = sp('keep6', { clusterIP: '172.30.0.42' });
@@ -63,9 +63,9 @@ test('a count change between two counts above 4: the endpoint-chains element rep
   const slots = (n: number) => Array.from({ length: n }, (_, i) => `172.30.0.41 . tcp . 80 . ${i}`);
   assert.deepEqual(lastCommit(nft).tx.toNftScript().trim().split('\n'), [
     `delete element ip kube-proxy endpoints-6 { ${slots(6).join(', ')} }`,
-    'delete element ip kube-proxy endpoint-chains { 172.30.0.41 . tcp . 80 : goto select-endpoint-6 }',
-    'add element ip kube-proxy endpoint-chains { 172.30.0.41 . tcp . 80 : goto select-endpoint-7 }',
     `add element ip kube-proxy endpoints-7 { ${slots(7).map((k, i) => `${k} : 10.180.0.${i + 1} . 80`).join(', ')} }`,
+    // 6 - 4 = 0b10, 7 - 4 = 0b11: bit 1's element stays.
+    'add element ip kube-proxy endpoints-over-4-bit-0 { 172.30.0.41 . tcp . 80 }',
     'add element ip kube-proxy hairpin { 10.180.0.7 . 10.180.0.7 }',
   ]);
   assert.equal(ruleset(kernel), await freshFullSync(after));

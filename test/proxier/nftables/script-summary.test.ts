@@ -1,7 +1,7 @@
 // The counts --dry-run's closing comment gives, from script text.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { countAdded, countChanges, unreadableByNft } from '../../../src/proxier/nftables/script-summary';
+import { countAdded, countChanges } from '../../../src/proxier/nftables/script-summary';
 
 const script = [
   'add table ip kube-proxy',
@@ -28,10 +28,3 @@ test('countChanges: one a command, one an element', () => {
   ].join('\n')), { add: 0, delete: 3, flush: 1 });
 });
 
-test('unreadableByNft: a lookup by a key with constant parts, not a dynset update\'s key in braces', () => {
-  assert.equal(unreadableByNft('add rule ip kube-proxy svc ip saddr . 10.96.0.12 . 53 . 10.244.1.10 . 53 @affinity meta l4proto udp update @affinity { ip saddr . 10.96.0.12 . 53 . 10.244.1.10 . 53 timeout 600s } dnat to 10.244.1.10:53'), true);
-  assert.equal(unreadableByNft('add rule ip6 kube-proxy svc ip6 saddr . fd00:96::20 . 80 . fd00:244::5 . 80 @affinity accept'), true);
-  assert.equal(unreadableByNft('add rule ip kube-proxy svc meta l4proto udp update @affinity { ip saddr . 10.96.0.12 . 53 . 10.244.1.10 . 53 timeout 600s } dnat to 10.244.1.10:53'), false);
-  assert.equal(unreadableByNft('add rule ip kube-proxy services ip daddr . meta l4proto . th dport vmap @service-ips'), false);
-  assert.equal(unreadableByNft('add element ip kube-proxy cluster-ip-ports { 10.96.0.10 . tcp . 80 }'), false);
-});

@@ -41,12 +41,10 @@ test('a cold start stages sets, elements, regular chains and their rules, then h
   assert.ok(verdictElements(staging.filter((c) => ops(c).some((o) => o.family === 'ip')).at(-1)!) > 0);
   assert.ok(hooks(last).length > 0, 'the last transaction adds the hooked chains');
   assert.ok(count(last, 'addRule') > 0, 'and the base chains\' rules');
-  // The only elements left for it jump to the chains of counts above 4, which it adds.
-  const lastElements = ops(last).filter((o) => o.op === 'addElements');
-  assert.deepEqual([...new Set(lastElements.map((o) => o.op === 'addElements' && o.set.name))].sort(), ['endpoint-chains', 'nodeport-endpoint-chains']);
-  const addChains = ops(last).map((o, i) => (o.op === 'addChain' && /^select-(nodeport-)?endpoint-\d+$/.test(o.chain.name) ? i : -1)).filter((i) => i >= 0);
-  assert.ok(addChains.length >= 3, 'the counts\' chains: 6 and 8 for ClusterIPs, 6 for the NodePort');
-  assert.ok(addChains.every((i) => i < ops(last).findIndex((o) => o.op === 'addElements')), 'chains before the elements that jump to them');
+  // Every element was staged (the count-bit sets are plain sets); it adds the counts' chains, which the select chains' tests reach.
+  assert.equal(ops(last).filter((o) => o.op === 'addElements').length, 0);
+  const addChains = ops(last).filter((o) => o.op === 'addChain' && /^select-(nodeport-)?endpoint-\d+(-\d+)?$/.test(o.chain.name));
+  assert.ok(addChains.length >= 2, 'the counts\' chains: 6 or 8 for ClusterIPs, 6 for the NodePort');
   assert.equal(count(last, 'flushTable') + count(last, 'flushSet'), 0, 'without flushing what was staged');
 });
 

@@ -36,7 +36,7 @@ test('full sync programs both families: shared chains, maps and elements; chains
   assert.deepEqual(await nft.listTables(), [{ family: 'ip', name: T }, { family: 'ip6', name: T }]);
   const maps = [...setNames(kernel).map((n) => `ip ${n}`), ...setNames(kernel, 'ip6').map((n) => `ip6 ${n}`)].filter((n) => /endpoints-/.test(n));
   assert.deepEqual(maps, ['ip endpoints-1', 'ip endpoints-2', 'ip nodeport-endpoints-2', 'ip6 endpoints-1']);
-  assert.equal(setNames(kernel).length + setNames(kernel, 'ip6').length - maps.length, 2 * 21, 'fixed sets per family, none per Service');
+  assert.equal(setNames(kernel).length + setNames(kernel, 'ip6').length - maps.length, 2 * 17, 'fixed sets per family, none per Service');
   assert.equal(nft.commits.length, 1, 'one transaction');
 });
 
