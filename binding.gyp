@@ -12,11 +12,16 @@
         "<!(node -p \"require('node-addon-api').include_dir\")",
         "native"
       ],
-      "defines": ["NAPI_DISABLE_CPP_EXCEPTIONS", "NAPI_VERSION=8"],
+      # NAPI_VERSION: the lowest Node-API version that has every function the built addon imports
+      # (napi_add_finalizer, 5, through node-addon-api; threadsafe functions 4; env cleanup hooks 3).
+      # 4 compiles too, but switches node-addon-api to its pre-5 fallbacks (docs/native-api.md).
+      "defines": ["NAPI_DISABLE_CPP_EXCEPTIONS", "NAPI_VERSION=5"],
       "cflags!": ["-fno-exceptions", "-O3"],
-      "cflags_cc!": ["-fno-exceptions", "-std=gnu++1y", "-std=gnu++17", "-O3"],
+      # C++20: Node 24's v8.h requires it (native/napi/addon.cc includes it for memoryPressureGc), and
+      # its common.gypi's -std=gnu++20 is replaced here as Node 20's gnu++17 is, so both build alike.
+      "cflags_cc!": ["-fno-exceptions", "-std=gnu++1y", "-std=gnu++17", "-std=gnu++20", "-O3"],
       "cflags": ["-O2", "-Wall", "-Wextra"],
-      "cflags_cc": ["-std=c++17", "-O2", "-Wall", "-Wextra", "-fno-exceptions"]
+      "cflags_cc": ["-std=c++20", "-O2", "-Wall", "-Wextra", "-fno-exceptions"]
     }
   ]
 }

@@ -120,7 +120,7 @@ async function showExplain(c: Cluster): Promise<void> {
 
 async function main(): Promise<void> {
   const mode = modeFromArgs(process.argv.slice(2));
-  heading(`Creating namespaces: client, node, pod0..pod2 (veth, routed); proxy mode ${mode}`);
+  heading(`Creating namespaces: client, node, pod0..pod2 (veth, routed); proxy mode ${mode}; Node.js ${process.version}`);
   const c = await startCluster({ pods: 3, ports: [8080, 8053], prefix: 'kpdemo', configYaml: `mode: ${mode}` });
   try {
     // The proxy sets its sysctls only in its own namespace; run against the node's, the demo sets IPVS's there.

@@ -50,7 +50,7 @@ bool FamilyArg(const Napi::CallbackInfo& info, size_t index, const char* name, u
     return false;
   }
   double v = info[index].As<Napi::Number>().DoubleValue();
-  if (v != NFPROTO_INET && v != NFPROTO_IPV4 && v != NFPROTO_IPV6) {
+  if (v != double(NFPROTO_INET) && v != double(NFPROTO_IPV4) && v != double(NFPROTO_IPV6)) {
     ThrowRange(env, std::string(name) + " must be 1 (inet), 2 (ip) or 10 (ip6)");
     return false;
   }

@@ -15,7 +15,7 @@ bool TableRefAt(Napi::Env env, const Napi::Value& v, size_t i, nft::TableRef* ou
   if (!v.IsObject()) { ThrowType(env, at + " must be an object { family, table }"); return false; }
   Napi::Object o = v.As<Napi::Object>();
   double fam;
-  if (!IntegerValue(o.Get("family"), 0, 255, &fam) || (fam != NFPROTO_INET && fam != NFPROTO_IPV4 && fam != NFPROTO_IPV6)) {
+  if (!IntegerValue(o.Get("family"), 0, 255, &fam) || (fam != double(NFPROTO_INET) && fam != double(NFPROTO_IPV4) && fam != double(NFPROTO_IPV6))) {
     ThrowRange(env, at + ".family must be 1 (inet), 2 (ip) or 10 (ip6)");
     return false;
   }

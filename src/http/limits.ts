@@ -17,6 +17,11 @@ export interface HttpLimits {
   maxConnections: number;
   /** Request line plus headers (Node's limit; Go's default is 1 MiB). Beyond it: 431. */
   maxHeaderBytes: number;
+  /**
+   * Header fields (Host included). Beyond it: 431. Node 22.23.2/24.18.1 and later refuse in the parser
+   * (server.maxHeadersCount, CVE-2026-58044); Node 20 hands the handler a truncated list, which we refuse.
+   */
+  maxHeaderFields: number;
   /** Request bodies are read and dropped up to this; a longer one gets 413 and the connection is closed. */
   maxBodyBytes: number;
   /** At most one log line per interval for bad requests, and one for handler failures. */
@@ -31,6 +36,7 @@ export const DEFAULT_HTTP_LIMITS: Readonly<HttpLimits> = Object.freeze({
   timeoutCheckIntervalMs: 1_000,
   maxConnections: 128,
   maxHeaderBytes: 16 * 1024,
+  maxHeaderFields: 1000,
   maxBodyBytes: 4 * 1024,
   logIntervalMs: 60_000,
 });

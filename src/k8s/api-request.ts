@@ -273,7 +273,10 @@ export function tlsHint(e: unknown, server: string): unknown {
   const code = (e as { code?: unknown })?.code;
   if (typeof code !== 'string' || !CERT_CODES.test(code)) return e;
   const err = e as Error;
-  return Object.assign(new Error(`${server}: the server's TLS certificate was not accepted (${err.message}; ${code}): check the kubeconfig's certificate-authority and server`, { cause: err }), { code });
+  // Node 24 appends advice for its own command line ("if the root CA is installed locally, try running
+  // Node.js with --use-system-ca"): not ours to give, the CA is the kubeconfig's.
+  const reason = err.message.split('; if the root CA is installed locally')[0];
+  return Object.assign(new Error(`${server}: the server's TLS certificate was not accepted (${reason}; ${code}): check the kubeconfig's certificate-authority and server`, { cause: err }), { code });
 }
 
 /** The same error with what was being done in front of its message; its `code` (ECONNREFUSED...) is kept. */

@@ -42,7 +42,8 @@ describe('API server down for 60 s while Services change', () => {
     await eventually(() => /^pod/.test(probe(WEB)) && /^pod0/.test(probe(GONE)), 'both Services to answer');
     assert.equal((await health(c, '/healthz')).code, 200);
 
-    traffic = c.topo.probeUntilStopped('tcp', WEB, 80);
+    // 50 requests a second for the whole outage: continuous, without keeping a CPU busy for a minute.
+    traffic = c.topo.probeUntilStopped('tcp', WEB, 80, { gapMs: 20 });
     const downAt = Date.now();
     await c.api.stop();
     // What changes while the proxy cannot see it.

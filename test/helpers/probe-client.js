@@ -3,12 +3,13 @@
 // per request: the reply, or "ERR <code>" (ECONNREFUSED = rejected, TIMEOUT = dropped, EHOSTUNREACH /
 // ENETUNREACH = no route). UDP sockets are connected so an ICMP unreachable surfaces as an error
 // instead of passing silently.
-// Usage: node probe-client.js tcp|udp HOST PORT [COUNT] [TIMEOUT_MS] [SOURCE_PORT] [SOURCE_ADDRESS]
-// (SOURCE_PORT 0 = any; COUNT until-stdin-closes = until told to stop).
+// Usage: node probe-client.js tcp|udp HOST PORT [COUNT] [TIMEOUT_MS] [SOURCE_PORT] [SOURCE_ADDRESS] [GAP_MS]
+// (SOURCE_PORT 0 = any; COUNT until-stdin-closes = until told to stop; GAP_MS between two requests, 0 = none).
 const net = require('node:net');
 const dgram = require('node:dgram');
 
-const [proto, host, portStr, countStr = '1', timeoutStr = '1500', srcPortStr = '0', srcAddr = ''] = process.argv.slice(2);
+const [proto, host, portStr, countStr = '1', timeoutStr = '1500', srcPortStr = '0', srcAddr = '', gapStr = '0'] = process.argv.slice(2);
+const gapMs = Number(gapStr);
 const port = Number(portStr);
 const timeout = Number(timeoutStr);
 const srcPort = Number(srcPortStr);
@@ -62,6 +63,7 @@ const more = (i) => (countStr === 'until-stdin-closes' ? !stopped : i < Number(c
     const line = await (proto === 'udp' ? udpOnce() : tcpOnce());
     // KPN_PROBE_TIME=1 (debugging): when each reply came.
     process.stdout.write(process.env.KPN_PROBE_TIME ? `${line} @${Date.now()}\n` : `${line}\n`);
+    if (gapMs > 0) await new Promise((r) => setTimeout(r, gapMs));
   }
   process.exit(0);
 })();

@@ -29,6 +29,8 @@ export interface ProbeOptions {
   timeoutMs?: number;
   sourcePort?: number;
   sourceAddress?: string;
+  /** probeUntilStopped: a pause between two requests (default none: one after another, a CPU's worth). */
+  gapMs?: number;
 }
 
 export interface Pod {
@@ -157,7 +159,7 @@ export class Topology {
   probeUntilStopped(proto: 'tcp' | 'udp', host: string, port: number, opts: ProbeOptions = {}): { stop(): Promise<string[]> } {
     const ns = opts.from ?? this.client;
     const child = spawn('ip', ['netns', 'exec', ns.name, process.execPath, PROBE_CLIENT, proto, host, String(port),
-      'until-stdin-closes', String(opts.timeoutMs ?? 1500), String(opts.sourcePort ?? 0), opts.sourceAddress ?? ''],
+      'until-stdin-closes', String(opts.timeoutMs ?? 1500), String(opts.sourcePort ?? 0), opts.sourceAddress ?? '', String(opts.gapMs ?? 0)],
     { stdio: ['pipe', 'pipe', 'inherit'] });
     let out = '';
     child.stdout!.on('data', (d) => { out += d; });

@@ -31,9 +31,16 @@ const tracked = new Set(execFileSync('git', ['ls-files'], { cwd: REPO_ROOT, enco
 const ignored = fs.readFileSync(path.join(REPO_ROOT, '.dockerignore'), 'utf8').split('\n').map((l) => l.trim()).filter(Boolean);
 
 describe('Dockerfile', () => {
-  it('is multi-stage: a build stage and a slim runtime', () => {
-    assert.match(dockerfile, /^FROM node:20-bookworm AS build$/m);
-    assert.match(dockerfile, /^FROM node:20-bookworm-slim$/m);
+  it('is multi-stage: a build stage and a slim runtime, both on the LTS line the tests run (scripts/node-lts.sh)', () => {
+    const pinned = execFileSync('bash', [path.join(REPO_ROOT, 'scripts', 'node-lts.sh'), '--version'], { encoding: 'utf8' }).trim();
+    const line = pinned.split('.')[0];
+    assert.match(dockerfile, new RegExp(`^FROM node:${line}-bookworm AS build$`, 'm'));
+    assert.match(dockerfile, new RegExp(`^FROM node:${line}-bookworm-slim$`, 'm'));
+    assert.equal(dockerfile.match(/^FROM /gm)?.length, 2);
+    // The addon is compiled against the headers of the Node that runs it.
+    assert.match(dockerfile, /node-gyp rebuild --nodedir=\/usr\/local\b/);
+    const engines = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')).engines.node as string;
+    assert.match(engines, new RegExp(`\\^${line}\\.`), `engines.node (${engines}) names the image's line`);
   });
 
   it('copies from the context only files git tracks and .dockerignore keeps', () => {

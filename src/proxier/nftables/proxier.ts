@@ -66,6 +66,8 @@ export class NftablesProxier implements Proxier {
   /** The next full sync re-creates the base chains: their hook, priority or policy may differ. */
   private needRecreateBaseChains = true;
   private readonly repairReasons = new Set<RepairReason>();
+  /** Counts markDirty calls: one made while a sync runs must survive that sync's end. */
+  private dirtyCalls = 0;
   private running: Promise<unknown> = Promise.resolve();
   private readonly refused = new Map<string, string>();
   private readonly contexts: ContextCache;
@@ -91,6 +93,7 @@ export class NftablesProxier implements Proxier {
   markDirty(reason: RepairReason): void {
     this.needFull = this.needRead = this.needRecreateBaseChains = true;
     this.repairReasons.add(reason);
+    this.dirtyCalls++;
   }
 
   /** Syncs run one after another: each plans from the state the previous one left. */
@@ -104,17 +107,22 @@ export class NftablesProxier implements Proxier {
     const ctxs = this.contexts.get(snapshot);
     const doFull = full || this.needFull || ctxs.some((c) => this.states.get(c.ctx.family)?.ctxKey !== c.key);
     if (doFull) this.startRepair();
+    const dirtyCallsAtStart = this.dirtyCalls;
     try {
       if (doFull && this.needRead) this.adoption = await this.dumpExisting();
       if (doFull) this.dropIndexes();
       await this.runAttempts(doFull, snapshot, changes, ctxs);
       await this.staleRecords.delete(this.states, this.opts.nft, this.opts.log);
-      this.needFull = false;
+      // markDirty while this sync ran (another process changed our tables during it): this sync
+      // may have planned from, or read, the tables before that change, so the next one is still the
+      // repair, and counts its reasons.
+      const dirtiedMeanwhile = this.dirtyCalls !== dirtyCallsAtStart;
+      if (!dirtiedMeanwhile) this.needFull = false;
       if (doFull) {
         this.adoption = null;
         this.absent.clear();
         this.maybeChains.clear();
-        this.needRead = this.needRecreateBaseChains = false;
+        if (!dirtiedMeanwhile) this.needRead = this.needRecreateBaseChains = false;
       }
       return { full: doFull, ok: true };
     } catch (e) {

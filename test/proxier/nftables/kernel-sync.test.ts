@@ -52,7 +52,7 @@ test('session affinity: connections stick to one endpoint, and the records map k
       // Eight SYNs (nobody answers): each goes through nat-output and is DNATed.
       const script = `let n=8;const net=require('net');for(let i=0;i<8;i++){const s=net.connect({host:'172.30.0.43',port:80,localAddress:'10.0.0.5'});`
         + `s.on('error',()=>{});setTimeout(()=>s.destroy(),100*(i+1))}setTimeout(()=>process.exit(0),900)`;
-      ns.exec('node', ['-e', script]);
+      ns.exec(process.execPath, ['-e', script]);
       const flows = ns.exec('conntrack', ['-L', '-p', 'tcp', '-d', '172.30.0.43']);
       const targets = new Set([...flows.matchAll(/src=(10\.180\.2\.\d+) dst=10\.0\.0\.5/g)].map((m) => m[1]));
       assert.equal(flows.trim().split('\n').length, 8, flows);

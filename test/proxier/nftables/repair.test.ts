@@ -43,6 +43,40 @@ test('after markDirty, the full sync reads our table and undoes every foreign ch
   assert.deepEqual(repairs, ['foreign_change']);
 });
 
+test('a foreign change seen while a sync runs makes the next sync the repair, counted', async () => {
+  // The guard's event can arrive while a sync is between its plan and its commit's reply (seen in
+  // test/traffic/tamper under load: the in-flight sync ended, cleared needFull, and the next sync
+  // was a partial one that neither re-read the table nor counted the repair).
+  const repairs: string[] = [];
+  const { proxier, nft, kernel } = proxierOnFake({ metrics: { repairs: { inc: ({ reason }) => repairs.push(reason) } } });
+  await proxier.sync(snapshot(entries), changed(), true);
+  const grown: Parameters<typeof snapshot>[0] = [[svc1, [ep('10.180.0.1'), ep('10.180.0.2'), ep('10.180.0.3')]], [aff, [ep('10.180.4.1')]]];
+  const commit = nft.commit.bind(nft);
+  // A partial sync (svc1 grows), then a full one (back): each time the other process changes our
+  // table right after our commit, and the guard's markDirty comes before the sync has ended.
+  for (const [full, target] of [[false, grown], [true, entries]] as const) {
+    const what = full ? 'full' : 'partial';
+    let tampered = false;
+    nft.commit = async (tx) => {
+      const stats = await commit(tx);
+      if (!tampered) {
+        tampered = true;
+        await kernel.open().commit(new Transaction().addRule('ip', T, 'services', rule('ip').daddr('172.30.0.41').verdict({ kind: 'drop' }).build()));
+        proxier.markDirty('foreign_change');
+      }
+      return stats;
+    };
+    assert.deepEqual(await proxier.sync(snapshot(target), changed(svc1.key), full), { full, ok: true }, what);
+    nft.commit = commit;
+    assert.ok(tampered, `the ${what} sync committed`);
+    const want = await freshFullSync(target);
+    assert.ok(ruleset(kernel) !== want, `the change landed after the ${what} sync's commit`);
+    assert.deepEqual(await proxier.sync(snapshot(target), changed(), false), { full: true, ok: true }, `the sync after the ${what} one`);
+    assert.ok(ruleset(kernel) === want, `repaired after a change during a ${what} sync`);
+  }
+  assert.deepEqual(repairs, ['foreign_change', 'foreign_change']);
+});
+
 test('a whole flushed or deleted table is rebuilt by the repair sync', async () => {
   const { proxier, kernel } = proxierOnFake();
   await proxier.sync(snapshot(entries), changed(), true);
