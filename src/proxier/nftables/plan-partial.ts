@@ -112,11 +112,11 @@ function writeBaseSets(w: TxWriter, state: FamilyState, base: BaseObjects): Map<
 function writeBaseChains(w: TxWriter, state: FamilyState, base: BaseObjects, chains: Map<string, string | null>): string[] {
   const f = state.family;
   // Every new chain before any rule: a changed chain's rules may jump to one that comes later (record-affinity).
-  const changed = base.chains.filter((c) => state.mirror.chains.get(c.name) !== chainFingerprint(c));
-  for (const c of changed) if (state.mirror.chains.has(c.name)) w.flushChain(f, c.name, BASE_OWNER); else w.addChain(f, c, BASE_OWNER);
-  for (const c of changed) {
+  const changed = base.chains.map((c) => ({ c, fp: chainFingerprint(c) })).filter(({ c, fp }) => state.mirror.chains.get(c.name) !== fp);
+  for (const { c } of changed) if (state.mirror.chains.has(c.name)) w.flushChain(f, c.name, BASE_OWNER); else w.addChain(f, c, BASE_OWNER);
+  for (const { c, fp } of changed) {
     w.addRules(f, c, BASE_OWNER);
-    chains.set(c.name, chainFingerprint(c));
+    chains.set(c.name, fp);
   }
   const wanted = new Set(base.chains.map((c) => c.name));
   const gone = state.base.chains.filter((c) => !wanted.has(c.name)).map((c) => c.name);
