@@ -6,15 +6,15 @@
 // the commit can be stale, and a dump after it sees them all.
 import type { KeyPart } from '../../native';
 import { parseIp } from '../../native/addresses';
+import { tryDecodeValue } from '../../native/element-decode';
+import { protoNumber } from '../../native/elements';
+import { mapData } from '../../native/set-spec';
 import { baseSetsByName } from './compile-base';
-import type { ElementDef, NftFamily } from './desired';
-import { ENDPOINT_MAPS, TABLE, affinityRecordsName, parseAffinitySetName, type EndpointMapFamily } from './names';
+import type { ElementDef, NftFamily, SetDef } from './desired';
+import { TABLE, affinityRecordsName, parseAffinitySetName, type EndpointMapFamily } from './names';
 import type { ProxierLog } from './options';
 import type { FamilyState } from './state';
 import { BASE_OWNER, TxWriter } from './tx-writer';
-
-const PROTO_NAME = new Map<number, KeyPart>([[6, 'tcp'], [17, 'udp'], [132, 'sctp']]);
-const PROTO_NUMBER = new Map<unknown, number>([['tcp', 6], ['udp', 17], ['sctp', 132]]);
 
 /** Pairs of one endpoint map family that a sync removed, and those it added (a timeout change moves a pair). */
 export interface PairChanges {
@@ -46,7 +46,7 @@ export function pairId(parts: readonly KeyPart[]): string | null {
   const out: string[] = [];
   for (const p of parts) {
     if (typeof p === 'number') out.push(p.toString(16));
-    else if (PROTO_NUMBER.has(p)) out.push(PROTO_NUMBER.get(p)!.toString(16));
+    else if (p === 'tcp' || p === 'udp' || p === 'sctp') out.push(protoNumber(p, 'pair').toString(16));
     else {
       try {
         out.push(hex(parseIp(p, 'pair').bytes));
@@ -62,32 +62,14 @@ export function pairId(parts: readonly KeyPart[]): string | null {
 export interface RecordPair { key: KeyPart[]; pair: string }
 
 /**
- * Reads a record's key (client . [address .] protocol . port, each field in a 4-byte-aligned slot)
- * and value (endpoint address . port). Null when the lengths are not those of `fam`'s records.
+ * Reads a record of the records map `spec` (key client . destination, value endpoint address . port).
+ * Null when the bytes do not hold the map's types.
  */
-export function readRecord(family: NftFamily, fam: EndpointMapFamily, key: Buffer, data: Buffer | undefined): RecordPair | null {
-  const alen = family === 'ip' ? 4 : 16;
-  const withAddr = !ENDPOINT_MAPS[fam].nodePort;
-  const want = alen * (withAddr ? 2 : 1) + 8;
-  if (key.length !== want || !data || data.length !== alen + 4) return null;
-  const addr = (b: Buffer, at: number): string => addressText(b.subarray(at, at + alen));
-  const client = addr(key, 0);
-  const destAddr = withAddr ? [addr(key, alen)] : [];
-  const at = alen * (withAddr ? 2 : 1);
-  const proto = PROTO_NAME.get(key[at]);
-  if (proto === undefined) return null;
-  const port = key.readUInt16BE(at + 4);
-  const epAddr = addr(data, 0);
-  const epPort = data.readUInt16BE(alen);
-  const pair = pairId([...destAddr, proto, port, epAddr, epPort]);
-  return pair === null ? null : { key: [client, ...destAddr, proto, port], pair };
-}
-
-function addressText(b: Buffer): string {
-  if (b.length === 4) return Array.from(b).join('.');
-  const words: string[] = [];
-  for (let i = 0; i < 16; i += 2) words.push(b.readUInt16BE(i).toString(16));
-  return words.join(':');
+export function readRecord(spec: SetDef, key: Buffer, data: Buffer | undefined): RecordPair | null {
+  const parts = tryDecodeValue(spec.key, key);
+  const value = data && tryDecodeValue(mapData(spec) ?? [], data);
+  const pair = parts && value ? pairId([...parts.slice(1), ...value]) : null;
+  return pair === null ? null : { key: parts!, pair };
 }
 
 /** What deleting stale records needs of the kernel. */
@@ -148,8 +130,9 @@ export class StaleRecords {
 
 async function deleteOnce(kernel: RecordsKernel, state: FamilyState, fam: EndpointMapFamily, check: Check, log: ProxierLog): Promise<number> {
   const f = state.family;
-  const stale = check === 'unwanted' ? await unwantedPairs(kernel, f, fam, pairSetsByFamily(state).get(fam) ?? []) : check;
-  const { elements, unreadable } = await staleRecords(kernel, f, fam, stale);
+  const pairSets = (pairSetsByFamily(state).get(fam) ?? []).map((name) => baseSetsByName(state.base).get(name)!);
+  const stale = check === 'unwanted' ? await unwantedPairs(kernel, f, pairSets) : check;
+  const { elements, unreadable } = await staleRecords(kernel, f, baseSetsByName(state.base).get(affinityRecordsName(fam))!, stale);
   if (unreadable > 0) log.warn({ family: f, set: affinityRecordsName(fam), unreadable }, 'Affinity records of an unexpected shape left alone');
   if (elements.length === 0) return 0;
   const w = new TxWriter({ small: true });
@@ -175,16 +158,15 @@ function pairSetsByFamily(s: FamilyState): Map<EndpointMapFamily, string[]> {
  * The records of `fam` to delete: those naming a pair `stale` says is stale. Records the kernel
  * lists in a shape ours never have are left alone (counted in `unreadable`).
  */
-export async function staleRecords(kernel: RecordsKernel, family: NftFamily, fam: EndpointMapFamily,
+export async function staleRecords(kernel: RecordsKernel, family: NftFamily, records: SetDef,
   stale: (pair: string) => boolean): Promise<{ elements: ElementDef[]; unreadable: number }> {
-  const set = affinityRecordsName(fam);
-  const dumped = await kernel.dumpSet(family, TABLE, set);
+  const dumped = await kernel.dumpSet(family, TABLE, records.name);
   const elements: ElementDef[] = [];
   let unreadable = 0;
   for (const e of dumped.elements) {
-    const r = readRecord(family, fam, e.key, e.data);
+    const r = readRecord(records, e.key, e.data);
     if (!r) unreadable++;
-    else if (stale(r.pair)) elements.push({ set, key: r.key });
+    else if (stale(r.pair)) elements.push({ set: records.name, key: r.key });
   }
   return { elements, unreadable };
 }
@@ -196,28 +178,18 @@ export function removedPairs(c: PairChanges): (pair: string) => boolean {
   return (pair) => removed.has(pair);
 }
 
-/**
- * Reads a pair element's key (destination . endpoint address . port, each field in a 4-byte-aligned
- * slot) into the id readRecord gives its pair. Null when the length is not that of `fam`'s pairs.
- */
-export function readPair(family: NftFamily, fam: EndpointMapFamily, key: Buffer): string | null {
-  const alen = family === 'ip' ? 4 : 16;
-  const withAddr = !ENDPOINT_MAPS[fam].nodePort;
-  const at = withAddr ? alen : 0;
-  if (key.length !== at + 8 + alen + 4) return null;
-  const proto = PROTO_NAME.get(key[at]);
-  if (proto === undefined) return null;
-  const dest = withAddr ? [addressText(key.subarray(0, alen))] : [];
-  const ep = at + 8;
-  return pairId([...dest, proto, key.readUInt16BE(at + 4), addressText(key.subarray(ep, ep + alen)), key.readUInt16BE(ep + alen)]);
+/** The id readRecord gives a pair, of an element of the pair set `spec`; null when the bytes do not hold its key. */
+export function readPair(spec: SetDef, key: Buffer): string | null {
+  const parts = tryDecodeValue(spec.key, key);
+  return parts ? pairId(parts) : null;
 }
 
-/** After a full sync: a pair is stale unless the kernel's pair sets of its family hold it (`pairSets`: their names). */
-export async function unwantedPairs(kernel: RecordsKernel, family: NftFamily, fam: EndpointMapFamily, pairSets: readonly string[]): Promise<(pair: string) => boolean> {
+/** After a full sync: a pair is stale unless the kernel's pair sets of its family hold it. */
+export async function unwantedPairs(kernel: RecordsKernel, family: NftFamily, pairSets: readonly SetDef[]): Promise<(pair: string) => boolean> {
   const ids = new Set<string>();
   for (const set of pairSets) {
-    for (const e of (await kernel.dumpSet(family, TABLE, set)).elements) {
-      const id = readPair(family, fam, e.key);
+    for (const e of (await kernel.dumpSet(family, TABLE, set.name)).elements) {
+      const id = readPair(set, e.key);
       if (id !== null) ids.add(id);
     }
   }

@@ -87,13 +87,14 @@ test('a deletion the kernel refuses is logged, the sync stands, and the next syn
 test('records and pairs read from the kernel\'s bytes meet the pairs as compiled, however an address is written', () => {
   const v4 = Buffer.from([10, 0, 0, 1, 172, 30, 0, 50, 6, 0, 0, 0, 0, 80, 0, 0]);
   const data = Buffer.from([10, 180, 5, 1, 0, 80, 0, 0]);
-  const r = readRecord('ip', 'cluster', v4, data)!;
+  const records = setDefFor(ctx(), 'affinity-records');
+  const r = readRecord(records, v4, data)!;
   assert.deepEqual(r.key, ['10.0.0.1', '172.30.0.50', 'tcp', 80]);
   assert.equal(r.pair, pairId(['172.30.0.50', 'tcp', 80, '10.180.5.1', 80]));
-  assert.equal(readRecord('ip', 'cluster', v4.subarray(1), data), null, 'a key of another length');
-  assert.equal(readRecord('ip', 'nodePort', v4, data), null, 'another family\'s record');
+  assert.equal(readRecord(records, v4.subarray(1), data), null, 'a key of another length');
+  assert.equal(readRecord(setDefFor(ctx(), 'affinity-nodeport-records'), v4, data), null, 'another family\'s record');
   const pairKey = Buffer.concat([Buffer.from([172, 30, 0, 50, 6, 0, 0, 0, 0, 80, 0, 0]), data]);
-  assert.equal(readPair('ip', 'cluster', pairKey), r.pair);
+  assert.equal(readPair(setDefFor(ctx(), 'affinity-endpoints-600'), pairKey), r.pair);
   const v6 = pairId(['fd00:30::0:41', 'udp', 53, 'fd00:10::1', 5353]);
   assert.equal(v6, pairId(['fd00:30::41', 'udp', 53, 'fd00:10:0:0::1', 5353]));
 });
