@@ -298,13 +298,12 @@ export class RuleBuilder {
     checkSetName(set, 'set');
     checkTimeoutSeconds(timeoutSeconds, 'timeoutSeconds');
     const k = this.loadKey(parts, 'parts', DYNSET_KEY);
-    const words = k.key.reduce((n, t) => n + Math.ceil(NFT_TYPES[t].len / 4), 0);
-    const v = data === undefined ? undefined : this.loadKey(data, 'data', MAP_KEY, words);
+    const v = data === undefined ? undefined : this.loadKey(data, 'data', MAP_KEY, k.endWord);
     if (v && v.exprs.some((e) => e.type === 'numgen')) throw new TypeError('data: numgen is not a value a set can store');
     this.setRefs.push({ set, key: k.key, use: 'dynset', arg: 'set', ...(v ? { data: v.key } : {}) });
     const text = `update @${set} { ${k.text} timeout ${timeoutSeconds}s${v ? ` : ${v.text}` : ''} }`;
     return this.push(text, ...k.exprs, ...(v?.exprs ?? []),
-      { type: 'dynset', op: DYNSET_OP.update, set, sregKey: REG_1, sregData: v ? registerForWord(words) : 0, timeoutMs: timeoutSeconds * 1000, flags: 0 });
+      { type: 'dynset', op: DYNSET_OP.update, set, sregKey: REG_1, sregData: v ? registerForWord(k.endWord) : 0, timeoutMs: timeoutSeconds * 1000, flags: 0 });
   }
 
 

@@ -14,7 +14,8 @@ const MAX_NUMGEN_MOD = 2 ** 31;
 
 export const ipWord = (v: IpVersion) => (v === 4 ? 'ip' : 'ip6');
 
-export interface Loaded { exprs: Expr[]; key: NftType[]; text: string }
+/** `endWord`: the register word after the key's last part (where a dynset's value goes). */
+export interface Loaded { exprs: Expr[]; key: NftType[]; text: string; endWord: number }
 /**
  * Which key parts a statement takes. Constants ({ip}, {port}, {proto}) go where a key is matched
  * against or written into a set (the shared affinity set's key holds the Service and endpoint);
@@ -138,7 +139,7 @@ export function loadKeyParts(net: KeyNet, parts: KeyExpr[], arg: string, allow: 
     word += Math.ceil(NFT_TYPES[t].len / 4);
     if (word > 16) throw new RangeError(`${arg}: the key does not fit the 64-byte register file`);
   }
-  return { exprs: [...exprs, ...loads], key, text: texts.join(' . ') };
+  return { exprs: [...exprs, ...loads], key, text: texts.join(' . '), endWord: word };
 }
 
 function numgenModulus(mod: unknown, arg: string): number {
