@@ -1,7 +1,7 @@
 // A fixed pure-JS workload run on the host and in the guest: the ratio is the guest's slowdown,
 // stated beside the guest's figures. The 10k-Service cluster built as a snapshot, and its virtual
 // services and real servers serialized as IPVS ops (what a cold full sync's TypeScript side does most).
-import type { IpvsOp } from '../../src/native/ipvs-types';
+import type { IpvsOp } from '../../src/native/ipvs/ipvs-types';
 import { serializeIpvsOps } from '../../src/native';
 import { benchCluster } from './snapshot';
 

@@ -3,7 +3,7 @@
 // transaction exist at once), the live heap. Without a kernel it only reads the buffer, as the
 // addon would; with one it passes the commit on.
 import type { NftHandle } from '../../src/proxier/nftables/options';
-import type { Transaction } from '../../src/native/transaction';
+import type { Transaction } from '../../src/native/txn/transaction';
 import { reading, type HeapReading } from './heap';
 
 export interface CommitSample {

@@ -2,7 +2,7 @@
 //   node native/fuzz/gen_ipvs_op_seeds.js
 const { writeFileSync, mkdirSync } = require('node:fs');
 const { join } = require('node:path');
-const { serializeIpvsOps, serializeIpvsServiceKey } = require('../../dist/src/native/ipvs-serialize');
+const { serializeIpvsOps, serializeIpvsServiceKey } = require('../../dist/src/native/ipvs/ipvs-serialize');
 
 const dir = join(__dirname, 'seeds', 'ipvs_ops');
 mkdirSync(dir, { recursive: true });

@@ -1,4 +1,4 @@
-// IPVS results as JavaScript values (the shapes src/native/addon-types.ts declares: RawIpvs*).
+// IPVS results as JavaScript values (the shapes src/native/addon/addon-types.ts declares: RawIpvs*).
 #pragma once
 #include <napi.h>
 

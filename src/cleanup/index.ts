@@ -7,7 +7,7 @@
 import * as os from 'node:os';
 import type { Log } from '../base/log';
 import { Family, IpvsSocket, NetlinkError, Nft, RtnlSocket, Transaction } from '../native';
-import type { IpvsHandle } from '../native/ipvs-types';
+import type { IpvsHandle } from '../native/ipvs/ipvs-types';
 import { cleanupIpvs, type IpvsCleanupResult } from './ipvs';
 import { cleanupUpstream, upstreamCleanupFailures, type UpstreamCleanupResult } from './upstream';
 

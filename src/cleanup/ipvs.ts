@@ -6,10 +6,10 @@
 // would take the address with it). A kernel without IPVS has nothing of ours: that is not a failure.
 import * as os from 'node:os';
 import type { Log } from '../base/log';
-import type { IpvsHandle, IpvsServiceState } from '../native/ipvs-types';
-import { DUMMY_LINK, type LinkAddress, type RtnlHandle } from '../native/rtnl-types';
+import type { IpvsHandle, IpvsServiceState } from '../native/ipvs/ipvs-types';
+import { DUMMY_LINK, type LinkAddress, type RtnlHandle } from '../native/rtnl/rtnl-types';
 import { CidrSet } from '../native/cidr-set';
-import { serviceId } from '../native/ipvs-describe';
+import { serviceId } from '../native/ipvs/ipvs-describe';
 
 
 export interface IpvsCleanupResult {

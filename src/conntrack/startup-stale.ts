@@ -13,7 +13,7 @@
 import { BlockList } from 'node:net';
 import type { Endpoint, ProxySnapshot, ServicePort } from '../core/types';
 import type { ConntrackFilter, DnatFlow } from '../native';
-import { parseIp } from '../native/addresses';
+import { parseIp } from '../native/wire/addresses';
 import { filterKey } from './filter';
 
 export type FlowProtocol = 'udp' | 'sctp';

@@ -5,7 +5,7 @@
 import { strict as assert } from 'node:assert';
 import { test } from 'node:test';
 import { IpvsSocket, Nft, RtnlSocket } from '../../src/native';
-import type { IpvsApplyResult, IpvsHandle, IpvsOp } from '../../src/native/ipvs-types';
+import type { IpvsApplyResult, IpvsHandle, IpvsOp } from '../../src/native/ipvs/ipvs-types';
 import { IpvsHelperTable, IpvsProxier } from '../../src/proxier/ipvs';
 import { changed, ep, recordingLog, snapshot, sp } from '../proxier/ipvs/helpers';
 import { withNetns, type TestNetns } from '../helpers/netns';

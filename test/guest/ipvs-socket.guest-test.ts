@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { SocketAddress } from 'node:net';
 import { test } from 'node:test';
 import { IpvsSocket } from '../../src/native';
-import type { IpvsDestination, IpvsOp, IpvsService, IpvsServiceKey, IpvsServiceState } from '../../src/native/ipvs-types';
-import { IPVS_SVC_F_HASHED, IPVS_SVC_F_PERSISTENT } from '../../src/native/ipvs-types';
+import type { IpvsDestination, IpvsOp, IpvsService, IpvsServiceKey, IpvsServiceState } from '../../src/native/ipvs/ipvs-types';
+import { IPVS_SVC_F_HASHED, IPVS_SVC_F_PERSISTENT } from '../../src/native/ipvs/ipvs-types';
 import { TestNetns, withNetns } from '../helpers/netns';
 
 const EEXIST = 17;

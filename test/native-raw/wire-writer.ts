@@ -1,5 +1,5 @@
 // A tiny hand-rolled writer for the transaction buffer (docs/wire-format.md), independent of
-// src/native/serialize.ts so these tests check the addon against the document itself.
+// src/native/txn/serialize.ts so these tests check the addon against the document itself.
 export class W {
   private parts: Buffer[] = [];
   u8(v: number): this { const b = Buffer.alloc(1); b.writeUInt8(v); return this.push(b); }

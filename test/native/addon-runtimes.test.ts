@@ -35,7 +35,7 @@ const runtimes = [...new Map([process.execPath, systemNode(), LTS].filter((n): n
 const CHILD = `
 const root = process.argv[1], netnsPath = process.argv[2];
 const { Transaction } = require(root + '/dist/src/native');
-const addon = require(root + '/dist/src/native/addon-loader').loadAddon();
+const addon = require(root + '/dist/src/native/addon/addon-loader').loadAddon();
 (async () => {
   const tx = new Transaction().addTable('ip', 'kpn-runtime').addChain('ip', 'kpn-runtime', { name: 'c' });
   const ops = addon.validateTransaction(tx.serialize());

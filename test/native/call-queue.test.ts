@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { test } from 'node:test';
-import { CallQueue } from '../../src/native/call-queue';
+import { CallQueue } from '../../src/native/addon/call-queue';
 
 test('calls run one after another, a failed one does not stop the next', async () => {
   const q = new CallQueue('X');

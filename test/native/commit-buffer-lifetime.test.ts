@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Nft, Transaction, rule } from '../../src/native';
-import { loadAddon } from '../../src/native/addon-loader';
+import { loadAddon } from '../../src/native/addon/addon-loader';
 import { withNetns } from '../helpers/netns';
 import { gcFunction } from '../helpers/gc';
 

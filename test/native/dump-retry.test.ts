@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { test } from 'node:test';
-import { DUMP_ATTEMPTS, retryInterrupted } from '../../src/native/dump-retry';
+import { DUMP_ATTEMPTS, retryInterrupted } from '../../src/native/addon/dump-retry';
 
 const interrupted = (): Error => Object.assign(new Error('dump interrupted by a concurrent change'), { errno: 4, code: 'EINTR' });
 

@@ -2,9 +2,9 @@
 // as types (keyTypesOf), each the inverse of what the builder encodes.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { decodeValue } from '../../src/native/element-decode';
-import { encodeElements } from '../../src/native/elements';
-import { keyTypeId, keyTypesOf, type NftType } from '../../src/native/nft-types';
+import { decodeValue } from '../../src/native/txn/element-decode';
+import { encodeElements } from '../../src/native/txn/elements';
+import { keyTypeId, keyTypesOf, type NftType } from '../../src/native/txn/nft-types';
 
 test('decodeValue reads back every key type, alone and concatenated, and a data map\'s data', () => {
   const cases: [NftType[], (string | number)[]][] = [

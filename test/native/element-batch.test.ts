@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ElementBatch, FakeKernel, Nft, Transaction, type Element, type SetSpec, type TableDump } from '../../src/native';
-import { ipv6Text } from '../../src/native/element-decode';
+import { ipv6Text } from '../../src/native/txn/element-decode';
 import { withNetns } from '../helpers/netns';
 import { DATA_SETS, DATA_SETS6, SETS, T4, TD } from './fixtures';
 

@@ -2,8 +2,8 @@
 import assert from 'node:assert/strict';
 import { constants } from 'node:os';
 import { test } from 'node:test';
-import { loadAddon } from '../../src/native/addon-loader';
-import { errnoName } from '../../src/native/errno-names';
+import { loadAddon } from '../../src/native/addon/addon-loader';
+import { errnoName } from '../../src/native/addon/errno-names';
 import { NetlinkError } from '../../src/native';
 
 // Names the C library gives a second spelling of the same number; the table uses the first.

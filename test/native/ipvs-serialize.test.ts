@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { loadAddon } from '../../src/native';
-import { serializeIpvsOps, serializeIpvsServiceKey } from '../../src/native/ipvs-serialize';
-import type { IpvsOp, IpvsService } from '../../src/native/ipvs-types';
+import { serializeIpvsOps, serializeIpvsServiceKey } from '../../src/native/ipvs/ipvs-serialize';
+import type { IpvsOp, IpvsService } from '../../src/native/ipvs/ipvs-types';
 
 const svc4: IpvsService = { family: 4, protocol: 'TCP', address: '10.96.0.10', port: 53, scheduler: 'rr', flags: 0, timeout: 0, prefixLength: 32 };
 const svc6: IpvsService = { family: 6, protocol: 'SCTP', address: 'fd00::10', port: 9000, scheduler: 'wrr', flags: 1, timeout: 10800, prefixLength: 128 };

@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { NetlinkError, Transaction } from '../../src/native';
-import { addonPath, loadAddon, packageRoot } from '../../src/native/addon-loader';
-import { toNetlinkError } from '../../src/native/netlink-error';
+import { addonPath, loadAddon, packageRoot } from '../../src/native/addon/addon-loader';
+import { toNetlinkError } from '../../src/native/addon/netlink-error';
 
 test('the package root is found from src/ and dist/ alike', () => {
   const root = packageRoot();

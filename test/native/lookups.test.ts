@@ -3,8 +3,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeKernel, FakeNft, NetlinkError, Nft, Transaction, rule, type SetSpec } from '../../src/native';
-import type { ChainRule, ExpectedChain } from '../../src/native/lookups';
-import { decodeValue } from '../../src/native/element-decode';
+import type { ChainRule, ExpectedChain } from '../../src/native/nft/lookups';
+import { decodeValue } from '../../src/native/txn/element-decode';
 import { createNetns, type TestNetns } from '../helpers/netns';
 
 const T = 't';

@@ -1,6 +1,6 @@
 // Renders the builder's expressions the way `nft --debug=netlink` (libnftnl) prints them, so a
 // test can compare registers, lengths and data bytes with what nft itself generates.
-import type { Expr } from '../../src/native/expressions';
+import type { Expr } from '../../src/native/txn/expressions';
 
 const BASES = ['link layer', 'network', 'transport', 'inner'];
 const CMP = ['eq', 'neq', 'lt', 'lte', 'gt', 'gte'];

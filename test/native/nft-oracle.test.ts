@@ -3,9 +3,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Rule, rule, SetSpec, Transaction } from '../../src/native';
-import { Expr } from '../../src/native/expressions';
-import { natForMapData } from '../../src/native/rule-builder';
-import { mapData } from '../../src/native/set-spec';
+import { Expr } from '../../src/native/txn/expressions';
+import { natForMapData } from '../../src/native/txn/rule-builder';
+import { mapData } from '../../src/native/txn/set-spec';
 import { withNetns } from '../helpers/netns';
 import { dataMapKinds, everyKind } from './fixtures';
 import { parseNftDebug, renderExpr } from './nft-debug-render';

@@ -2,7 +2,7 @@
 // the argument checks that refuse bad input before the addon sees it. Pure.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ADDRESS_OP_RECORD, checkLinkName, describeAddressOp, encodeAddressOps } from '../../src/native/rtnl-encode';
+import { ADDRESS_OP_RECORD, checkLinkName, describeAddressOp, encodeAddressOps } from '../../src/native/rtnl/rtnl-encode';
 import type { AddressOp } from '../../src/native';
 
 test('records: op, family, prefix, 0, link index LE, address in network order', () => {

@@ -6,8 +6,8 @@ import { SocketAddress } from 'node:net';
 import { after, before, test } from 'node:test';
 import { NetlinkError, RtnlSocket } from '../../src/native';
 import type { AddressOp, LinkAddress } from '../../src/native';
-import { loadAddon } from '../../src/native/addon-loader';
-import { encodeAddressOps } from '../../src/native/rtnl-encode';
+import { loadAddon } from '../../src/native/addon/addon-loader';
+import { encodeAddressOps } from '../../src/native/rtnl/rtnl-encode';
 import { createNetns, TestNetns } from '../helpers/netns';
 
 let ns: TestNetns;

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { loadAddon, rule, SetSpec, Transaction } from '../../src/native';
-import { keyLength, keyTypeId } from '../../src/native/nft-types';
+import { keyLength, keyTypeId } from '../../src/native/txn/nft-types';
 import { everyKind } from './fixtures';
 
 const hex = (b: Buffer) => b.toString('hex');

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Family, SetSpec, Transaction } from '../../src/native';
-import { setUserdata } from '../../src/native/set-userdata';
+import { setUserdata } from '../../src/native/txn/set-userdata';
 import { withNetns } from '../helpers/netns';
 import { DATA_SETS, DATA_SETS6, DATA_SETS_INET, SETS } from './fixtures';
 import { newsetUserdata } from './nft-mnl';

@@ -4,8 +4,8 @@
 // (src/native) for CIDR membership. Pure; node:net only classifies strings.
 import { isIPv4, isIPv6 } from 'node:net';
 import type { IPFamily } from '../../core/types';
-import { destId, serviceId } from '../../native/ipvs-describe';
-import type { IpvsDestKey, IpvsFamily, IpvsServiceKey } from '../../native/ipvs-types';
+import { destId, serviceId } from '../../native/ipvs/ipvs-describe';
+import type { IpvsDestKey, IpvsFamily, IpvsServiceKey } from '../../native/ipvs/ipvs-types';
 
 export { CidrSet } from '../../native/cidr-set';
 

@@ -4,8 +4,8 @@
 // in excludeCIDRs. The first full sync then changes only what differs: a virtual service that is
 // already right is not touched, so its traffic never stops.
 import type { IPFamily } from '../../core/types';
-import type { IpvsHandle } from '../../native/ipvs-types';
-import { DUMMY_LINK, type LinkAddress, type RtnlHandle } from '../../native/rtnl-types';
+import type { IpvsHandle } from '../../native/ipvs/ipvs-types';
+import { DUMMY_LINK, type LinkAddress, type RtnlHandle } from '../../native/rtnl/rtnl-types';
 import { canonicalIP, destKey, familyOfIP, vsKey } from './addr';
 import { Mirror } from './mirror';
 import { nodeAddresses } from './node-addresses';

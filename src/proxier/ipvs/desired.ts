@@ -4,7 +4,7 @@
 // keys another ServicePort owns (core/address-ownership), and a refused ClusterIP is skipped. Pure: the same input always gives the same
 // output, in the same order.
 import type { Endpoint, SelectedEndpoints, ServicePort } from '../../core/types';
-import { IPVS_SVC_F_PERSISTENT, type IpvsDestination, type IpvsService } from '../../native/ipvs-types';
+import { IPVS_SVC_F_PERSISTENT, type IpvsDestination, type IpvsService } from '../../native/ipvs/ipvs-types';
 import { canonicalIP, familyOfIP, ipvsFamily, vsKey } from './addr';
 
 /** IP_VS_SVC_F_SCHED2: with `mh`, hash the source port too (upstream's FlagSourceHash). */

@@ -3,7 +3,7 @@
 // inactive connections, checked on later syncs by reading the destinations of only the services
 // that have such servers; past a bound it is deleted anyway. UDP and SCTP ones are deleted at once
 // (upstream: their flows are dropped on the next packet, expire_nodest_conn=1).
-import type { IpvsDestinationState, IpvsDestKey, IpvsHandle, IpvsOp, IpvsProtocol, IpvsServiceKey } from '../../native/ipvs-types';
+import type { IpvsDestinationState, IpvsDestKey, IpvsHandle, IpvsOp, IpvsProtocol, IpvsServiceKey } from '../../native/ipvs/ipvs-types';
 import { destKey } from './addr';
 import type { Mirror } from './mirror';
 

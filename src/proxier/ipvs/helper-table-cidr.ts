@@ -1,6 +1,6 @@
 // loadBalancerSourceRanges as the interval set needs them: host bits cleared (the API accepts
 // them), nested ranges folded into the outer one (an interval set refuses overlaps), one family.
-import { parseIp, prefixMask, type IpVersion } from '../../native/addresses';
+import { parseIp, prefixMask, type IpVersion } from '../../native/wire/addresses';
 
 export interface Range { bytes: number[]; prefix: number; text: string }
 

@@ -1,6 +1,6 @@
 // One ServicePort -> the elements it wants in the helper table (pure). Upstream's syncProxyRules
 // fills its ipsets per Service the same way; the no-endpoint verdicts are the nftables mode's.
-import type { KeyPart } from '../../native/elements';
+import type { KeyPart } from '../../native/txn/elements';
 import type { Endpoint, SelectedEndpoints, ServicePort } from '../../core/types';
 import { familyOfIp, type FamilyContext } from './helper-table-context';
 import { outermost, parseRange, rangeContains } from './helper-table-cidr';

@@ -2,7 +2,7 @@
 // claimant allows, folded (an interval set refuses overlapping elements, so two ServicePorts of
 // one LB address with nested ranges must not each write theirs). ServicePorts claim their ranges
 // as `firewall-sources` elements (never written); this turns the claimed sources into elements.
-import type { KeyPart } from '../../native/elements';
+import type { KeyPart } from '../../native/txn/elements';
 import { outermost, parseRange } from './helper-table-cidr';
 import type { ElementDef } from './helper-table-elements';
 import { SET, type HelperFamily } from './helper-table-names';

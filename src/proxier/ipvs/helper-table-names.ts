@@ -1,7 +1,7 @@
 // The names and set shapes of the IPVS mode's own nftables table, one per family
 // (`ip kube-proxy-ipvs`, `ip6 kube-proxy-ipvs`). Each set stands for one or two of upstream's
 // ipsets (docs/ipvs-helper-table.md maps them).
-import type { SetSpec } from '../../native/set-spec';
+import type { SetSpec } from '../../native/txn/set-spec';
 
 export type HelperFamily = 'ip' | 'ip6';
 export const HELPER_FAMILIES: readonly HelperFamily[] = ['ip', 'ip6'];

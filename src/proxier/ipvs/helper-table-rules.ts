@@ -2,8 +2,8 @@
 // (priority 98/99), LOCAL_OUT (-99/-98) and FORWARD (99/100): the marks are set in nat
 // prerouting/output at -100 and the filter chains run at -110, both before IPVS rewrites the
 // destination, so every rule here sees the Service address the client used.
-import { rule, type Rule } from '../../native/rule-builder';
-import type { ChainSpec } from '../../native/transaction';
+import { rule, type Rule } from '../../native/txn/rule-builder';
+import type { ChainSpec } from '../../native/txn/transaction';
 import { localMatch } from '../../native/local-detector';
 import type { FamilyContext } from './helper-table-context';
 import { CHAIN, SET } from './helper-table-names';

@@ -1,9 +1,9 @@
 // The IPVS mode's own nftables table (HelperTable): a full sync rewrites both families' tables in
 // one transaction, linear in Services; a partial sync adds and deletes only the elements that the
 // changed ServicePorts gained or lost (refcounted across ServicePorts). No sync reads the kernel.
-import { ElementBatch } from '../../native/element-batch';
-import type { Element } from '../../native/elements';
-import { Transaction } from '../../native/transaction';
+import { ElementBatch } from '../../native/txn/element-batch';
+import type { Element } from '../../native/txn/elements';
+import { Transaction } from '../../native/txn/transaction';
 import type { HelperTable, HelperTableSyncInput } from './helper-table-api';
 import { ElementClaims } from './helper-table-claims';
 import { contextKey, familyContext, resolveOptions, type FamilyContext, type HelperTableOptions, type ResolvedOptions } from './helper-table-context';

@@ -2,7 +2,7 @@
 export { IpvsProxier } from './proxier';
 export type { IpvsProxierOptions, IpvsMetrics, ProxierLog, CounterLike } from './options';
 export { DEFAULT_GRACEFUL_BOUND_MS } from './options';
-export { DUMMY_LINK } from '../../native/rtnl-types';
+export { DUMMY_LINK } from '../../native/rtnl/rtnl-types';
 export { desiredServicePort } from './desired';
 export type { DesiredServicePort, DesiredVS, DesiredContext } from './desired';
 export { nodeAddresses } from './node-addresses';

@@ -1,8 +1,8 @@
 // The kernel's IPVS table as `ipvsadm -Ln` prints it, from our own dump (IpvsHandle.dump()), so an
 // operator (and the demo) can read what the mode programmed without ipvsadm on the node.
-import { hostPort } from '../../native/ipvs-describe';
-import type { IpvsForward, IpvsServiceState } from '../../native/ipvs-types';
-import { IPVS_SVC_F_PERSISTENT } from '../../native/ipvs-types';
+import { hostPort } from '../../native/ipvs/ipvs-describe';
+import type { IpvsForward, IpvsServiceState } from '../../native/ipvs/ipvs-types';
+import { IPVS_SVC_F_PERSISTENT } from '../../native/ipvs/ipvs-types';
 
 const FORWARD: Record<IpvsForward, string> = { masq: 'Masq', local: 'Local', tunnel: 'Tunnel', route: 'Route', bypass: 'Bypass' };
 

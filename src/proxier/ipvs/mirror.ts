@@ -2,8 +2,8 @@
 // their real servers, and the addresses on kube-ipvs0. Updated per operation from apply results: an
 // accepted op changes it as it changed the kernel; a refused one changes it only where the errno
 // tells what the kernel holds (EEXIST: it is there; ESRCH/ENOENT/EADDRNOTAVAIL: it is not).
-import type { IpvsDestination, IpvsOp, IpvsService } from '../../native/ipvs-types';
-import type { AddressOp } from '../../native/rtnl-types';
+import type { IpvsDestination, IpvsOp, IpvsService } from '../../native/ipvs/ipvs-types';
+import type { AddressOp } from '../../native/rtnl/rtnl-types';
 import { destKey, vsKey } from './addr';
 
 export interface MirrorVS {

@@ -3,7 +3,7 @@
 // which addresses live on other links than kube-ipvs0 (an externalIP or LoadBalancer IP that is one
 // of them is not bound to kube-ipvs0, as upstream). Pure.
 import type { IPFamily } from '../../core/types';
-import type { LinkAddress } from '../../native/rtnl-types';
+import type { LinkAddress } from '../../native/rtnl/rtnl-types';
 import { cidrFamilyOf } from '../../core/ip';
 import { CidrSet, canonicalIP, familyOfIP } from './addr';
 

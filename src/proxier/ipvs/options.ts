@@ -3,8 +3,8 @@
 import type { Clock } from '../../base/clock';
 import type { Log } from '../../base/log';
 import type { IPFamily } from '../../core/types';
-import type { IpvsHandle } from '../../native/ipvs-types';
-import type { RtnlHandle } from '../../native/rtnl-types';
+import type { IpvsHandle } from '../../native/ipvs/ipvs-types';
+import type { RtnlHandle } from '../../native/rtnl/rtnl-types';
 import type { HelperTable } from './helper-table-api';
 import { cidrFamilyOf, ipFamilyOf } from '../../core/ip';
 import { IPVS_SCHEDULERS } from './config';

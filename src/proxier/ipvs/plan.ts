@@ -3,8 +3,8 @@
 // neither (the proxier records what the kernel accepted). Two phases: phase 1 (added and edited
 // services, added, edited and drained real servers) goes before addresses are bound, phase 2
 // (deleted services) after addresses are unbound.
-import { IPVS_SVC_F_HASHED, type IpvsDestination, type IpvsOp, type IpvsService } from '../../native/ipvs-types';
-import type { AddressOp } from '../../native/rtnl-types';
+import { IPVS_SVC_F_HASHED, type IpvsDestination, type IpvsOp, type IpvsService } from '../../native/ipvs/ipvs-types';
+import type { AddressOp } from '../../native/rtnl/rtnl-types';
 import { destKey, familyOfIP, ipvsFamily } from './addr';
 import type { DesiredVS } from './desired';
 import { drainsGracefully, serviceKey, type GracefulRemovals } from './graceful';

@@ -4,8 +4,8 @@
 // against the mirror; a partial one only the virtual services and addresses of the ServicePorts
 // that changed (and what was refused last time). Then the mode's helper table gets the same sync.
 import type { ChangeSet, Proxier, ProxySnapshot, ServicePort, SyncResult } from '../../core/types';
-import { CallQueue } from '../../native/call-queue';
-import { DUMMY_LINK, type AddressOp, type LinkAddress } from '../../native/rtnl-types';
+import { CallQueue } from '../../native/addon/call-queue';
+import { DUMMY_LINK, type AddressOp, type LinkAddress } from '../../native/rtnl/rtnl-types';
 import { CidrSet, destKey, vsKey } from './addr';
 import { adopt } from './adopt';
 import { desiredServicePort, type DesiredContext, type DesiredServicePort, type DesiredVS } from './desired';

@@ -7,7 +7,7 @@
 // client alone is 16), so IPv6 keeps this shape (docs/nftables-ruleset.md, "Session affinity").
 import type { Endpoint, ServicePort } from '../../core/types';
 import type { L4Proto, Verdict } from '../../native';
-import { rule, type KeyExpr, type Rule, type RuleBuilder } from '../../native/rule-builder';
+import { rule, type KeyExpr, type Rule, type RuleBuilder } from '../../native/txn/rule-builder';
 import { localMatch } from '../../native/local-detector';
 import type { FamilyContext } from './context';
 import type { ChainDef, ElementDef } from './desired';

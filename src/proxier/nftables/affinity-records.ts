@@ -5,10 +5,10 @@
 // sets stop new records at once (the record rule looks the pair up), so only records older than
 // the commit can be stale, and a dump after it sees them all.
 import type { KeyPart } from '../../native';
-import { parseIp } from '../../native/addresses';
-import { tryDecodeValue } from '../../native/element-decode';
-import { protoNumber } from '../../native/elements';
-import { mapData } from '../../native/set-spec';
+import { parseIp } from '../../native/wire/addresses';
+import { tryDecodeValue } from '../../native/txn/element-decode';
+import { protoNumber } from '../../native/txn/elements';
+import { mapData } from '../../native/txn/set-spec';
 import { baseSetsByName } from './compile-base';
 import type { ElementDef, NftFamily, SetDef } from './desired';
 import { TABLE, affinityRecordsName, parseAffinitySetName, type EndpointMapFamily } from './names';

@@ -2,7 +2,7 @@
 // and the shared maps and sets every ServicePort puts its elements into. Only the endpoint
 // selection chains depend on the Services, and only on which endpoint counts occur (one rule and
 // one map per count in use), never on how many Services there are.
-import { rule, type KeyExpr, type Rule, type RuleBuilder } from '../../native/rule-builder';
+import { rule, type KeyExpr, type Rule, type RuleBuilder } from '../../native/txn/rule-builder';
 import type { FamilyContext } from './context';
 import type { BaseObjects, ChainDef, ElementDef, NftType, ServiceObjects, SetDef } from './desired';
 import { localMatch } from '../../native/local-detector';

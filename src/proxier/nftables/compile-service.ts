@@ -4,7 +4,7 @@
 // kernel's per-commit work does not grow with the number of Services (docs/nftables-ruleset.md).
 import type { Endpoint, SelectedEndpoints, ServicePort } from '../../core/types';
 import type { L4Proto } from '../../native';
-import { rule, type KeyExpr, type Rule, type RuleBuilder } from '../../native/rule-builder';
+import { rule, type KeyExpr, type Rule, type RuleBuilder } from '../../native/txn/rule-builder';
 import type { FamilyContext } from './context';
 import type { ChainDef, ElementDef, KeyPart, ServiceObjects } from './desired';
 import { cidrContains, ipFamilyOf, normalizeCidr, outermostCidrs, parseCidr } from './ip-util';

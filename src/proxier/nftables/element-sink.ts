@@ -3,7 +3,7 @@
 // garbage as soon as it has been claimed. One op per set, or, on the retry that looks for a
 // refused ServicePort, one op per set and ServicePort. Interval sets (nodeport-ips, a handful of
 // CIDRs) keep their elements as objects: the builder sorts and expands them.
-import { ElementBatch } from '../../native/element-batch';
+import { ElementBatch } from '../../native/txn/element-batch';
 import type { ElementDef, NftFamily, SetDef } from './desired';
 import { MIXED_OWNER, TxWriter, nativeSetSpec, owned } from './tx-writer';
 

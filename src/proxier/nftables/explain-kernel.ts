@@ -3,9 +3,9 @@
 // compared with what the proxier would program now (compileService's objects with the current
 // context) and marked as expected, differs or missing.
 import { NetlinkError, type ChainRule, type ElementLookup, type ExpectedChain, type KeyPart, type Nft, type SetSpec, type Verdict } from '../../native';
-import { decodeRange, decodeValue, tryDecodeValue } from '../../native/element-decode';
-import { elementText, encodeElements, encodeKey } from '../../native/elements';
-import { mapData } from '../../native/set-spec';
+import { decodeRange, decodeValue, tryDecodeValue } from '../../native/txn/element-decode';
+import { elementText, encodeElements, encodeKey } from '../../native/txn/elements';
+import { mapData } from '../../native/txn/set-spec';
 import { setDefFor } from './compile-base';
 import type { FamilyContext } from './context';
 import type { ChainDef, ElementDef, ServiceObjects } from './desired';

@@ -8,7 +8,7 @@
 // text. Only the walk's order mirrors compile-base.ts's chains; a rule the walk expects and does not
 // find throws (so a reshaped chain fails the tests instead of making explain lie).
 import type { SelectedEndpoints, ServicePort } from '../../core/types';
-import type { Rule } from '../../native/rule-builder';
+import type { Rule } from '../../native/txn/rule-builder';
 import { compileService, ServicePortError } from './compile-service';
 import type { FamilyContext } from './context';
 import type { ElementDef, KeyPart, ServiceObjects } from './desired';

@@ -1,6 +1,6 @@
 // For `explain` (nftables mode): one ServicePort's compiled objects and the base compiled for it,
 // asked by name and key as the walk of a connection needs (explain-path.ts).
-import type { Rule } from '../../native/rule-builder';
+import type { Rule } from '../../native/txn/rule-builder';
 import { compileBase, setNamesOf } from './compile-base';
 import type { FamilyContext } from './context';
 import type { ChainDef, ElementDef, KeyPart, ServiceObjects } from './desired';

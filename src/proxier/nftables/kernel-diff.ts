@@ -7,10 +7,10 @@
 // expression names and jump targets (rule-refs.ts), so a rule that differs in an operand alone (an
 // address, a port) is not seen; elements are compared exactly, as the kernel encodes them.
 import type { TableDump } from '../../native';
-import { decodeValue } from '../../native/element-decode';
-import { encodeElements } from '../../native/elements';
-import { keyTypesOf, NFT_DATA_VERDICT, SET_F, VERDICT_CODE, type NftType } from '../../native/nft-types';
-import { ruleRefs } from '../../native/rule-refs';
+import { decodeValue } from '../../native/txn/element-decode';
+import { encodeElements } from '../../native/txn/elements';
+import { keyTypesOf, NFT_DATA_VERDICT, SET_F, VERDICT_CODE, type NftType } from '../../native/txn/nft-types';
+import { ruleRefs } from '../../native/txn/rule-refs';
 import type { ChainDef, ElementDef, NftFamily, SetDef } from './desired';
 import type { DesiredTable } from './desired-tables';
 import { dumpedSetMatcher } from './plan-full';

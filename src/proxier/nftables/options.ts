@@ -7,7 +7,7 @@ import { ipFamilyOf, parseCidr } from './ip-util';
 
 /** The part of the native Nft handle the proxier uses (src/native Nft satisfies it). */
 export interface NftHandle {
-  commit(tx: import('../../native/transaction').Transaction): Promise<unknown>;
+  commit(tx: import('../../native/txn/transaction').Transaction): Promise<unknown>;
   /** Used once at start-up, to adopt what an earlier run left in our table. */
   dumpTable(family: NftFamily, name: string, opts?: { elements?: boolean }): Promise<{
     chains: { name: string }[];

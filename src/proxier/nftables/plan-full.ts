@@ -3,8 +3,8 @@
 // whole batch atomically). It flushes every rule and every map, re-adds everything, keeps the
 // affinity set's elements, and deletes chains and sets we know of (from the mirror, the
 // start-up dump, or a failed transaction) that are no longer wanted.
-import { setAttrs } from '../../native/set-spec';
-import { NFT_DATA_VERDICT, SET_F } from '../../native/nft-types';
+import { setAttrs } from '../../native/txn/set-spec';
+import { NFT_DATA_VERDICT, SET_F } from '../../native/txn/nft-types';
 import { baseElements, compileBase, isDerivedSet, setDefFor } from './compile-base';
 import { compileService } from './compile-service';
 import type { FamilyContext } from './context';

@@ -10,7 +10,7 @@ import { ElementIndex } from './element-index';
 import { DEFAULT_STAGE_BYTES, checkOptions, type NftablesProxierOptions } from './options';
 import { TABLE } from './names';
 import { StaleRecords, removedPairs } from './affinity-records';
-import { SET_F } from '../../native/nft-types';
+import { SET_F } from '../../native/txn/nft-types';
 import { applyPartial, planPartialFamily, type PartialChange, type PartialResult } from './plan-partial';
 import {
   dumpedSetMatcher, mirrorSetMatcher, planFullFamily, planStagedFamily, type CompiledService, type FullFamilyInput, type KnownObjects,

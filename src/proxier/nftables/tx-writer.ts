@@ -2,8 +2,8 @@
 // which ServicePort it belongs to: when the kernel refuses an op (NetlinkError.opIndex) the sync
 // knows whom to leave out on the retry.
 import type { Element, ElementBatch, SetSpec } from '../../native';
-import { isFrozenSpec } from '../../native/set-spec';
-import { Transaction } from '../../native/transaction';
+import { isFrozenSpec } from '../../native/txn/set-spec';
+import { Transaction } from '../../native/txn/transaction';
 import type { ChainDef, ElementDef, NftFamily, SetDef } from './desired';
 import { TABLE } from './names';
 

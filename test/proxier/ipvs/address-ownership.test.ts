@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { V1Service } from '@kubernetes/client-node';
 import { ProxyState } from '../../../src/core/proxy-state';
-import { FakeKernel } from '../../../src/native/fake-kernel';
+import { FakeKernel } from '../../../src/native/testing/fake-kernel';
 import { IpvsHelperTable } from '../../../src/proxier/ipvs/helper-table';
 import { recordingLogger, service, slice, sliceEndpoint } from '../../core/fixtures';
 import { boundAddresses, ipvsText, opsSince, setup } from './helpers';

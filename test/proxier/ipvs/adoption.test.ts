@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { FakeIpvs, FakeRtnl } from '../../../src/native';
 import { IpvsProxier } from '../../../src/proxier/ipvs';
-import type { IpvsService } from '../../../src/native/ipvs-types';
+import type { IpvsService } from '../../../src/native/ipvs/ipvs-types';
 import { boundAddresses, changed, ep, ipvsText, opsSince, RecordingHelperTable, recordingLog, setup, snapshot, sp } from './helpers';
 
 const svc = (address: string, port = 80, over: Partial<IpvsService> = {}): IpvsService =>

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { FakeIpvs, FakeRtnl } from '../../../src/native';
-import type { IpvsDestination, IpvsService } from '../../../src/native/ipvs-types';
+import type { IpvsDestination, IpvsService } from '../../../src/native/ipvs/ipvs-types';
 
 const svc = (address = '10.96.0.10', port = 80, over: Partial<IpvsService> = {}): IpvsService => ({
   family: address.includes(':') ? 6 : 4, protocol: 'TCP', address, port, scheduler: 'rr', flags: 0, timeout: 0,

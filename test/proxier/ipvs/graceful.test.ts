@@ -3,7 +3,7 @@
 // given its weight back when desired again.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { IpvsServiceKey } from '../../../src/native/ipvs-types';
+import type { IpvsServiceKey } from '../../../src/native/ipvs/ipvs-types';
 import { changed, ep, ipvsText, opsSince, setup, snapshot, sp } from './helpers';
 
 const vip: IpvsServiceKey = { family: 4, protocol: 'TCP', address: '10.96.0.10', port: 80 };

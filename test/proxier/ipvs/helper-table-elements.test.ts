@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { familyContext, resolveOptions } from '../../../src/proxier/ipvs/helper-table-context';
 import { elementText, servicePortElements } from '../../../src/proxier/ipvs/helper-table-elements';
-import { FakeKernel } from '../../../src/native/fake-kernel';
+import { FakeKernel } from '../../../src/native/testing/fake-kernel';
 import type { ServicePort } from '../../../src/core/types';
 import { ep, selected, snapshot, sp } from './helper-table-fixtures';
 

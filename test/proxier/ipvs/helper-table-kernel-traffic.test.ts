@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as path from 'node:path';
-import { Nft } from '../../../src/native/nft';
+import { Nft } from '../../../src/native/nft/nft';
 import { IpvsHelperTable } from '../../../src/proxier/ipvs/helper-table';
 import { CLIENT_IP, NODE_IP, REPO_ROOT, Topology } from '../../helpers/topology';
 import { ep, snapshot, sp, type Entry } from './helper-table-fixtures';

@@ -2,7 +2,7 @@
 // `nft -j list table` shows it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Nft } from '../../../src/native/nft';
+import { Nft } from '../../../src/native/nft/nft';
 import { IpvsHelperTable } from '../../../src/proxier/ipvs/helper-table';
 import { withNetns } from '../../helpers/netns';
 import { ep, fullInput, partialInput, sp, type Entry } from './helper-table-fixtures';

@@ -2,7 +2,7 @@
 // transaction holds (only the changed ServicePorts' elements, shared ones refcounted).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FakeKernel } from '../../../src/native/fake-kernel';
+import { FakeKernel } from '../../../src/native/testing/fake-kernel';
 import { IpvsHelperTable } from '../../../src/proxier/ipvs/helper-table';
 import type { HelperTableOptions } from '../../../src/proxier/ipvs/helper-table-context';
 import { ep, fullInput, partialInput, sp, type Entry } from './helper-table-fixtures';
@@ -187,8 +187,8 @@ test('a full sync replaces whatever the table held (a foreign rule, a stale elem
   const { kernel, table, elements, rules } = setup();
   await table.sync(fullInput(shared().entries));
   const other = kernel.open();
-  const { Transaction } = await import('../../../src/native/transaction');
-  const { rule } = await import('../../../src/native/rule-builder');
+  const { Transaction } = await import('../../../src/native/txn/transaction');
+  const { rule } = await import('../../../src/native/txn/rule-builder');
   await other.commit(new Transaction().addChain('ip', 'kube-proxy-ipvs', { name: 'foreign' })
     .addRule('ip', 'kube-proxy-ipvs', 'services', rule('ip').verdict({ kind: 'accept' }).build()));
   await table.sync(fullInput([]));

@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { test } from 'node:test';
 import { formatIpvsListing } from '../../../src/proxier/ipvs';
-import type { IpvsServiceState } from '../../../src/native/ipvs-types';
+import type { IpvsServiceState } from '../../../src/native/ipvs/ipvs-types';
 
 const dest = (address: string, weight: number, activeConns = 0, inactiveConns = 0) => ({
   family: (address.includes(':') ? 6 : 4) as 4 | 6, address, port: 8080, weight, forward: 'masq' as const, activeConns, inactiveConns, persistConns: 0,

@@ -5,7 +5,7 @@
 // kernel must hold exactly what the reference says. Seeded: a failure repeats.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { elementText } from '../../../src/native/elements';
+import { elementText } from '../../../src/native/txn/elements';
 import { setDefFor } from '../../../src/proxier/nftables/compile-base';
 import { compileService } from '../../../src/proxier/nftables/compile-service';
 import type { ElementDef, ServiceObjects } from '../../../src/proxier/nftables/desired';

@@ -4,9 +4,9 @@
 // earlier commit may hook anything, and a failed staging commit must still end in the same table.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Op } from '../../../src/native/ops';
+import type { Op } from '../../../src/native/txn/ops';
 import type { FakeCommit } from '../../../src/native';
-import { Transaction } from '../../../src/native/transaction';
+import { Transaction } from '../../../src/native/txn/transaction';
 import { changed, ep, manyServices, snapshot, sp } from './fixtures';
 import { freshFullSync, proxierOnFake, ruleset } from './fake-helpers';
 

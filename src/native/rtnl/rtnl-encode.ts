@@ -1,6 +1,6 @@
 // RtnlSocket's argument checks and the applyAddresses buffer: one 24-byte record per operation
 // (native/rtnl/addr_ops.h), so 10k addresses cross into the addon as one Buffer. Pure.
-import { parseIp } from './addresses';
+import { parseIp } from '../wire/addresses';
 import type { AddressOp } from './rtnl-types';
 
 export const ADDRESS_OP_RECORD = 24;

@@ -1,5 +1,5 @@
 // Finds and loads the compiled addon. It lives in build/Release under the package root, which is
-// two levels above src/native/ and three above dist/src/native/, so walk up to package.json.
+// three levels above src/native/addon/ and four above dist/src/native/addon/, so walk up to package.json.
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { AddonModule } from './addon-types';

@@ -1,11 +1,11 @@
 // The real IpvsHandle: one generic netlink socket speaking the IPVS family, optionally inside a
 // network namespace. The addon runs one operation per socket at a time, so calls queue here.
 import * as os from 'node:os';
-import { CallQueue } from './call-queue';
-import { retryInterrupted } from './dump-retry';
-import { loadAddon } from './addon-loader';
-import type { IpvsSocketHandle, RawIpvsDest, RawIpvsService } from './addon-types';
-import { errnoName } from './errno-names';
+import { CallQueue } from '../addon/call-queue';
+import { retryInterrupted } from '../addon/dump-retry';
+import { loadAddon } from '../addon/addon-loader';
+import type { IpvsSocketHandle, RawIpvsDest, RawIpvsService } from '../addon/addon-types';
+import { errnoName } from '../addon/errno-names';
 import { describeIpvsOp, hostPort } from './ipvs-describe';
 import { IPVS_FORWARD_CODE, IPVS_PROTOCOL_CODE, serializeIpvsOps, serializeIpvsServiceKey } from './ipvs-serialize';
 import type {

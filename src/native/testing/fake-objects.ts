@@ -4,10 +4,10 @@
 import {
   Draft, EBUSY, EEXIST, EINVAL, ENOENT, EOPNOTSUPP, FakeChain, FakeTable, kernelSetAttrs, refuse, tableKey,
 } from './fake-state';
-import type { Op } from './ops';
-import { NFT_DATA_VERDICT, SET_F } from './nft-types';
-import type { RuleRef } from './rule-refs';
-import type { SetAttrs } from './set-spec';
+import type { Op } from '../txn/ops';
+import { NFT_DATA_VERDICT, SET_F } from '../txn/nft-types';
+import type { RuleRef } from '../txn/rule-refs';
+import type { SetAttrs } from '../txn/set-spec';
 
 type OpOf<K extends Op['op']> = Op & { op: K };
 

@@ -1,13 +1,13 @@
 // The kernel connection: one NETLINK_NETFILTER socket (optionally inside a network namespace).
 // The addon allows one operation per socket at a time, so calls are queued here.
-import { CallQueue } from './call-queue';
-import { loadAddon } from './addon-loader';
-import type { NftSocketHandle, RawChain, RawElement, RawTableDump } from './addon-types';
-import { toNetlinkError } from './netlink-error';
-import { ChainType, Family, FAMILY_BY_CODE, FAMILY_CODE, Hook, HOOK_BY_CODE, VERDICT_CODE, Verdict } from './nft-types';
-import type { Transaction } from './transaction';
-import type { KeyPart } from './elements';
-import type { SetSpec } from './set-spec';
+import { CallQueue } from '../addon/call-queue';
+import { loadAddon } from '../addon/addon-loader';
+import type { NftSocketHandle, RawChain, RawElement, RawTableDump } from '../addon/addon-types';
+import { toNetlinkError } from '../addon/netlink-error';
+import { ChainType, Family, FAMILY_BY_CODE, FAMILY_CODE, Hook, HOOK_BY_CODE, VERDICT_CODE, Verdict } from '../txn/nft-types';
+import type { Transaction } from '../txn/transaction';
+import type { KeyPart } from '../txn/elements';
+import type { SetSpec } from '../txn/set-spec';
 import { encodeLookupKeys, expectedChainTransaction, type ChainRule, type ElementLookup, type ExpectedChain } from './lookups';
 
 export interface CommitStats { messages: number; sends: number; bytes: number }

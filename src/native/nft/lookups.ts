@@ -1,11 +1,11 @@
 // Look-ups of single objects (Nft.getElements, Nft.dumpChain and FakeNft's): their results, and
 // the checks and encodings both kernels share, so the real and the fake one refuse the same calls.
 import type { DumpedElement } from './nft';
-import { encodeKey, type KeyPart } from './elements';
-import type { Family } from './nft-types';
-import type { Rule } from './rule';
-import type { SetSpec } from './set-spec';
-import { Transaction } from './transaction';
+import { encodeKey, type KeyPart } from '../txn/elements';
+import type { Family } from '../txn/nft-types';
+import type { Rule } from '../txn/rule';
+import type { SetSpec } from '../txn/set-spec';
+import { Transaction } from '../txn/transaction';
 
 /** One key looked up: `element` as the kernel holds it (as dumpTable gives it), absent when the set has no such key. */
 export interface ElementLookup { key: KeyPart[]; element?: DumpedElement }

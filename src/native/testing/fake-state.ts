@@ -1,13 +1,13 @@
 // The in-memory nftables of one network namespace that FakeKernel applies transactions to, and
 // the copy-on-write draft a transaction is applied to: a refused batch leaves nothing applied
 // because the draft is dropped, an accepted one is swapped in whole.
-import type { Element } from './elements';
+import type { Element } from '../txn/elements';
 import { constants } from 'node:os';
-import type { ChainSpec } from './ops';
-import type { ChainType, Family, Hook, Verdict } from './nft-types';
-import { NFT_DATA_VERDICT } from './nft-types';
-import type { RuleRef } from './rule-refs';
-import { setAttrs, type SetAttrs, type SetSpec } from './set-spec';
+import type { ChainSpec } from '../txn/ops';
+import type { ChainType, Family, Hook, Verdict } from '../txn/nft-types';
+import { NFT_DATA_VERDICT } from '../txn/nft-types';
+import type { RuleRef } from '../txn/rule-refs';
+import { setAttrs, type SetAttrs, type SetSpec } from '../txn/set-spec';
 
 const MAX_ERRNO = 4095;
 

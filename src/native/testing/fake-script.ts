@@ -3,7 +3,7 @@
 // equally whatever order they were created in.
 import { elementId } from './fake-elements';
 import { chainSpecOf, FakeTable } from './fake-state';
-import { describeOp } from './nft-script';
+import { describeOp } from '../txn/nft-script';
 
 const byName = <T extends { name: string }>(a: T, b: T) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 const byKey = (a: [string, unknown], b: [string, unknown]) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);

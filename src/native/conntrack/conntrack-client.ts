@@ -2,8 +2,8 @@
 // one netlink socket: a delete is a filtered dump per filter group, then all matching entries
 // deleted in batches; a list is one dump of the DNATed flows of one family and protocol; stats are
 // the per-CPU statistics dump and the global statistics (neither walks the table).
-import { loadAddon } from './addon-loader';
-import type { AddonModule } from './addon-types';
+import { loadAddon } from '../addon/addon-loader';
+import type { AddonModule } from '../addon/addon-types';
 import type { ConntrackDeleteOptions, ConntrackDeleteResult, ConntrackFilter, ConntrackListQuery, ConntrackStats, DnatFlowList } from './conntrack-types';
 
 /** The addon's conntrack functions (a test of the wiring may pass its own). */

@@ -1,7 +1,7 @@
 // ipset sets destroyed by name over netlink (NFNL_SUBSYS_IPSET), one request and ack each, with
 // the kernel's answer per set; the caller decides what each answer means.
-import { loadAddon } from './addon-loader';
-import type { AddonModule, RawIpsetOutcome } from './addon-types';
+import { loadAddon } from '../addon/addon-loader';
+import type { AddonModule, RawIpsetOutcome } from '../addon/addon-types';
 
 export type IpsetOutcome = RawIpsetOutcome;
 

@@ -4,8 +4,8 @@
 // (index 1) with 127.0.0.1/8 and ::1/128. Tests add the node's own links with addLink/addAddress.
 import { errnoError, errnoOf } from './fake-errno';
 import { FakeFaults, type FakeOpFault } from './fake-faults';
-import type { IpvsFamily } from './ipvs-types';
-import type { AddressOp, AddressOpError, LinkAddress, LinkInfo, RtnlHandle } from './rtnl-types';
+import type { IpvsFamily } from '../ipvs/ipvs-types';
+import type { AddressOp, AddressOpError, LinkAddress, LinkInfo, RtnlHandle } from '../rtnl/rtnl-types';
 
 export type FakeRtnlFault = FakeOpFault;
 

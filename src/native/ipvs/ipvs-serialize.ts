@@ -1,8 +1,8 @@
 // IPVS ops -> the one Buffer an apply call hands the addon (docs/wire-format.md, "The IPVS op
 // buffer"). Each op is checked as it is written, and a bad one is a TypeError/RangeError naming
 // its index and field (`ops[3].dest.weight: ...`); the addon's decoder checks every byte again.
-import { parseIp } from './addresses';
-import { ByteWriter } from './byte-writer';
+import { parseIp } from '../wire/addresses';
+import { ByteWriter } from '../wire/byte-writer';
 import {
   IPVS_SVC_F_HASHED, IpvsDestination, IpvsDestKey, IpvsForward, IpvsOp, IpvsProtocol, IpvsService, IpvsServiceKey,
 } from './ipvs-types';

@@ -4,11 +4,11 @@
 // succeeding or failing on its own, as generic netlink IPVS does (no transactions).
 import { errnoError, errnoOf } from './fake-errno';
 import { FakeFaults, type FakeOpFault } from './fake-faults';
-import { describeIpvsOp, destId, serviceId } from './ipvs-describe';
+import { describeIpvsOp, destId, serviceId } from '../ipvs/ipvs-describe';
 import {
   IPVS_SVC_F_HASHED, type IpvsApplyResult, type IpvsDestination, type IpvsDestinationState, type IpvsDestKey, type IpvsHandle,
   type IpvsOp, type IpvsService, type IpvsServiceKey, type IpvsServiceState, type IpvsTimeouts,
-} from './ipvs-types';
+} from '../ipvs/ipvs-types';
 
 /** Schedulers a stock kernel's ip_vs_<name> modules provide; any other name is ENOENT (no module). */
 export const FAKE_IPVS_SCHEDULERS: readonly string[] = ['rr', 'wrr', 'lc', 'wlc', 'lblc', 'lblcr', 'dh', 'sh', 'sed', 'nq', 'fo', 'ovf', 'mh', 'twos'];

@@ -2,7 +2,7 @@
 // one op (Transaction.addElementBatch). A full sync's elements run to hundreds of thousands: as
 // objects, kept by the op records until the commit, they would outweigh the wire bytes several
 // times over; a batch keeps only the bytes, and the op's record decodes them when asked.
-import { ByteWriter } from './byte-writer';
+import { ByteWriter } from '../wire/byte-writer';
 import type { Element } from './elements';
 import { plainElementWriter, type PlainElementWriter } from './elements';
 import { decodePlainElements } from './element-decode';

@@ -7,11 +7,11 @@ import { FakeNft } from './fake-nft';
 import * as objects from './fake-objects';
 import { rulesetScript } from './fake-script';
 import { Draft, FakeChain, FakeElement, FakeTable, Refusal, refuse, ENOENT, tableKey } from './fake-state';
-import type { DumpedElement, TableDump } from './nft';
-import type { ChainRule } from './lookups';
-import type { Rule } from './rule';
-import type { Family } from './nft-types';
-import type { Op } from './ops';
+import type { DumpedElement, TableDump } from '../nft/nft';
+import type { ChainRule } from '../nft/lookups';
+import type { Rule } from '../txn/rule';
+import type { Family } from '../txn/nft-types';
+import type { Op } from '../txn/ops';
 
 /** One refused op, as the addon reports it (docs/wire-format.md, "Result"). */
 export interface OpError { errno: number; opIndex: number; extack?: string }

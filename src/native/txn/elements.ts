@@ -1,9 +1,9 @@
 // Element keys: from API values ('10.0.0.1', 'tcp', 80, '10.0.0.0/8') to the bytes the kernel
 // stores, and interval sets expanded into start / INTERVAL_END elements the way nft's userspace
 // does it (src/intervals.c), so both tools see the same set contents.
-import { cidrLast, parseCidr, parseIp } from './addresses';
+import { cidrLast, parseCidr, parseIp } from '../wire/addresses';
 import { checkIfname, scriptName as scriptChain } from './names';
-import { ByteWriter } from './byte-writer';
+import { ByteWriter } from '../wire/byte-writer';
 import { keyLength, L4PROTO_BY_CODE, L4PROTO_CODE, NftType, SET_ELEM_INTERVAL_END, VERDICT_CODE, Verdict, wordAlign } from './nft-types';
 import { Bytes } from './expressions';
 import { EncodedElement } from './serialize';

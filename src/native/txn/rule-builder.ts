@@ -1,7 +1,7 @@
 // The fluent rule builder: each call appends the low-level expressions (registers chosen the way
 // nft chooses them) and the nft text a person would write, so the netlink commit and
 // toNftScript() describe the same rule.
-import { IpVersion, parseCidr, parseIp, prefixMask } from './addresses';
+import { IpVersion, parseCidr, parseIp, prefixMask } from '../wire/addresses';
 import { checkPort, checkU32, hostU32, protoNumber, verdictText } from './elements';
 import { Expr, REG_1, REG_2, REG_VERDICT, registerForWord } from './expressions';
 import { checkIfname, checkName, checkSetName } from './names';

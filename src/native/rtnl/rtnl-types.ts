@@ -1,7 +1,7 @@
 // The rtnetlink side an IPVS mode needs, as TypeScript sees it: the dummy link that holds the
 // virtual IPs (upstream's `kube-ipvs0`, created down) and its addresses. `RtnlSocket` (rtnl.ts) is
-// the real handle, `FakeRtnl` (fake-rtnl.ts) the in-memory one.
-import type { IpvsFamily } from './ipvs-types';
+// the real handle, `FakeRtnl` (../testing/fake-rtnl.ts) the in-memory one.
+import type { IpvsFamily } from '../ipvs/ipvs-types';
 
 /** The dummy link the IPVS mode binds its virtual IPs to (upstream's name: an upstream node's is adopted). */
 export const DUMMY_LINK = 'kube-ipvs0';

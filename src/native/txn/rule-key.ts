@@ -1,6 +1,6 @@
 // Key expressions of lookups, verdict maps, dnat maps and dynsets: each part loaded into its own
 // word-aligned field of the register file, in the registers and byte order nft uses.
-import { IpVersion, parseIp } from './addresses';
+import { IpVersion, parseIp } from '../wire/addresses';
 import { checkPort, protoNumber } from './elements';
 import { Bytes, Expr, registerForWord } from './expressions';
 import { CT_DIR_ORIGINAL, CT_DIR_REPLY, CT_KEY, META, NFT_TYPES, NftType, NUMGEN_RANDOM, PAYLOAD_BASE } from './nft-types';

@@ -1,15 +1,15 @@
 // Set and map elements in the fake kernel. Keys are encoded exactly as the wire encodes them
-// (elements.ts), so a dump's keys compare byte for byte with Nft.dumpTable; each element is then
+// (../txn/elements.ts), so a dump's keys compare byte for byte with Nft.dumpTable; each element is then
 // checked against the set as the kernel holds it (which may not be the spec the transaction
 // assumed), in the order the kernel receives them.
-import { Element, encodeElements } from './elements';
-import type { Bytes } from './expressions';
+import { Element, encodeElements } from '../txn/elements';
+import type { Bytes } from '../txn/expressions';
 import { checkJumpTarget } from './fake-objects';
 import { Draft, EEXIST, EINVAL, ENFILE, ENOENT, FakeElement, FakeSet, FakeTable, refuse } from './fake-state';
-import { NFT_DATA_VERDICT, SET_ELEM_INTERVAL_END, SET_F, wordAlign } from './nft-types';
-import type { Op } from './ops';
-import type { EncodedElement } from './serialize';
-import type { SetSpec } from './set-spec';
+import { NFT_DATA_VERDICT, SET_ELEM_INTERVAL_END, SET_F, wordAlign } from '../txn/nft-types';
+import type { Op } from '../txn/ops';
+import type { EncodedElement } from '../txn/serialize';
+import type { SetSpec } from '../txn/set-spec';
 
 type ElementsOp = Extract<Op, { op: 'addElements' | 'deleteElements' }>;
 /** One API element as the kernel receives it: a start (or the only) element and an interval's end. */

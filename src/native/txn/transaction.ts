@@ -1,7 +1,7 @@
 // A batch of nftables operations, validated as it is built and written straight into the wire
 // buffer (docs/wire-format.md). It remembers enough per op to describe it (errors) and to render
 // the whole batch as an `nft -f` script.
-import { ByteWriter } from './byte-writer';
+import { ByteWriter } from '../wire/byte-writer';
 import { batchRecord, checkBatchFits, ElementBatch } from './element-batch';
 import { Element, encodeElements, writePlainElements } from './elements';
 import { checkName, checkSetName } from './names';

@@ -2,12 +2,12 @@
 // IPVS mode's dummy link and its addresses. The addon carries one request at a time per socket,
 // so calls are queued here; the addon encodes, sends and parses, and this side decides (a missing
 // link is undefined, an existing dummy is fine, another kind is an error).
-import { CallQueue } from './call-queue';
-import { retryInterrupted } from './dump-retry';
+import { CallQueue } from '../addon/call-queue';
+import { retryInterrupted } from '../addon/dump-retry';
 import { constants } from 'node:os';
-import { loadAddon } from './addon-loader';
-import type { AddonModule, RawLink, RtnlSocketHandle } from './addon-types';
-import { NetlinkError } from './netlink-error';
+import { loadAddon } from '../addon/addon-loader';
+import type { AddonModule, RawLink, RtnlSocketHandle } from '../addon/addon-types';
+import { NetlinkError } from '../addon/netlink-error';
 import { checkLinkIndex, checkLinkName, describeAddressOp, encodeAddressOps } from './rtnl-encode';
 import type { AddressOp, AddressOpError, LinkAddress, LinkInfo, RtnlHandle } from './rtnl-types';
 

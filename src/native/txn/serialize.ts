@@ -1,6 +1,6 @@
 // Writers for the transaction buffer of docs/wire-format.md. Pure encoding: every value has been
 // validated by the builder before it gets here.
-import { ByteWriter } from './byte-writer';
+import { ByteWriter } from '../wire/byte-writer';
 import { Bytes, EXPR_CODE, Expr } from './expressions';
 
 export const MAGIC = 0x544e504b;

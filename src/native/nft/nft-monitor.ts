@@ -2,9 +2,9 @@
 // The addon reads them on a thread, drops our own commits in the kernel (a BPF filter on the port
 // ids of our commit sockets) and changes to tables we do not care about, and reports the rest
 // once per commit. What counts as tampering is the caller's decision.
-import { loadAddon } from './addon-loader';
-import type { MonitorStats, NftMonitorHandle, RawMonitorChange, RawMonitorEvent } from './addon-types';
-import { Family, FAMILY_CODE } from './nft-types';
+import { loadAddon } from '../addon/addon-loader';
+import type { MonitorStats, NftMonitorHandle, RawMonitorChange, RawMonitorEvent } from '../addon/addon-types';
+import { Family, FAMILY_CODE } from '../txn/nft-types';
 
 /** nft's family names; a code without one is given as its number in a string. */
 const FAMILY_NAME: Record<number, string> = { 1: 'inet', 2: 'ip', 3: 'arp', 5: 'netdev', 7: 'bridge', 10: 'ip6' };

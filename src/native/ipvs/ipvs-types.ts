@@ -1,6 +1,6 @@
 // The IPVS kernel side as TypeScript sees it: virtual services, real servers, the operations that
 // change them and what a dump returns. Plain data: the addon (native/ipvs/) encodes and sends,
-// `IpvsSocket` (ipvs.ts) is the real handle, `FakeIpvs` (fake-ipvs.ts) the in-memory one.
+// `IpvsSocket` (ipvs.ts) is the real handle, `FakeIpvs` (../testing/fake-ipvs.ts) the in-memory one.
 // Generic netlink IPVS has no transactions: a batch's operations are applied one by one, each
 // succeeding or failing on its own, and every failure comes back with the index of its operation.
 

@@ -1,6 +1,6 @@
 // The addon's exports as the C++ side defines them (the contract in docs/wire-format.md).
-import type { IpvsTimeouts } from './ipvs-types';
-import type { ConntrackDeleteOptions, ConntrackDeleteResult, ConntrackFilter, ConntrackListQuery, ConntrackStats, DnatFlowList } from './conntrack-types';
+import type { IpvsTimeouts } from '../ipvs/ipvs-types';
+import type { ConntrackDeleteOptions, ConntrackDeleteResult, ConntrackFilter, ConntrackListQuery, ConntrackStats, DnatFlowList } from '../conntrack/conntrack-types';
 
 export interface RawChain { name: string; handle: number; hook?: number; priority?: number; type?: string; policy?: number }
 export interface RawRule { chain: string; handle: number; exprs: string[]; jumps: string[] }
@@ -55,7 +55,7 @@ export interface NftMonitorHandle {
   readonly portId: number;
 }
 
-// IPVS (generic netlink): what native/napi/ipvs_*.cc return; src/native/ipvs.ts maps them to ipvs-types.
+// IPVS (generic netlink): what native/napi/ipvs_*.cc return; src/native/ipvs/ipvs.ts maps them to ipvs-types.
 export interface RawIpvsDest {
   family: number; address: string; port: number; weight: number; forward: number;
   activeConns: number; inactiveConns: number; persistConns: number;
@@ -115,7 +115,7 @@ export interface RtnlSocketHandle {
   /** Rejects with the kernel's errno (EEXIST, EOPNOTSUPP without the dummy driver, ...). */
   createDummyLink(name: string): Promise<void>;
   deleteLink(name: string): Promise<void>;
-  /** `ops`: 24-byte records (native/rtnl/addr_ops.h; src/native/rtnl-encode.ts writes them). */
+  /** `ops`: 24-byte records (native/rtnl/addr_ops.h; src/native/rtnl/rtnl-encode.ts writes them). */
   applyAddresses(ops: Buffer): Promise<{ applied: number; sends: number; errors: RawAddressOpError[] }>;
   addresses(linkIndex?: number): Promise<RawLinkAddress[]>;
   close(): void;
