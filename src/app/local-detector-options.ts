@@ -1,7 +1,7 @@
 // detectLocalMode and detectLocal as the detect-local matches every mode's rules use (src/native).
 import type { KubeProxyConfiguration } from '../config';
 import type { IPFamily } from '../core/types';
-import type { LocalDetectorOptions } from '../native';
+import type { LocalDetectorOptions } from '../policy/local-detector';
 
 export function localDetectorFrom(config: Pick<KubeProxyConfiguration, 'detectLocalMode' | 'detectLocal'>): LocalDetectorOptions {
   switch (config.detectLocalMode) {

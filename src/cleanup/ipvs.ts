@@ -8,7 +8,7 @@ import * as os from 'node:os';
 import type { Log } from '../base/log';
 import type { IpvsHandle, IpvsServiceState } from '../native/ipvs/ipvs-types';
 import { DUMMY_LINK, type LinkAddress, type RtnlHandle } from '../native/rtnl/rtnl-types';
-import { CidrSet } from '../native/cidr-set';
+import { CidrSet } from '../policy/cidr-set';
 import { serviceId } from '../native/ipvs/ipvs-describe';
 
 

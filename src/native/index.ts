@@ -6,8 +6,6 @@ export { Transaction } from './txn/transaction';
 export { ElementBatch } from './txn/element-batch';
 export type { ChainSpec } from './txn/transaction';
 export { Rule, RuleBuilder, rule } from './txn/rule-builder';
-export { cidrFamily, detectorKey, localMatch, resolveDetector } from './local-detector';
-export type { LocalDetectorOptions, Match, ResolvedDetector } from './local-detector';
 export type { KeyExpr, RuleFamily, SetRef } from './txn/rule-builder';
 export { NetlinkError } from './addon/netlink-error';
 export { Nft } from './nft/nft';

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { localDetectorFrom, localDetectorNotice } from '../../src/app/local-detector-options';
-import { resolveDetector } from '../../src/native/local-detector';
+import { resolveDetector } from '../../src/policy/local-detector';
 
 const cfg = (detectLocalMode: string, clusterCIDRs: string[]) => ({
   detectLocalMode, detectLocal: { bridgeInterface: '', interfaceNamePrefix: '', clusterCIDRs },

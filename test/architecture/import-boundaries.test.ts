@@ -38,6 +38,7 @@ test('the check finds each kind of violation in a synthetic tree', () => {
     file('config/modes.ts', "import { ipvsConfig } from '../proxier/ipvs/config';\nimport { z } from '../proxier/ipvs/sync';\n");
     file('health/report.ts', "import { w } from '../k8s/watch';\nimport { b } from '../base/log';\n");
     file('native/nft.ts', "import type { Log } from '../base/log';\n");
+    file('policy/local-detector.ts', "import type { RuleBuilder } from '../native';\nimport { ServicePort } from '../core/model';\n");
     file('extra/thing.ts', "import { c } from '../core';\n");
     file('k8s/app-user.ts', "import { start } from '../app/proxy-app';\n");
     const { violations } = checkTree(src);
@@ -50,6 +51,7 @@ test('the check finds each kind of violation in a synthetic tree', () => {
       "src/health/report.ts -> ../k8s/watch: src/health may import only base, http, not src/k8s",
       "src/k8s/app-user.ts -> ../app/proxy-app: src/k8s may import only base, not src/app",
       "src/native/nft.ts -> ../base/log: src/native may import no other folder, not src/base",
+      "src/policy/local-detector.ts -> ../core/model: src/policy may import only native, not src/core",
       "src/proxier/ipvs/config.ts -> ./sync: a mode's config.ts may import only config/mode-section, config/net, config/schema, config/duration",
       "src/proxier/ipvs/sync.ts -> ../../proxier/nftables: mode ipvs imports mode nftables",
       "src/proxier/nftables/proxier.ts -> ../ipvs/sync: mode nftables imports mode ipvs",

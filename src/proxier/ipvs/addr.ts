@@ -7,7 +7,7 @@ import type { IPFamily } from '../../core/types';
 import { destId, serviceId } from '../../native/ipvs/ipvs-describe';
 import type { IpvsDestKey, IpvsFamily, IpvsServiceKey } from '../../native/ipvs/ipvs-types';
 
-export { CidrSet } from '../../native/cidr-set';
+export { CidrSet } from '../../policy/cidr-set';
 
 /** Lower case, shortest IPv6 (as the kernel's dumps are formatted); null when not an IP. */
 export function canonicalIP(ip: string): string | null {

@@ -2,7 +2,7 @@
 // per-ServicePort elements depend on besides the ServicePort itself. When a family's settings
 // change (node addresses, NodePort addresses, pod CIDRs for NodeCIDR) the sync is a full one.
 import type { Transaction } from '../../native/txn/transaction';
-import { resolveDetector, type LocalDetectorOptions, type ResolvedDetector } from '../../native/local-detector';
+import { resolveDetector, type LocalDetectorOptions, type ResolvedDetector } from '../../policy/local-detector';
 import { ipVersionOf } from '../../native/wire/addresses';
 import type { ProxySnapshot } from '../../core/types';
 import { HELPER_FAMILIES, type HelperFamily } from './helper-table-names';

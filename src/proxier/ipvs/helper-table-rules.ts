@@ -4,7 +4,7 @@
 // destination, so every rule here sees the Service address the client used.
 import { rule, type Rule } from '../../native/txn/rule-builder';
 import type { ChainSpec } from '../../native/txn/transaction';
-import { localMatch } from '../../native/local-detector';
+import { localMatch } from '../../policy/local-detector';
 import type { FamilyContext } from './helper-table-context';
 import { CHAIN, SET } from './helper-table-names';
 

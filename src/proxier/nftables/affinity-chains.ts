@@ -8,7 +8,7 @@
 import type { Endpoint, ServicePort } from '../../core/types';
 import type { L4Proto, Verdict } from '../../native';
 import { rule, type KeyExpr, type Rule, type RuleBuilder } from '../../native/txn/rule-builder';
-import { localMatch } from '../../native/local-detector';
+import { localMatch } from '../../policy/local-detector';
 import type { FamilyContext } from './context';
 import type { ChainDef, ElementDef } from './desired';
 import { CHAIN, SET, type ServiceChainNames } from './names';

@@ -5,7 +5,7 @@
 import { rule, type KeyExpr, type Rule, type RuleBuilder } from '../../native/txn/rule-builder';
 import type { FamilyContext } from './context';
 import type { BaseObjects, ChainDef, ElementDef, NftType, ServiceObjects, SetDef } from './desired';
-import { localMatch } from '../../native/local-detector';
+import { localMatch } from '../../policy/local-detector';
 import {
   CHAIN, ENDPOINT_MAPS, SELECT_RULES_MAX, SET, affinityEndpointsName, affinityRecordsName, countBitSetName, parseAffinitySetName,
   parseCountBitSetName, parseEndpointMapName, selectChainName, selectRangeChainName, type EndpointMapFamily,

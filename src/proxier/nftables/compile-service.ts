@@ -10,7 +10,7 @@ import type { ChainDef, ElementDef, KeyPart, ServiceObjects } from './desired';
 import { cidrContains, ipFamilyOf, normalizeCidr, outermostCidrs, parseCidr } from './ip-util';
 import { externalAddresses, plan, vip, type Plan } from './service-plan';
 import { affinityChains, affinityChainDispatch, usesAffinityChains } from './affinity-chains';
-import { localMatch } from '../../native/local-detector';
+import { localMatch } from '../../policy/local-detector';
 import {
   SET, affinityEndpointsName, countBitSetName, endpointMapName, serviceChainNames, type EndpointMapFamily, type ServiceChainNames,
 } from './names';

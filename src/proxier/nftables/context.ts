@@ -2,7 +2,7 @@
 // Built from the proxier's options and the snapshot's node; a change in it means a full sync.
 import type { NodeInfo } from '../../core/types';
 import type { NftFamily } from './desired';
-import { cidrFamily, detectorKey, resolveDetector, type LocalDetectorOptions, type ResolvedDetector } from '../../native/local-detector';
+import { cidrFamily, detectorKey, resolveDetector, type LocalDetectorOptions, type ResolvedDetector } from '../../policy/local-detector';
 import { cidrContains, ipFamilyOf, normalizeCidr, parseCidr } from './ip-util';
 
 export type NodePortMatch = { kind: 'all' } | { kind: 'cidrs'; cidrs: string[] };

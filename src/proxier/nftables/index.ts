@@ -1,7 +1,7 @@
 // The nftables proxy mode.
 export { NftablesProxier } from './proxier';
 export type { NftablesProxierOptions, NftHandle, NftablesMetrics, ProxierLog } from './options';
-export type { LocalDetectorOptions } from '../../native/local-detector';
+export type { LocalDetectorOptions } from '../../policy/local-detector';
 export { compileBase } from './compile-base';
 export { compileService } from './compile-service';
 export { buildContext } from './context';

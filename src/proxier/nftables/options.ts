@@ -2,7 +2,7 @@
 // field's name instead of as a kernel error later.
 import type { Log } from '../../base/log';
 import type { NftFamily } from './desired';
-import type { LocalDetectorOptions } from '../../native/local-detector';
+import type { LocalDetectorOptions } from '../../policy/local-detector';
 import { ipFamilyOf, parseCidr } from './ip-util';
 
 /** The part of the native Nft handle the proxier uses (src/native Nft satisfies it). */

@@ -2,7 +2,7 @@
 // pods apart from everything else. Mode-independent (it only builds rule matches), so every mode
 // that writes nftables rules takes it from here. Resolved per IP family: a CIDR mode without a CIDR of that
 // family detects nothing, exactly as upstream.
-import type { RuleBuilder } from './txn/rule-builder';
+import type { RuleBuilder } from '../native';
 
 /** The per-family table families a detector is resolved for. */
 type NftFamily = 'ip' | 'ip6';
