@@ -26,6 +26,7 @@ export type {
 } from './conntrack/conntrack-types';
 export { RtnlSocket } from './rtnl/rtnl';
 export type { RtnlSocketOptions } from './rtnl/rtnl';
+export { describeAddressOp } from './rtnl/rtnl-encode';
 export type { AddressOp, AddressOpError, LinkAddress, LinkInfo, RtnlHandle } from './rtnl/rtnl-types';
 export { IpvsSocket } from './ipvs/ipvs';
 export { describeIpvsOp } from './ipvs/ipvs-describe';
@@ -33,7 +34,7 @@ export { serializeIpvsOps, serializeIpvsServiceKey } from './ipvs/ipvs-serialize
 export type { IpvsSocketHandle, RawIpvsApplyResult, RawIpvsDest, RawIpvsService } from './addon/addon-types';
 export { FakeIpvs, FAKE_IPVS_SCHEDULERS } from './testing/fake-ipvs';
 export type { FakeIpvsFault, FakeIpvsCalls } from './testing/fake-ipvs';
-export { FakeRtnl, describeAddressOp } from './testing/fake-rtnl';
+export { FakeRtnl } from './testing/fake-rtnl';
 export type { FakeRtnlFault, FakeRtnlCalls } from './testing/fake-rtnl';
 export { destroyIpsets, IPSET_ERR_BUSY } from './ipset/ipset';
 export type { IpsetDestroyOptions, IpsetOutcome } from './ipset/ipset';

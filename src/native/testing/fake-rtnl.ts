@@ -5,6 +5,7 @@
 import { errnoError, errnoOf } from './fake-errno';
 import { FakeFaults, type FakeOpFault } from './fake-faults';
 import type { IpvsFamily } from '../ipvs/ipvs-types';
+import { describeAddressOp } from '../rtnl/rtnl-encode';
 import type { AddressOp, AddressOpError, LinkAddress, LinkInfo, RtnlHandle } from '../rtnl/rtnl-types';
 
 export type FakeRtnlFault = FakeOpFault;
@@ -12,10 +13,6 @@ export type FakeRtnlFault = FakeOpFault;
 export interface FakeRtnlCalls { link: number; ensureDummyLink: number; deleteLink: number; applyAddresses: number; addressOps: number; addresses: number }
 
 const familyOf = (address: string): IpvsFamily => (address.includes(':') ? 6 : 4);
-
-export function describeAddressOp(op: AddressOp): string {
-  return `${op.op} ${op.address.address}/${op.address.prefixLength} on link ${op.address.linkIndex}`;
-}
 
 export class FakeRtnl implements RtnlHandle {
   private readonly links = new Map<string, LinkInfo>();
