@@ -9,7 +9,7 @@ export { Rule, RuleBuilder, rule } from './txn/rule-builder';
 export type { KeyExpr, RuleFamily, SetRef } from './txn/rule-builder';
 export { NetlinkError } from './addon/netlink-error';
 export { Nft } from './nft/nft';
-export type { CommitStats, DumpedElement, TableDump } from './nft/nft';
+export type { CommitStats, DumpedElement, NftApi, TableDump } from './nft/nft';
 export type { ChainRule, ElementLookup, ExpectedChain } from './nft/lookups';
 export { NftMonitor, isOwnReport } from './nft/nft-monitor';
 export type { MonitorChange, MonitorEvent, MonitorOptions, CommitReport, MonitorOverflow, MonitorError } from './nft/nft-monitor';
@@ -18,7 +18,7 @@ export { loadAddon, addonPath } from './addon/addon-loader';
 export { memoryPressureGc, releaseFreeMemory } from './addon/release-memory';
 export { FakeKernel } from './testing/fake-kernel';
 export { FakeNft } from './testing/fake-nft';
-export type { FakeCommit, FakeFault, NftApi } from './testing/fake-nft';
+export type { FakeCommit, FakeFault } from './testing/fake-nft';
 export { ConntrackClient } from './conntrack/conntrack-client';
 export type { ConntrackAddon, ConntrackClientOptions } from './conntrack/conntrack-client';
 export type {

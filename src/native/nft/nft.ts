@@ -60,6 +60,12 @@ function toDump(raw: RawTableDump): TableDump {
   };
 }
 
+/**
+ * What the proxier and the app use of a kernel handle: Nft has it, and FakeNft (../testing/fake-nft.ts)
+ * implements it.
+ */
+export type NftApi = Pick<Nft, 'commit' | 'dumpTable' | 'dumpSet' | 'listTables' | 'generation' | 'getElements' | 'dumpChain' | 'close' | 'portId'>;
+
 export class Nft {
   private readonly calls = new CallQueue('Nft');
 

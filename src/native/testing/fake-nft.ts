@@ -5,15 +5,12 @@
 import { ENOBUFS, errnoNumber } from './fake-state';
 import type { FakeKernel, OpError } from './fake-kernel';
 import { toNetlinkError, type NetlinkError } from '../addon/netlink-error';
-import type { CommitStats, Nft, TableDump } from '../nft/nft';
+import type { CommitStats, NftApi, TableDump } from '../nft/nft';
 import type { Family } from '../txn/nft-types';
 import type { Transaction } from '../txn/transaction';
 import type { KeyPart } from '../txn/elements';
 import type { SetSpec } from '../txn/set-spec';
 import { encodeLookupKeys, expectedChainTransaction, type ChainRule, type ElementLookup, type ExpectedChain } from '../nft/lookups';
-
-/** What the proxier and the app use of a kernel handle: Nft and FakeNft both have it. */
-export type NftApi = Pick<Nft, 'commit' | 'dumpTable' | 'dumpSet' | 'listTables' | 'generation' | 'getElements' | 'dumpChain' | 'close' | 'portId'>;
 
 export interface FakeCommit {
   tx: Transaction;
