@@ -1,4 +1,5 @@
 // The typed face of the native addon: everything else in src/ talks to the kernel through this.
+// The fakes are not here: tests import them from ./testing, which is not shipped.
 export type { ChainType, Family, Hook, NftType, Verdict, CtState, L4Proto } from './txn/nft-types';
 export type { SetSpec } from './txn/set-spec';
 export type { Element, KeyPart } from './txn/elements';
@@ -16,9 +17,6 @@ export type { MonitorChange, MonitorEvent, MonitorOptions, CommitReport, Monitor
 export type { MonitorStats } from './addon/addon-types';
 export { loadAddon, addonPath } from './addon/addon-loader';
 export { memoryPressureGc, releaseFreeMemory } from './addon/release-memory';
-export { FakeKernel } from './testing/fake-kernel';
-export { FakeNft } from './testing/fake-nft';
-export type { FakeCommit, FakeFault } from './testing/fake-nft';
 export { ConntrackClient } from './conntrack/conntrack-client';
 export type { ConntrackAddon, ConntrackClientOptions } from './conntrack/conntrack-client';
 export type {
@@ -32,9 +30,5 @@ export { IpvsSocket } from './ipvs/ipvs';
 export { describeIpvsOp } from './ipvs/ipvs-describe';
 export { serializeIpvsOps, serializeIpvsServiceKey } from './ipvs/ipvs-serialize';
 export type { IpvsSocketHandle, RawIpvsApplyResult, RawIpvsDest, RawIpvsService } from './addon/addon-types';
-export { FakeIpvs, FAKE_IPVS_SCHEDULERS } from './testing/fake-ipvs';
-export type { FakeIpvsFault, FakeIpvsCalls } from './testing/fake-ipvs';
-export { FakeRtnl } from './testing/fake-rtnl';
-export type { FakeRtnlFault, FakeRtnlCalls } from './testing/fake-rtnl';
 export { destroyIpsets, IPSET_ERR_BUSY } from './ipset/ipset';
 export type { IpsetDestroyOptions, IpsetOutcome } from './ipset/ipset';

@@ -19,7 +19,7 @@ import { ProxyState, type Proxier } from '../../src/core';
 import { ProxyHealth } from '../../src/health/proxy-health';
 import { createProxyMetrics, type ProxyMetrics } from '../../src/metrics/proxy-metrics';
 import type { ConntrackFilter } from '../../src/native';
-import { FakeKernel } from '../../src/native';
+import { FakeKernel } from '../../src/native/testing';
 import { NftablesProxier } from '../../src/proxier/nftables';
 import { recordingLogger, service, slice, sliceEndpoint } from '../core/fixtures';
 import { proxierOptions } from '../proxier/nftables/fixtures';

@@ -18,6 +18,7 @@ test('the real source tree respects the import boundaries', () => {
     assert.ok(rel.includes(f), `${f} was not scanned`);
   }
   assert.ok(rel.filter((f) => f.startsWith('proxier/')).length >= 3);
+  assert.ok(rel.some((f) => f.startsWith('native/testing/')), 'the fakes were not scanned');
   assert.deepEqual(violations, []);
 });
 
@@ -41,8 +42,12 @@ test('the check finds each kind of violation in a synthetic tree', () => {
     file('policy/local-detector.ts', "import type { RuleBuilder } from '../native';\nimport { ServicePort } from '../core/model';\n");
     file('extra/thing.ts', "import { c } from '../core';\n");
     file('k8s/app-user.ts', "import { start } from '../app/proxy-app';\n");
+    file('native/index.ts', "export { FakeNft } from './testing/fake-nft';\n");
+    file('native/testing/fake-nft.ts', "import type { NftApi } from '../nft/nft';\n");
+    file('cleanup/ipvs.ts', "import { FakeIpvs } from '../native/testing';\n");
     const { violations } = checkTree(src);
     assert.deepEqual(violations.map((v) => `${v.file} -> ${v.imports}: ${v.rule}`).sort(), [
+      "src/cleanup/ipvs.ts -> ../native/testing: production code imports the fakes (src/native/testing)",
       "src/config/flags.ts -> ../native: src/config imports src/native",
       "src/config/flags.ts -> ../proxier/ipvs/config: src/config may import a mode only from config/modes.ts, and only its config.ts",
       "src/config/modes.ts -> ../proxier/ipvs/sync: src/config may import a mode only from config/modes.ts, and only its config.ts",
@@ -50,6 +55,7 @@ test('the check finds each kind of violation in a synthetic tree', () => {
       "src/extra/thing.ts -> ../core: src/extra is not in the import table (FOLDER_IMPORTS)",
       "src/health/report.ts -> ../k8s/watch: src/health may import only base, http, not src/k8s",
       "src/k8s/app-user.ts -> ../app/proxy-app: src/k8s may import only base, not src/app",
+      "src/native/index.ts -> ./testing/fake-nft: production code imports the fakes (src/native/testing)",
       "src/native/nft.ts -> ../base/log: src/native may import no other folder, not src/base",
       "src/policy/local-detector.ts -> ../core/model: src/policy may import only native, not src/core",
       "src/proxier/ipvs/config.ts -> ./sync: a mode's config.ts may import only config/mode-section, config/net, config/schema, config/duration",

@@ -6,7 +6,9 @@
 //     never pulls a proxier's runtime (or the native addon) into the configuration core;
 //  5. src/config imports nothing else from src/ (besides rule 3);
 //  6. every other folder imports only what FOLDER_IMPORTS allows (docs/architecture.md's table, which
-//     import-table-doc.test.ts compares with it); a folder missing from the table is a violation too.
+//     import-table-doc.test.ts compares with it); a folder missing from the table is a violation too;
+//  7. nothing outside src/native/testing imports it: the fakes are for tests, and the production build
+//     (tsconfig.build.json) leaves that folder out, so an import of it from shipped code would ship it.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import * as ts from 'typescript';
@@ -36,6 +38,9 @@ export const FOLDER_IMPORTS: Readonly<Record<string, readonly string[] | 'all'>>
   app: 'all',
   main: 'all',
 };
+
+/** The fakes' folder (rule 7), as a path under src/. */
+export const TESTING = 'native/testing';
 
 export const CONFIG_CONTRACTS = ['config/mode-section', 'config/net', 'config/schema', 'config/duration'];
 
@@ -74,7 +79,10 @@ function checkTable(from: string, to: string): string | null {
   return `src/${top} may import ${allowed.length ? `only ${allowed.join(', ')}` : 'no other folder'}, not src/${target}`;
 }
 
+const isTesting = (p: string) => p === TESTING || p.startsWith(`${TESTING}/`);
+
 function check(from: string, to: string): string | null {
+  if (isTesting(to) && !isTesting(from)) return `production code imports the fakes (src/${TESTING})`;
   const fromMode = modeOf(from);
   const toMode = modeOf(to);
   if (fromMode && toMode && fromMode !== toMode) return `mode ${fromMode} imports mode ${toMode}`;

@@ -3,7 +3,7 @@
 import { strict as assert } from 'node:assert';
 import { test } from 'node:test';
 import { cleanupIpvs, ownedServices } from '../../src/cleanup/ipvs';
-import { FakeIpvs, FakeRtnl } from '../../src/native';
+import { FakeIpvs, FakeRtnl } from '../../src/native/testing';
 import type { IpvsService } from '../../src/native/ipvs/ipvs-types';
 
 const quiet = { info: () => {}, warn: () => {}, error: () => {} };

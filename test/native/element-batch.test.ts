@@ -3,7 +3,8 @@
 // same elements; on the kernel, both must leave the same set contents.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ElementBatch, FakeKernel, Nft, Transaction, type Element, type SetSpec, type TableDump } from '../../src/native';
+import { ElementBatch, Nft, Transaction, type Element, type SetSpec, type TableDump } from '../../src/native';
+import { FakeKernel } from '../../src/native/testing';
 import { ipv6Text } from '../../src/native/txn/element-decode';
 import { withNetns } from '../helpers/netns';
 import { DATA_SETS, DATA_SETS6, SETS, T4, TD } from './fixtures';

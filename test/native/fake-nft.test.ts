@@ -3,7 +3,8 @@
 // atomicity, errors naming the op, handles sharing one kernel, the commit and dump logs, listings.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FakeKernel, NetlinkError, Transaction, rule } from '../../src/native';
+import { NetlinkError, Transaction, rule } from '../../src/native';
+import { FakeKernel } from '../../src/native/testing';
 
 const T = 'kp';
 const ips = { name: 'ips', key: ['ipv4_addr' as const] };

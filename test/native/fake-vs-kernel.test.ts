@@ -5,7 +5,8 @@
 // whether the generation moved. Handles are left out: the kernel spends them on refused batches.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { FakeKernel, NetlinkError, Nft, type FakeNft, type TableDump, type Transaction } from '../../src/native';
+import { NetlinkError, Nft, type TableDump, type Transaction } from '../../src/native';
+import { FakeKernel, type FakeNft } from '../../src/native/testing';
 import { createNetns, type TestNetns } from '../helpers/netns';
 import { STEPS, T, type Side } from './fake-vs-kernel-steps';
 

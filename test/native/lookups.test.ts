@@ -2,7 +2,8 @@
 // kernel in a fresh namespace, and FakeNft giving the same answers to the same calls.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { FakeKernel, FakeNft, NetlinkError, Nft, Transaction, rule, type SetSpec } from '../../src/native';
+import { NetlinkError, Nft, Transaction, rule, type SetSpec } from '../../src/native';
+import { FakeKernel, FakeNft } from '../../src/native/testing';
 import type { ChainRule, ExpectedChain } from '../../src/native/nft/lookups';
 import { decodeValue } from '../../src/native/txn/element-decode';
 import { createNetns, type TestNetns } from '../helpers/netns';

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import * as ts from 'typescript';
 import { REPO_ROOT } from '../helpers/topology';
 
 interface Copy { from?: string; sources: string[]; dest: string; stage: string }
@@ -75,6 +76,22 @@ describe('Dockerfile', () => {
     assert.match(dockerfile, /npm prune --omit=dev/);
     const srcFiles = execFileSync('git', ['ls-files', 'src'], { cwd: REPO_ROOT, encoding: 'utf8' });
     assert.doesNotMatch(srcFiles, /apiserver/);
+  });
+
+  it('leaves the fakes (src/native/testing) out of the shipped JavaScript, and builds them for the tests', () => {
+    // Every file the build compiles, imported ones included: an exclude alone would not keep out a
+    // fake that shipped code imports (test/architecture/import-rules.ts forbids that too).
+    const compiled = (config: string): string[] => {
+      const file = ts.readConfigFile(path.join(REPO_ROOT, config), (p) => ts.sys.readFile(p));
+      const parsed = ts.parseJsonConfigFileContent(file.config, ts.sys, REPO_ROOT);
+      const program = ts.createProgram({ rootNames: parsed.fileNames, options: { ...parsed.options, types: [] } });
+      return program.getSourceFiles().map((f) => path.relative(REPO_ROOT, f.fileName).split(path.sep).join('/'));
+    };
+    const shipped = compiled('tsconfig.build.json');
+    assert.ok(shipped.includes('src/main.ts') && shipped.includes('src/native/nft/nft.ts'), 'the build compiles src/');
+    assert.deepEqual(shipped.filter((f) => f.startsWith('src/native/testing/')), []);
+    const all = compiled('tsconfig.json');
+    assert.ok(all.includes('src/native/testing/fake-kernel.ts') && all.includes('src/native/testing/fake-ipvs.ts'));
   });
 
   it('installs the program where upstream DaemonSets run it', () => {

@@ -2,7 +2,7 @@
 // on kube-ipvs0 or a node IP, never in excludeCIDRs; the first full sync changes only what differs.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { FakeIpvs, FakeRtnl } from '../../../src/native';
+import type { FakeIpvs, FakeRtnl } from '../../../src/native/testing';
 import { IpvsProxier } from '../../../src/proxier/ipvs';
 import type { IpvsService } from '../../../src/native/ipvs/ipvs-types';
 import { boundAddresses, changed, ep, ipvsText, opsSince, RecordingHelperTable, recordingLog, setup, snapshot, sp } from './helpers';

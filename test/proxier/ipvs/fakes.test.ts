@@ -2,7 +2,7 @@
 // rtnetlink's for addresses), apply batches op by op, and inject faults where told.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { FakeIpvs, FakeRtnl } from '../../../src/native';
+import { FakeIpvs, FakeRtnl } from '../../../src/native/testing';
 import type { IpvsDestination, IpvsService } from '../../../src/native/ipvs/ipvs-types';
 
 const svc = (address = '10.96.0.10', port = 80, over: Partial<IpvsService> = {}): IpvsService => ({

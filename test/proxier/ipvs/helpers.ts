@@ -2,7 +2,7 @@
 // a node with eth0 (two IPv4, one IPv6 and a link-local address), a recording helper table and log,
 // and a readback of what the fake IPVS and kube-ipvs0 hold.
 import type { ChangeSet, Endpoint, NodeInfo, ProxySnapshot, SelectedEndpoints, ServicePort } from '../../../src/core/types';
-import { FakeIpvs, FakeRtnl } from '../../../src/native';
+import { FakeIpvs, FakeRtnl } from '../../../src/native/testing';
 import { IpvsProxier, type IpvsProxierOptions } from '../../../src/proxier/ipvs';
 import type { HelperTable, HelperTableSyncInput } from '../../../src/proxier/ipvs/helper-table-api';
 

@@ -23,7 +23,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ProxyState, type TakenChanges } from '../../../src/core/proxy-state';
-import type { FakeKernel } from '../../../src/native';
+import type { FakeKernel } from '../../../src/native/testing';
 import { TABLE } from '../../../src/proxier/nftables/names';
 import { proxierOnFake } from './fake-helpers';
 import {

@@ -2,7 +2,8 @@
 // endpoint count has no map yet, a table that does not exist, a chain someone deleted.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FakeKernel, Transaction } from '../../../src/native';
+import { Transaction } from '../../../src/native';
+import { FakeKernel } from '../../../src/native/testing';
 import { NftablesProxier } from '../../../src/proxier/nftables';
 import { compileService } from '../../../src/proxier/nftables/compile-service';
 import { checkServicePortInKernel, type KernelObjectCheck } from '../../../src/proxier/nftables/explain-kernel';

@@ -2,7 +2,7 @@
 // as test/native/fake-vs-kernel.test.ts checks them. Tests observe through the fake: what was
 // committed (FakeNft.commits), what was dumped, and the ruleset as sorted nft text.
 import assert from 'node:assert/strict';
-import { FakeKernel, type FakeCommit, type FakeNft } from '../../../src/native';
+import { FakeKernel, type FakeCommit, type FakeNft } from '../../../src/native/testing';
 import { NftablesProxier, type NftablesProxierOptions } from '../../../src/proxier/nftables';
 import { TABLE } from '../../../src/proxier/nftables/names';
 import type { Endpoint, ServicePort } from '../../../src/core/types';

@@ -4,7 +4,8 @@
 // widened and deleted, and an IPv6 affinity chain flushed (differs). The fake kernel, put through the same steps, reports the same.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { FakeKernel, Nft, Transaction, type FakeNft } from '../../../src/native';
+import { Nft, Transaction } from '../../../src/native';
+import { FakeKernel, type FakeNft } from '../../../src/native/testing';
 import type { Endpoint, ServicePort } from '../../../src/core/types';
 import { NftablesProxier } from '../../../src/proxier/nftables';
 import { setDefFor } from '../../../src/proxier/nftables/compile-base';

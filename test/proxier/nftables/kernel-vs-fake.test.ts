@@ -4,7 +4,8 @@
 // refusals, have committed the same ops, and their kernels must hold the same tables.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { FakeKernel, NetlinkError, Nft, Transaction, type TableDump } from '../../../src/native';
+import { NetlinkError, Nft, Transaction, type TableDump } from '../../../src/native';
+import { FakeKernel } from '../../../src/native/testing';
 import { NftablesProxier } from '../../../src/proxier/nftables';
 import { serviceChainNames } from '../../../src/proxier/nftables/names';
 import type { ChangeSet, Endpoint, ProxySnapshot, ServicePort } from '../../../src/core/types';

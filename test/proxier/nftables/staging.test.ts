@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Op } from '../../../src/native/txn/ops';
-import type { FakeCommit } from '../../../src/native';
+import type { FakeCommit } from '../../../src/native/testing';
 import { Transaction } from '../../../src/native/txn/transaction';
 import { changed, ep, manyServices, snapshot, sp } from './fixtures';
 import { freshFullSync, proxierOnFake, ruleset } from './fake-helpers';
