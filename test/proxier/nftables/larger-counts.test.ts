@@ -103,12 +103,15 @@ test('two Services share a larger count: its map and rule stay while one of them
   const both: Entries = [[big, eps(6)], [other, eps(6, 2)]];
   const { proxier, kernel } = proxierOnFake();
   await proxier.sync(snapshot(both), changed(), true);
+  const picks = (n: number) => chainNames(kernel).filter((c) => rulesOf(kernel, c).some((r) => r.endsWith(`mod ${n} map @endpoints-${n}`)));
+  assert.deepEqual(picks(6), ['select-endpoint-6']);
   const moved: Entries = [[big, eps(6)], [other, eps(7, 2)]];
   assert.equal((await proxier.sync(snapshot(moved), changed(other.key), false)).ok, true);
-  // Codes 2 and 3 share bit 1: one range chain tests bit 0, with 7's chain on one side and 6's rule inline.
-  const picks = (n: number) => chainNames(kernel).filter((c) => rulesOf(kernel, c).some((r) => r.endsWith(`mod ${n} map @endpoints-${n}`)));
-  assert.deepEqual(picks(6), ['select-endpoint-6-7']);
+  // Codes 2 and 3 share bit 1: one range chain tests bit 0 and goes to 7's chain or to 6's, which
+  // is where 6's map was looked up from before (a map looked up from a new chain is walked whole).
+  assert.deepEqual(picks(6), ['select-endpoint-6']);
   assert.deepEqual(picks(7), ['select-endpoint-7']);
+  assert.deepEqual(rulesOf(kernel, 'select-endpoint-6-7'), ['ip daddr . meta l4proto . th dport @endpoints-over-4-bit-0 goto select-endpoint-7', 'goto select-endpoint-6']);
   assert.equal(ruleset(kernel), await freshFullSync(moved));
   const gone: Entries = [[other, eps(7, 2)]];
   assert.equal((await proxier.sync(snapshot(gone), changed(big.key), false)).ok, true);

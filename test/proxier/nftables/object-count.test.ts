@@ -58,9 +58,11 @@ test('counts above 4: one chain, one rule and one test per count in use, an elem
   const fixed = cluster(1, () => 0, 0);
   // Counts 1..12 for ClusterIPs, 8 of them above 4; NodePorts (every tenth Service) 1, 3, 5, 7, 9, 11.
   const c = cluster(1000, (i) => 1 + (i % 12), 0);
-  // Codes 0..8 and 0, 1, 3, 5, 7 (count - 4): a tree of 8 and 4 tests, each going to a chain.
-  assert.equal(c.baseChains, fixed.baseChains + 8 + 4, 'a chain per test: select-endpoint-5..12 or the ranges between');
-  assert.equal(c.baseRules, fixed.baseRules + (4 + 8) + (2 + 4) + (8 + 4), 'a rule per count, and a test per count above 4');
+  // Codes 0..8 and 0, 1, 3, 5, 7 (count - 4): a tree of 8 and 4 tests, each going to a chain; each
+  // count above 4 has a chain of its own (8 + 4), and the 4 ranges a test goes to have one each.
+  assert.equal(c.baseChains, fixed.baseChains + (8 + 4) + 4, 'a chain per count above 4 (select-endpoint-5..12), and per range a test goes to');
+  // The zero side of a range chain (4 of them) is a goto to its count's chain.
+  assert.equal(c.baseRules, fixed.baseRules + (4 + 8) + (2 + 4) + (8 + 4) + 4, 'a rule per count, a test per count above 4, a goto per range chain');
   assert.equal(c.chains + c.rules, 0);
   assert.equal(cluster(5000, (i) => 1 + (i % 12), 0).baseChains, c.baseChains, 'independent of the number of Services');
   // A ClusterIP Service of 6 endpoints: 6 map slots, its count-bit element (6 - 4 = 0b10), ClusterIP, dispatch, hairpin per IP (one here).
