@@ -68,8 +68,8 @@ export const SET = {
  * constant of the rule. `select` is the chain a family's connections enter: it tests the plain
  * sets of the larger counts' code bits (`endpoints-over-4-bit-1`, count-trie.ts), going to the
  * chain of the codes that have the bit, then holds one rule per count up to SELECT_RULES_MAX. A
- * larger count's rule is in its own chain (selectChainName: `select-endpoint-6`), or inline at the
- * end of the tests that lead to it.
+ * larger count's rule is always in its own chain (selectChainName: `select-endpoint-6`), reached by
+ * the tests that lead to it.
  */
 export const ENDPOINT_MAPS = {
   cluster: { prefix: 'endpoints-', select: 'select-endpoint', nodePort: false },
