@@ -4,6 +4,7 @@
 // bench/results/scale-<timestamp>.{json,md,svg}.
 import { benchEnv, envLine } from '../lib/env';
 import { kindGoals, kindsReport } from '../lib/partial-kinds';
+import { phaseCpuLine } from '../lib/machine-cpu';
 import { jsonCompacting, timestamp, writeResult } from '../lib/results';
 import { progress } from '../report/table';
 import { runBreakdown, type BreakdownOptions } from './breakdown';
@@ -108,6 +109,7 @@ function reportText(env: ReturnType<typeof benchEnv>, rs: SizeResult[], bs: Brea
   if (rs.some((r) => r.laterRounds.length > 0)) parts.push('', 'Memory over churn rounds (steady readings):', roundsTable(rs));
   const kinds = rs.flatMap((r) => (r.kinds ? [r.kinds] : []));
   if (kinds.length) parts.push('', kindsReport(kinds, 'the real process\'s sync_proxy_rules_duration_seconds (its "sync finished" lines), ops and bytes from its "committing" lines'));
+  for (const r of rs) if (r.kindsCpu) parts.push(`CPU during the kinds at N=${r.n}: ${phaseCpuLine(r.kindsCpu)}`);
   if (bs.length) {
     parts.push('', 'Heap breakdown (in-process, after gc; heapUsed deltas):', breakdownTable(bs));
     for (const b of bs) parts.push('', snapshotTable(b));

@@ -4,6 +4,7 @@ import type { ClusterMix } from './cluster-objects';
 import type { MemSample } from './memory-sampler';
 import type { HeapSummaryRow } from './heap-summary';
 import type { KindsAtSize } from '../lib/partial-kinds';
+import type { PhaseCpu } from '../lib/machine-cpu';
 
 /** How long each phase lasts and how much it does (full and --quick presets in run-scale.ts). */
 export interface Timing {
@@ -79,6 +80,8 @@ export interface SizeResult {
   laterRounds: MemoryReading[];
   /** Issue 32's partial syncs by kind (phase e), after everything else. */
   kinds?: KindsAtSize;
+  /** Who had the CPUs during the kinds phase (a real-process timing is only as good as the machine was quiet). */
+  kindsCpu?: PhaseCpu;
   /** The proxy's forced GCs around full syncs (its "memory released" lines): when, and how long each took. */
   releases: { when: string; gcMs: number }[];
   /** Syncs the log showed vs sync_proxy_rules_duration_seconds_count at the end. */

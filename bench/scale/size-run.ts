@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ScaleApiHost } from './api-host';
+import { phaseCpuLine, startPhaseCpu, type PhaseCpu } from '../lib/machine-cpu';
 import { MemorySampler } from './memory-sampler';
 import { NftMonitorProcess } from './nft-monitor';
 import { churn, firstSync, partialKinds, partialSyncs, steadyMemory } from './phases';
@@ -48,9 +49,13 @@ export async function runSize(o: SizeRunOptions): Promise<SizeResult> {
       laterRounds.push(await steadyMemory(proc, sampler, t));
     }
     let kinds;
+    let kindsCpu: PhaseCpu | undefined;
     if (t.kindRepeats > 0) {
+      const cpu = startPhaseCpu(proc.pid);
       progress(`N=${o.n}: partial syncs by kind, ${t.kindRepeats} of each (a count change, a pod replaced, a Service added or removed), one a second`);
       kinds = await partialKinds(host, proc, o.n, t.kindRepeats, o.seed, problems);
+      kindsCpu = cpu();
+      progress(`N=${o.n}: during the kinds: ${phaseCpuLine(kindsCpu)}`);
       progress(`N=${o.n}: ${kinds.figures.map((f) => `${f.kind} p50 ${f.p50Ms.toFixed(2)} p99 ${f.p99Ms.toFixed(2)} ms`).join(', ')}`);
     }
     const metricSyncCount = (await proc.metrics()).get(SYNC_COUNT);
@@ -58,7 +63,7 @@ export async function runSize(o: SizeRunOptions): Promise<SizeResult> {
     result = {
       n: o.n, seed: o.seed, mix: host.mix, objectMB: host.objectBytes / 1e6, servedMB,
       startToSyncedS: first.startToSyncedS, firstSyncS: first.seconds, proxyCpuToSyncS: first.proxyCpuS, apiServerCpuToSyncS: first.apiServerCpuS,
-      partial, steady, churn: churned, afterChurn, laterRounds, kinds,
+      partial, steady, churn: churned, afterChurn, laterRounds, kinds, kindsCpu,
       releases: proc.releases.map((r) => ({ when: r.when, gcMs: r.gcMs })), syncLines: proc.syncs.length, metricSyncCount,
       timeline: sampler.timeline(), loadavgEnd: loadavg(), problems: [...problems, ...proc.problems], proxyWarnings: proc.warnings,
     };
