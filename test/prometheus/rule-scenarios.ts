@@ -22,18 +22,15 @@ export const SCENARIOS: Scenario[] = [
     alert: 'KubeProxyNativeNotSyncing',
     interval: '30s',
     series: [
-      // n1: last sync at t=0, a change pending ever since: stale from 120 s, fires 2 min later.
+      // n1: last sync at t=0, a change queued at t=10 s and never applied: stale from 120 s, fires 2 min later.
       { series: `kubeproxy_sync_proxy_rules_last_timestamp_seconds{${J},instance="${n(1)}",ip_family="IPv4"}`, values: '0x20' },
-      { series: `kubeproxy_sync_proxy_rules_service_changes_pending{${J},instance="${n(1)}",ip_family="IPv4"}`, values: '1x20' },
-      { series: `kubeproxy_sync_proxy_rules_endpoint_changes_pending{${J},instance="${n(1)}",ip_family="IPv4"}`, values: '0x20' },
-      // n2: changes keep coming but every sync succeeds (the timestamp is always current).
+      { series: `kubeproxy_sync_proxy_rules_last_queued_timestamp_seconds{${J},instance="${n(1)}",ip_family="IPv4"}`, values: '10x20' },
+      // n2: changes keep coming (each queued after the last sync), and every sync succeeds.
       { series: `kubeproxy_sync_proxy_rules_last_timestamp_seconds{${J},instance="${n(2)}",ip_family="IPv4"}`, values: '0+30x20' },
-      { series: `kubeproxy_sync_proxy_rules_service_changes_pending{${J},instance="${n(2)}",ip_family="IPv4"}`, values: '0x20' },
-      { series: `kubeproxy_sync_proxy_rules_endpoint_changes_pending{${J},instance="${n(2)}",ip_family="IPv4"}`, values: '2x20' },
-      // n3: an old timestamp but nothing pending: nothing is waiting for this node.
-      { series: `kubeproxy_sync_proxy_rules_last_timestamp_seconds{${J},instance="${n(3)}",ip_family="IPv4"}`, values: '0x20' },
-      { series: `kubeproxy_sync_proxy_rules_service_changes_pending{${J},instance="${n(3)}",ip_family="IPv4"}`, values: '0x20' },
-      { series: `kubeproxy_sync_proxy_rules_endpoint_changes_pending{${J},instance="${n(3)}",ip_family="IPv4"}`, values: '0x20' },
+      { series: `kubeproxy_sync_proxy_rules_last_queued_timestamp_seconds{${J},instance="${n(2)}",ip_family="IPv4"}`, values: '10+30x20' },
+      // n3: an old sync but nothing queued since: nothing waits for this node.
+      { series: `kubeproxy_sync_proxy_rules_last_timestamp_seconds{${J},instance="${n(3)}",ip_family="IPv4"}`, values: '100x20' },
+      { series: `kubeproxy_sync_proxy_rules_last_queued_timestamp_seconds{${J},instance="${n(3)}",ip_family="IPv4"}`, values: '90x20' },
     ],
     evals: [
       { at: '3m', firing: [] },
