@@ -77,7 +77,7 @@ describe('the dashboards\' queries against a real Prometheus after a demo-like r
     const panels = d.panels.filter((p) => p.type !== 'row');
     assert.ok(panels.length >= 13, `${panels.length} panels`);
     const empty: string[] = [];
-    const record: Record<string, unknown> = {};
+    const record: Record<string, { gridPos: Panel['gridPos']; type: string; series: unknown[] }> = {};
     const end = Date.now() / 1000;
     for (const p of panels) {
       for (const t of p.targets ?? []) {
@@ -88,8 +88,8 @@ describe('the dashboards\' queries against a real Prometheus after a demo-like r
         } else if (rows.length === 0) empty.push(`${p.title}: ${expr}`);
         if (process.env.KPN_DASHBOARD_DATA) {
           const range = await l.prom.queryRange(expr.replace(/\[10m\]/g, `[${RATE_INTERVAL}]`), start, end, 2);
-          (record[p.title] ??= { gridPos: p.gridPos, type: p.type, series: [] as unknown[] }) as { series: unknown[] };
-          (record[p.title] as { series: unknown[] }).series.push(...range.map((s) => ({ legend: legend(t.legendFormat, s.metric), values: s.values })));
+          const entry = (record[p.title] ??= { gridPos: p.gridPos, type: p.type, series: [] });
+          entry.series.push(...range.map((s) => ({ legend: legend(t.legendFormat, s.metric), values: s.values })));
         }
       }
     }
