@@ -17,6 +17,16 @@ if [ ${#need[@]} -gt 0 ]; then
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
 fi
+# The monitoring tests (test/prometheus/) run the shipped rules and dashboard queries in Debian's
+# Prometheus; each test starts its own on a free loopback port. Without recommends (no node
+# exporter), and with the package's own service stopped where systemd started it: nothing here
+# needs a Prometheus listening on :9090.
+if ! command -v prometheus >/dev/null || ! command -v promtool >/dev/null; then
+  echo "setup: installing prometheus" >&2
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends prometheus >/dev/null
+  if [ -d /run/systemd/system ]; then systemctl disable --now prometheus >/dev/null 2>&1 || true; fi
+fi
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   npm ci --no-audit --no-fund
 fi

@@ -8,6 +8,7 @@ export { createRestClientMetrics, REST_CLIENT_LATENCY_BUCKETS } from './rest-cli
 export type { RestClientMetrics } from './rest-client-metrics';
 export { buildInfoOf, registerBuildInfo } from './build-info';
 export type { BuildInfo } from './build-info';
+export { readCgroupMemoryLimit, registerMemoryLimit } from './memory-limit';
 export { registerConntrackMetrics, CONNTRACK_COUNTERS } from './conntrack-metrics';
 export type { ConntrackMetricsOptions, ConntrackStatsReading } from './conntrack-metrics';
 export { ConntrackFullWarning, CONNTRACK_FULL_RATIO, CONNTRACK_FULL_WARN_INTERVAL_MS } from './conntrack-full-warning';

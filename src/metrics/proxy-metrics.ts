@@ -6,6 +6,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import { NETWORK_PROGRAMMING_BUCKETS, SYNC_BUCKETS } from './buckets';
 import { buildInfoOf, registerBuildInfo } from './build-info';
 import { createRestClientMetrics, type RestClientMetrics } from './rest-client-metrics';
+import { registerMemoryLimit } from './memory-limit';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const PACKAGE_VERSION: string = require('../../../package.json').version;
@@ -138,7 +139,10 @@ export function createProxyMetrics(register: Registry, opts: CreateMetricsOption
     restClient: createRestClientMetrics(register),
   };
   registerBuildInfo(register, buildInfoOf(opts.version ?? PACKAGE_VERSION));
-  if (opts.processMetrics !== false) collectDefaultMetrics({ register });
+  if (opts.processMetrics !== false) {
+    collectDefaultMetrics({ register });
+    registerMemoryLimit(register);
+  }
   return m;
 }
 
