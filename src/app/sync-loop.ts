@@ -4,6 +4,7 @@
 import { systemClock, type Clock } from '../base/clock';
 import type { Log } from '../base/log';
 import type { ProxyState, TakenChanges } from '../core';
+import { changesOfFamily } from '../core/family-changes';
 import type { IPFamily, Proxier, SyncResult } from '../core/types';
 import type { StaleFlowCleanup } from '../conntrack';
 import type { ConntrackDeleteResult } from '../native';
@@ -13,7 +14,6 @@ import type { ProxyHealth } from '../health/proxy-health';
 import type { ServiceHealthServer } from '../health/service-health';
 import { observeNetworkProgramming, observeSync, type ProxyMetrics } from '../metrics/proxy-metrics';
 import type { RunReason } from '../runner/bounded-frequency-runner';
-import { changesOfFamily } from './family-changes';
 import { LocalTrafficTracker } from './local-traffic-tracker';
 import type { GrowthWatch } from './memory-growth';
 import type { ReleaseMoment } from './release-memory';

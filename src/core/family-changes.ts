@@ -1,6 +1,7 @@
 // One family's part of a sync's change set: upstream runs a proxier (and its conntrack reconciler)
 // per family, so per-family figures come from per-family work. ServicePort keys name their family.
-import { familyOfKey, type ChangeSet, type IPFamily } from '../core';
+import { familyOfKey } from './keys';
+import type { ChangeSet, IPFamily } from './types';
 
 export function changesOfFamily(changes: ChangeSet, family: IPFamily): ChangeSet {
   const mine = (key: string): boolean => familyOfKey(key) === family;
