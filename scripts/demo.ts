@@ -4,8 +4,8 @@
 // `--dry-run --diff` (nftables mode), then removes everything it made. `--mode ipvs` runs the
 // (deprecated) IPVS mode instead; scripts/demo.sh boots a guest kernel with IPVS for it when this one
 // has none (docs/testing-ipvs.md).
-import { runDryRun } from '../src/app/dry-run';
-import { runExplain } from '../src/app/explain';
+import { runDryRun } from '../src/commands/dry-run';
+import { runExplain } from '../src/commands/explain';
 import { parseCommandLine } from '../src/config';
 import { createLogger } from '../src/log';
 import { IpvsSocket } from '../src/native';

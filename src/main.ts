@@ -6,9 +6,9 @@ import { cleanupSucceeded, runCleanup } from './cleanup';
 import { createLogger, installLastResort, type Logger } from './log';
 import { startProxy } from './app/proxy-app';
 import { applyOomScoreAdj } from './app/oom-score';
-import { runInitOnly } from './app/init-only';
-import { runDryRun } from './app/dry-run';
-import { runExplain } from './app/explain';
+import { runInitOnly } from './commands/init-only';
+import { runDryRun } from './commands/dry-run';
+import { runExplain } from './commands/explain';
 
 // eslint-disable-next-line @typescript-eslint/no-var-requires
 const VERSION: string = require('../../package.json').version;

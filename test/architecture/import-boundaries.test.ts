@@ -42,11 +42,14 @@ test('the check finds each kind of violation in a synthetic tree', () => {
     file('policy/local-detector.ts', "import type { RuleBuilder } from '../native';\nimport { ServicePort } from '../core/model';\n");
     file('extra/thing.ts', "import { c } from '../core';\n");
     file('k8s/app-user.ts', "import { start } from '../app/proxy-app';\n");
+    file('app/proxy-app.ts', "import { runExplain } from '../commands/explain';\n");
+    file('metrics/command-user.ts', "import { listOnce } from '../commands/list-once';\n");
     file('native/index.ts', "export { FakeNft } from './testing/fake-nft';\n");
     file('native/testing/fake-nft.ts', "import type { NftApi } from '../nft/nft';\n");
     file('cleanup/ipvs.ts', "import { FakeIpvs } from '../native/testing';\n");
     const { violations } = checkTree(src);
     assert.deepEqual(violations.map((v) => `${v.file} -> ${v.imports}: ${v.rule}`).sort(), [
+      "src/app/proxy-app.ts -> ../commands/explain: src/app imports a command (src/commands builds on src/app)",
       "src/cleanup/ipvs.ts -> ../native/testing: production code imports the fakes (src/native/testing)",
       "src/config/flags.ts -> ../native: src/config imports src/native",
       "src/config/flags.ts -> ../proxier/ipvs/config: src/config may import a mode only from config/modes.ts, and only its config.ts",
@@ -55,6 +58,7 @@ test('the check finds each kind of violation in a synthetic tree', () => {
       "src/extra/thing.ts -> ../core: src/extra is not in the import table (FOLDER_IMPORTS)",
       "src/health/report.ts -> ../k8s/watch: src/health may import only base, http, not src/k8s",
       "src/k8s/app-user.ts -> ../app/proxy-app: src/k8s may import only base, not src/app",
+      "src/metrics/command-user.ts -> ../commands/list-once: src/metrics may import only base, http, not src/commands",
       "src/native/index.ts -> ./testing/fake-nft: production code imports the fakes (src/native/testing)",
       "src/native/nft.ts -> ../base/log: src/native may import no other folder, not src/base",
       "src/policy/local-detector.ts -> ../core/model: src/policy may import only native, not src/core",

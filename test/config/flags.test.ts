@@ -110,7 +110,7 @@ test('--dry-run and --diff: an action of their own; --diff only with --dry-run; 
   assert.deepEqual(run('--dry-run', '--cleanup').errors, ['--dry-run: cannot be combined with --cleanup']);
   assert.deepEqual(run('--dry-run', '--init-only', '--write-config-to=/tmp/x').errors,
     ['--dry-run: cannot be combined with --init-only', '--dry-run: cannot be combined with --write-config-to']);
-  assert.equal(run('--dry-run', '--proxy-mode=ipvs').action, 'dry-run', 'the mode is judged when it runs (src/app/dry-run.ts)');
+  assert.equal(run('--dry-run', '--proxy-mode=ipvs').action, 'dry-run', 'the mode is judged when it runs (src/commands/dry-run.ts)');
   const f = parseCommandLine(['--config=/c.yaml', '--dry-run', '--diff'], memIo({ '/c.yaml': V1 }));
   assert.deepEqual([f.action, f.diff, f.errors, f.warnings], ['dry-run', true, [], []], 'command flags are not ignored with --config');
 });

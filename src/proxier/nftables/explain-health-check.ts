@@ -1,7 +1,7 @@
 // `explain`'s Service-level facts about a health-check node port (externalTrafficPolicy Local
 // LoadBalancers): what explain can see that would keep the running proxy from binding it. explain is
 // a command of its own and cannot ask the running proxy whether it holds the port, so it says what it
-// checked and what it could not; src/app/explain-health-check.ts computes these facts.
+// checked and what it could not; src/commands/explain-health-check.ts computes these facts.
 
 /** What a Service's health-check node port collides with, as far as explain can see. */
 export interface HealthCheckConflict {

@@ -9,10 +9,10 @@ import {
   compileDesiredTables, countAdded, countChanges, desiredWriter, leaveOut, planKernelDiff, TABLE, type DesiredTable, type ScriptCounts,
 } from '../proxier/nftables';
 import { OwnedBuildError, type TxWriter } from '../proxier/nftables/tx-writer';
+import { nftablesCompileOptions } from '../app/nftables-options';
+import { readTcpBeLiberal } from '../app/tcp-be-liberal';
 import { listOnce, type ReadOnlyCommandOptions } from './list-once';
 import { requireNftablesMode } from './nftables-only';
-import { nftablesCompileOptions } from './nftables-options';
-import { readTcpBeLiberal } from './tcp-be-liberal';
 
 export interface DryRunOptions extends ReadOnlyCommandOptions {
   /** --diff: print only what a sync would change against the kernel's tables. */

@@ -3,7 +3,7 @@
 // the running proxy serves), and that it says what it cannot check.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { healthCheckFacts } from '../../src/app/explain-health-check';
+import { healthCheckFacts } from '../../src/commands/explain-health-check';
 import { servicePort } from '../helpers/service-fixtures';
 
 const config = { healthzBindAddress: '0.0.0.0:10256', metricsBindAddress: '127.0.0.1:10249' };

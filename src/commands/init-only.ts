@@ -7,8 +7,8 @@ import type { Log } from '../base/log';
 import { effectiveMode, type KubeProxyConfiguration } from '../config';
 import type { SysctlOptions } from '../conntrack';
 import { Nft } from '../native';
-import { runConntrackSetup } from './conntrack-setup';
-import { openIpvsKernel } from './ipvs-parts';
+import { runConntrackSetup } from '../app/conntrack-setup';
+import { openIpvsKernel } from '../app/ipvs-parts';
 
 export interface InitOnlyOptions {
   config: KubeProxyConfiguration;

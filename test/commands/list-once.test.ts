@@ -2,7 +2,7 @@
 // ServiceCIDRs, the Services and their endpoints), complete once it returns, and no watch left open.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { listOnce } from '../../src/app/list-once';
+import { listOnce } from '../../src/commands/list-once';
 import { parseCommandLine } from '../../src/config';
 import { createLogger } from '../../src/log';
 import { TestApiServer } from '../apiserver/server';

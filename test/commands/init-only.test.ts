@@ -12,7 +12,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { withNetns } from '../helpers/netns';
 import { REPO_ROOT } from '../helpers/topology';
-import { runInitOnly } from '../../src/app/init-only';
+import { runInitOnly } from '../../src/commands/init-only';
 import { parseCommandLine } from '../../src/config';
 import type { Log } from '../../src/base/log';
 

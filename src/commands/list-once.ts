@@ -11,8 +11,8 @@ import { ClusterWatcher } from '../k8s/cluster-watcher';
 import { loadKubeConfig } from '../k8s/kubeconfig';
 import type { ReflectorStatus } from '../k8s/reflector';
 import type { ClusterEventSink } from '../k8s/sink';
-import { servedFamilies } from './families';
-import { nodeNameOf } from './proxy-app';
+import { servedFamilies } from '../app/families';
+import { nodeNameOf } from '../app/proxy-app';
 
 export interface ListOnceOptions {
   config: KubeProxyConfiguration;

@@ -3,7 +3,7 @@
 // makes; the dry run touches nothing; the diff sees exactly what was changed behind the proxy's back.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { runDryRun, type DryRunOptions } from '../../src/app/dry-run';
+import { runDryRun, type DryRunOptions } from '../../src/commands/dry-run';
 import { startProxy } from '../../src/app/proxy-app';
 import { parseCommandLine } from '../../src/config';
 import { createLogger } from '../../src/log';

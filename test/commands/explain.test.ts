@@ -4,7 +4,7 @@
 // Services the proxy does not handle, and the errors.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { runExplain, type ExplainOptions } from '../../src/app/explain';
+import { runExplain, type ExplainOptions } from '../../src/commands/explain';
 import { startProxy } from '../../src/app/proxy-app';
 import { parseCommandLine, type ExplainRequest } from '../../src/config';
 import { createLogger } from '../../src/log';

@@ -14,12 +14,12 @@ import {
   checkServicePortInKernel, claimsOf, compileService, EXPLAIN_API_VERSION, explainServicePort, familyContexts, renderExplainJson, renderExplainText, type ServicePortExplanation,
 } from '../proxier/nftables';
 import type { FamilyContext } from '../proxier/nftables/context';
+import { nftablesCompileOptions } from '../app/nftables-options';
+import { readTcpBeLiberal } from '../app/tcp-be-liberal';
 import { healthCheckFacts } from './explain-health-check';
 import { fetchServiceAndSlices, SERVICE_PROXY_NAME_LABEL, type ServiceAndSlices } from './explain-objects';
 import { listOnce, type ListedModel, type ReadOnlyCommandOptions } from './list-once';
 import { requireNftablesMode } from './nftables-only';
-import { nftablesCompileOptions } from './nftables-options';
-import { readTcpBeLiberal } from './tcp-be-liberal';
 
 export interface ExplainOptions extends ReadOnlyCommandOptions {
   request: ExplainRequest;
