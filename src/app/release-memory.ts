@@ -122,7 +122,7 @@ function plainGc(): MemoryRelease {
  * (releaseMemoryLogged's, at any moment). A staged cold start compiles while the kernel works
  * (docs/nftables-ruleset.md, "Syncing") and has no GC of ours between its start and its end: at 44k
  * Services its garbage and queued staging transactions took the process ~65 MiB above the peak of
- * one transaction (docs/benchmarks.md). This bounds it, for a few GCs that overlap the kernel's work.
+ * one transaction (docs/memory.md, "How memory grows"). This bounds it, for a few GCs that overlap the kernel's work.
  */
 export function gcWhileStaging(release: () => void, heapUsed: () => number = () => process.memoryUsage().heapUsed,
   minBytes = STAGING_GC_GROWTH_BYTES): () => void {

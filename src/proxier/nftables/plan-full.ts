@@ -261,7 +261,7 @@ function addBaseChains(w: TxWriter, input: FullFamilyInput, baseChains: readonly
  * A ServicePort's rules, compiled again from the model objects its chains came from (the compile is
  * deterministic; it succeeded for these once). Writing them as first compiled would interleave
  * rules with the chains in the kernel's memory, and a partial sync's commit, which walks every
- * chain, took ~1 ms longer at 44k (docs/benchmarks.md).
+ * chain, took ~1 ms longer at 44k (docs/memory.md, round 3 under "How memory grows").
  */
 function writeRulesAgain(w: TxWriter, ctx: FamilyContext, owner: string, source: ServiceSource, mirror: FamilyMirror): void {
   for (const def of compileService(source.sp, source.eps, ctx).chains) addRules(w, ctx.family, def, owner, mirror);
