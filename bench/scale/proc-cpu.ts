@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 
 /** Linux's USER_HZ, the unit of utime and stime: 100 on every architecture Node runs on. */
-const TICKS_PER_SECOND = 100;
+export const TICKS_PER_SECOND = 100;
 
 /** User + system CPU seconds of `pid`, or undefined once it is gone. */
 export function readProcCpuSeconds(pid: number): number | undefined {

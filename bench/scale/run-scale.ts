@@ -4,7 +4,7 @@
 // bench/results/scale-<timestamp>.{json,md,svg}.
 import { benchEnv, envLine } from '../lib/env';
 import { kindGoals, kindsReport } from '../lib/partial-kinds';
-import { phaseCpuLine } from '../lib/machine-cpu';
+import { phaseCpuLine } from './machine-cpu';
 import { jsonCompacting, timestamp, writeResult } from '../lib/results';
 import { progress } from '../report/table';
 import { runBreakdown, type BreakdownOptions } from './breakdown';

@@ -4,7 +4,7 @@ import type { ClusterMix } from './cluster-objects';
 import type { MemSample } from './memory-sampler';
 import type { HeapSummaryRow } from './heap-summary';
 import type { KindsAtSize } from '../lib/partial-kinds';
-import type { PhaseCpu } from '../lib/machine-cpu';
+import type { PhaseCpu } from './machine-cpu';
 
 /** How long each phase lasts and how much it does (full and --quick presets in run-scale.ts). */
 export interface Timing {

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ScaleApiHost } from './api-host';
-import { phaseCpuLine, startPhaseCpu, type PhaseCpu } from '../lib/machine-cpu';
+import { phaseCpuLine, startPhaseCpu, type PhaseCpu } from './machine-cpu';
 import { MemorySampler } from './memory-sampler';
 import { NftMonitorProcess } from './nft-monitor';
 import { churn, firstSync, partialKinds, partialSyncs, steadyMemory } from './phases';

@@ -1,7 +1,7 @@
-// The bench's account of who had the CPUs during a phase (bench/lib/machine-cpu.ts).
+// The bench's account of who had the CPUs during a phase (bench/scale/machine-cpu.ts).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseMachineBusySeconds, phaseCpuLine, startPhaseCpu } from '../../bench/lib/machine-cpu';
+import { parseMachineBusySeconds, phaseCpuLine, startPhaseCpu } from '../../bench/scale/machine-cpu';
 
 test('/proc/stat: busy is user + nice + system + irq + softirq + steal, not idle or iowait', () => {
   const stat = 'cpu  100 20 300 9000 50 7 3 10 0 0\ncpu0 50 10 150 4500 25 3 1 5 0 0\n';

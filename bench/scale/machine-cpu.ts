@@ -3,10 +3,7 @@
 // was quiet: the same code gave 1.2-1.4 ms and 10-19 ms p50 at 44k Services, the slow runs while
 // other work had the cores (docs/benchmarks.md).
 import { readFileSync } from 'node:fs';
-import { readProcCpuSeconds } from '../scale/proc-cpu';
-
-/** Linux's USER_HZ, the unit of /proc/stat: 100 on every architecture Node runs on. */
-const TICKS_PER_SECOND = 100;
+import { readProcCpuSeconds, TICKS_PER_SECOND } from './proc-cpu';
 
 /** CPU seconds the whole machine spent busy (every state but idle and iowait), from /proc/stat's first line. */
 export function parseMachineBusySeconds(procStat: string): number {
