@@ -2,9 +2,10 @@
 // per-CPU counters summed) read in collect() on every scrape. The metrics of one scrape share one
 // read (prom-client collects them concurrently); the read costs the same whatever the table holds
 // (docs/conntrack.md, "Metrics"). Each reading also feeds the table-nearly-full warning.
-import { Counter, Gauge, type Registry } from 'prom-client';
+import { Counter, type Registry } from 'prom-client';
 import type { Log } from '../base/log';
 import { ConntrackFullWarning } from './conntrack-full-warning';
+import { optionalFigure, optionalGauge } from './optional-figure';
 
 /** What one read returns (src/native's ConntrackStats has this shape). */
 export interface ConntrackStatsReading {
@@ -66,11 +67,10 @@ export function registerConntrackMetrics(register: Registry, o: ConntrackMetrics
     return r ? pick(r) : undefined;
   };
   for (const [name, help, pick] of GAUGES) {
-    const f = kernelFigure(figure(pick));
-    f.hideWhenUnknown(new Gauge({ name, help, registers, async collect() { const v = await f.read(); if (v !== undefined) this.set(v); } }));
+    optionalGauge(name, help, registers, figure(pick));
   }
   for (const [kernelName, help] of CONNTRACK_COUNTERS) {
-    const f = kernelFigure(figure((r) => r.counters[kernelName]));
+    const f = optionalFigure(figure((r) => r.counters[kernelName]));
     f.hideWhenUnknown(new Counter({
       name: `kubeproxy_native_conntrack_${kernelName}_total`, help, registers,
       async collect() {
@@ -86,29 +86,3 @@ const GAUGES: ReadonlyArray<readonly [string, string, (r: ConntrackStatsReading)
   ['kubeproxy_native_conntrack_entries', 'Entries in the node\'s conntrack table', (r) => r.entries],
   ['kubeproxy_native_conntrack_max_entries', 'The conntrack table\'s limit (nf_conntrack_max): new flows are dropped when entries reach it', (r) => r.maxEntries],
 ];
-
-/**
- * Each collect() shows the figure; when there is none (the read failed, or the kernel does not
- * send that counter) the metric is left out of that scrape: prom-client would print a label-less
- * metric as 0, which would read as an empty table or a limit of 0.
- */
-function kernelFigure(read: () => Promise<number | undefined>): {
-  read: () => Promise<number | undefined>;
-  hideWhenUnknown: (metric: Gauge | Counter) => void;
-} {
-  let known = false;
-  return {
-    read: async () => {
-      const v = await read();
-      known = v !== undefined;
-      return v;
-    },
-    hideWhenUnknown(metric) {
-      const get = metric.get.bind(metric);
-      metric.get = async () => {
-        const m = await get();
-        return known ? m : { ...m, values: [] };
-      };
-    },
-  };
-}

@@ -5,7 +5,8 @@
 // an alert on a ratio then has nothing to divide by and stays quiet rather than guessing.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { Gauge, type Registry } from 'prom-client';
+import type { Gauge, Registry } from 'prom-client';
+import { optionalGauge } from './optional-figure';
 
 /** cgroup v1 writes "no limit" as a page-rounded 2^63-1; anything this large is no limit. */
 const UNLIMITED_V1 = 2 ** 60;
@@ -46,22 +47,8 @@ export function readCgroupMemoryLimit(root = '/'): number | undefined {
   return undefined;
 }
 
-/**
- * Registers the gauge; `read` is injectable for tests. prom-client prints a label-less gauge with no
- * value as 0, which would read as a limit of 0 bytes, so a scrape without a limit leaves it out.
- */
+/** Registers the gauge; `read` is injectable for tests. A scrape without a limit leaves it out (optional-figure.ts). */
 export function registerMemoryLimit(register: Registry, read: () => number | undefined = readCgroupMemoryLimit): Gauge {
-  const gauge = new Gauge({
-    name: 'kubeproxy_native_memory_limit_bytes',
-    help: 'Memory limit of the proxy\'s cgroup (its container\'s limit), read on each scrape; absent when unlimited',
-    registers: [register],
-  });
-  const get = gauge.get.bind(gauge);
-  gauge.get = async () => {
-    const v = read();
-    if (v === undefined) return { ...(await get()), values: [] };
-    gauge.set(v);
-    return get();
-  };
-  return gauge;
+  return optionalGauge('kubeproxy_native_memory_limit_bytes',
+    'Memory limit of the proxy\'s cgroup (its container\'s limit), read on each scrape; absent when unlimited', [register], async () => read());
 }
