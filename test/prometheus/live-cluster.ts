@@ -4,7 +4,7 @@
 // resolve, and cause faults the way another process on a node would.
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
-import { type Cluster, startCluster } from '../traffic/harness';
+import { type Cluster, eventually, startCluster } from '../traffic/harness';
 import { TestPrometheus, type Alert } from './prometheus-server';
 import { SYNC_PERIOD_S, writeShortenedRules } from './test-rules';
 
@@ -42,15 +42,9 @@ export async function startLiveCluster(o: { pods?: number; rules?: boolean } = {
   };
 }
 
-/** Polls every 500 ms (Prometheus evaluates every second) until `check` is truthy or `ms` pass. */
-export async function until<T>(check: () => Promise<T> | T, what: string | (() => string), ms: number): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await check();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${typeof what === 'string' ? what : what()}`);
-    await new Promise((r) => setTimeout(r, 500));
-  }
+/** harness.ts's eventually, polling every 500 ms (Prometheus evaluates every second). */
+export function until<T>(check: () => Promise<T> | T, what: string | (() => string), ms: number): Promise<T> {
+  return eventually(check, what, ms, 500);
 }
 
 /** Waits until `name` is firing; returns its alerts and how long it took. */

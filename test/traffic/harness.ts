@@ -129,7 +129,7 @@ const TIMEOUT_SCALE = Math.max(1, Number(process.env.KPN_TEST_TIMEOUT_SCALE) || 
  * Polls `check` until it returns a truthy value or the time runs out (then throws naming `what`
  * and the last value; `what` may be a function so the message can describe the last attempt).
  */
-export async function eventually<T>(check: () => T | Promise<T>, what: string | (() => string), timeoutMs = 10_000): Promise<T> {
+export async function eventually<T>(check: () => T | Promise<T>, what: string | (() => string), timeoutMs = 10_000, intervalMs = 100): Promise<T> {
   const deadline = Date.now() + timeoutMs * TIMEOUT_SCALE;
   let last: T | undefined;
   for (;;) {
@@ -138,7 +138,7 @@ export async function eventually<T>(check: () => T | Promise<T>, what: string | 
     if (Date.now() > deadline) {
       throw new Error(`timed out waiting for ${typeof what === 'string' ? what : what()}; last value: ${JSON.stringify(last)}`);
     }
-    await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, intervalMs));
   }
 }
 
