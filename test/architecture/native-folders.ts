@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as ts from 'typescript';
-import { listTsFiles } from './import-rules';
+import { importsOf, listTsFiles } from './import-rules';
 
 export const NATIVE_FOLDER_IMPORTS: Readonly<Record<string, readonly string[]>> = {
   addon: ['conntrack', 'ipvs'],
@@ -71,7 +71,7 @@ export function nativeFolderViolations(files: readonly NativeSource[]): string[]
     const allowed = NATIVE_FOLDER_IMPORTS[folder];
     if (!allowed) { out.push(`${f.path}: ${folder}/ is not in the folder table (NATIVE_FOLDER_IMPORTS)`); continue; }
     const values = valueImports(f.path, f.text);
-    for (const spec of ts.preProcessFile(f.text, true, true).importedFiles.map((i) => i.fileName)) {
+    for (const spec of importsOf(f.text)) {
       if (!spec.startsWith('.')) continue;
       const target = path.posix.normalize(path.posix.join(path.posix.dirname(f.path), spec)).split('/');
       if (target[0] === '..' || target[0] === folder) continue;  // outside src/native (import-rules.ts), its own folder
